@@ -1,0 +1,51 @@
+# cdplan: one command to install, build and run; one to install, build and test.
+#   make run    install the Debian packages (as root, once), build, serve on 127.0.0.1:8080
+#   make test   install, build, run every test through ctest
+#   make asan   the same tests under ASan+UBSan
+#   make bench  build and run the benchmarks (figures for the README)
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+LISTEN ?= 127.0.0.1:8080
+DB ?= cdplan.db
+CMAKE_FLAGS ?=
+
+APT_PACKAGES = build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
+  libglpk-dev libcmocka-dev curl python3 clang-format
+
+.PHONY: deps build run test asan bench format format-check clean
+
+# Installs only what is missing; needs root (or sudo) the first time.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/cli/cdplan serve --listen $(LISTEN) --db $(DB)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan:
+	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DCDPLAN_SANITIZE=ON -DCDPLAN_WERROR=ON"
+
+bench: build
+	cmake --build $(BUILD) --target bench -j $(JOBS)
+
+format: build
+	cmake --build $(BUILD) --target format
+
+format-check: build
+	cmake --build $(BUILD) --target format-check
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,66 @@
+/* api: the service layer both front ends (server/, cli/) call. It owns the
+ * JSON <-> struct codecs and input validation, and one function per
+ * operation. Every operation takes the request body as bytes (not
+ * NUL-terminated; NULL/0 for none) and returns the response document as a
+ * malloc'd NUL-terminated JSON string in *out (caller frees), or a negative
+ * svc_code with err filled (field names the offending JSON path).
+ *
+ * Thread safety: one api_ctx may be shared by many threads; every
+ * operation is safe to call concurrently.
+ */
+#ifndef CDPLAN_API_H
+#define CDPLAN_API_H
+
+#include <stddef.h>
+
+#include "common/common.h"
+
+typedef struct api_ctx api_ctx;
+
+#define API_MAX_BODY (1024 * 1024) /* bytes; larger bodies are 413 */
+
+/* Open (creating and seeding from the compiled-in catalog when new) the
+ * database at db_path (":memory:" allowed). */
+int api_ctx_new(api_ctx **out, const char *db_path, svc_err *err);
+void api_ctx_free(api_ctx *ctx);
+
+/* GET /v1/hardware[?vendor=V]: {"hardware":[descriptor...]} */
+int api_hw_list(api_ctx *ctx, const char *vendor, char **out, svc_err *err);
+/* GET /v1/hardware/{name}: the descriptor; 404 when unknown. */
+int api_hw_get(api_ctx *ctx, const char *name, char **out, svc_err *err);
+/* POST /v1/hardware: validated descriptor stored; 409 when the name exists.
+ * Returns the stored descriptor. */
+int api_hw_create(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+/* PUT /v1/hardware/{name}: replace (or create) the descriptor; the body's
+ * name must match the path's. *created set to 1 when it was new. */
+int api_hw_replace(api_ctx *ctx, const char *name, const char *body, size_t len, int *created,
+                   char **out, svc_err *err);
+/* DELETE /v1/hardware/{name}: 404 when unknown. */
+int api_hw_delete(api_ctx *ctx, const char *name, svc_err *err);
+/* Import every *.json descriptor of a directory (create or replace):
+ * {"imported":[names]}. All or nothing. */
+int api_hw_import_dir(api_ctx *ctx, const char *dir, char **out, svc_err *err);
+
+/* POST /v1/estimate */
+int api_estimate(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+
+/* The request body with its top-level "hardware" set to name (the CLI's
+ * --hw); *out is malloc'd. */
+int api_override_hardware(const char *body, size_t len, const char *name, char **out,
+                          size_t *out_len, svc_err *err);
+
+/* cdplan calibrate: fit the cost model for hardware hw to the measurement
+ * files' contents (texts[i], lens[i], labelled by labels[i]), store a new
+ * calibration version, and return the fit report. */
+int api_calibrate(api_ctx *ctx, const char *hw, size_t n, const char *const *texts,
+                  const size_t *lens, const char *const *labels, char **out, svc_err *err);
+
+/* GET /healthz: {"status":"ok", "version":..., "hardware":N} */
+int api_health(api_ctx *ctx, char **out, svc_err *err);
+
+/* The error document {"error":{"code","message","field"}} (malloc'd). */
+char *api_error_json(const svc_err *err);
+
+const char *api_version(void);
+
+#endif

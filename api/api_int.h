@@ -1,0 +1,74 @@
+/* api internals shared by the api/ files: the context body, validated JSON
+ * field readers, and hardware lookup for the operations that price ops.
+ * Not for use outside api/. */
+#ifndef CDPLAN_API_INT_H
+#define CDPLAN_API_INT_H
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "costmodel/costmodel.h"
+#include "hwdb/hwdb.h"
+
+struct api_ctx {
+  hwdb *db;
+  pthread_mutex_t cache_lock;
+  struct api_hw_cache *cache; /* decoded descriptors + latest calibration, by name */
+  unsigned long generation;   /* bumped on every catalog or calibration write */
+};
+
+/* Parse a request body (bounded, cJSON_ParseWithLength); 400 bad_json with
+ * the byte offset on failure; the top level must be an object. */
+int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err);
+/* Print and free nothing: malloc'd compact JSON or NULL on OOM. */
+char *api_print(const cJSON *doc);
+
+/* Field readers. path is the JSON path of obj ("" for the top level, e.g.
+ * "ops[3]"); the error's field becomes path.key. A missing optional field
+ * leaves *out untouched and returns 0. Numbers must be finite and within
+ * [min, max]; integers must have no fractional part. */
+int api_get_int(const cJSON *obj, const char *key, const char *path, int required, int64_t min,
+                int64_t max, int64_t *out, svc_err *err);
+int api_get_num(const cJSON *obj, const char *key, const char *path, int required, double min,
+                double max, double *out, svc_err *err);
+/* Strings: at most maxlen bytes; charset NULL = any printable. */
+int api_get_str(const cJSON *obj, const char *key, const char *path, int required, size_t maxlen,
+                const char *charset, const char **out, svc_err *err);
+/* Reject members of obj not named in allowed (NULL-terminated). */
+int api_check_fields(const cJSON *obj, const char *const *allowed, const char *path, svc_err *err);
+/* Build "path.key" or "path[i]" into buf. */
+const char *api_path(char *buf, size_t size, const char *path, const char *key);
+const char *api_path_index(char *buf, size_t size, const char *path, const char *key, int index);
+
+/* A hardware name: 1..63 bytes of [a-z0-9._-], starting with [a-z0-9]. */
+int api_valid_name(const char *name);
+
+/* Decode + validate a hardware descriptor document into a cost_hw. */
+int api_hw_decode(const cJSON *doc, cost_hw *out, svc_err *err);
+/* The named hardware from the catalog with its latest calibration
+ * (calibration left zeroed when use_calibration is 0). 404 when unknown.
+ * Cached; safe from many threads. */
+int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out, svc_err *err);
+/* Store a new calibration version for hw; *version gets its number.
+ * report_json (may be NULL) is kept beside it. */
+int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
+                    int *version, svc_err *err);
+/* Validate and store n descriptor texts in one transaction (all or
+ * nothing); labels name each text in error messages; the stored names are
+ * appended to names_out when not NULL. */
+int api_hw_store_many(api_ctx *ctx, size_t n, const char *const *texts, const size_t *lens,
+                      const char *const *labels, cJSON *names_out, svc_err *err);
+/* The catalog compiled into the binary (every JSON file of data/hardware). */
+typedef struct {
+  const char *name;
+  const char *text;
+  size_t len;
+} embed_file;
+extern const embed_file api_catalog_files[];
+
+/* Forget cached descriptors (after writes). */
+void api_cache_invalidate(api_ctx *ctx);
+
+#endif

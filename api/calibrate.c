@@ -1,0 +1,100 @@
+/* cdplan calibrate: measurement files in, a new calibration version out.
+ * The fit starts from the datasheet defaults (not the previous version) so
+ * that a version depends only on its own measurements; the report says
+ * the error per op class before (datasheet) and after the fit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+#include "api/measure.h"
+
+static cJSON *report_json(const cost_hw *hw, int version, const cost_calib *c,
+                          const cost_fit_report *rep, cJSON *files) {
+  cJSON *doc = cJSON_CreateObject(), *params, *classes;
+  cJSON_AddStringToObject(doc, "hardware", hw->name);
+  cJSON_AddNumberToObject(doc, "version", version);
+  cJSON_AddNumberToObject(doc, "samples", rep->n_samples);
+  cJSON_AddNumberToObject(doc, "skipped", rep->n_skipped);
+  cJSON_AddNumberToObject(doc, "iterations", rep->iterations);
+  cJSON_AddNumberToObject(doc, "rms_log_error_before", rep->rms_log_before);
+  cJSON_AddNumberToObject(doc, "rms_log_error_after", rep->rms_log_after);
+  params = cJSON_AddObjectToObject(doc, "params");
+  for (int i = 0; i < c->n; i++) cJSON_AddNumberToObject(params, c->names[i], c->values[i]);
+  classes = cJSON_AddArrayToObject(doc, "classes");
+  for (int i = 0; i < COST_CLASS__COUNT; i++) {
+    const cost_fit_class *k = &rep->cls[i];
+    if (k->n == 0) continue;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "class", k->name[0] ? k->name : cost_class_name(i));
+    cJSON_AddNumberToObject(o, "n", k->n);
+    cJSON_AddNumberToObject(o, "median_error_before", k->median_before);
+    cJSON_AddNumberToObject(o, "p90_error_before", k->p90_before);
+    cJSON_AddNumberToObject(o, "median_error_after", k->median_after);
+    cJSON_AddNumberToObject(o, "p90_error_after", k->p90_after);
+    cJSON_AddItemToArray(classes, o);
+  }
+  cJSON_AddItemToObject(doc, "files", files);
+  return doc;
+}
+
+int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const *texts,
+                  const size_t *lens, const char *const *labels, char **out, svc_err *err) {
+  cost_sample *all = NULL;
+  size_t total = 0;
+  cost_hw hw;
+  cost_calib calib;
+  cost_fit_report rep;
+  cJSON *files = cJSON_CreateArray(), *doc = NULL;
+  char *params_report = NULL;
+  int rc, version = 0;
+  *out = NULL;
+  if (n == 0) {
+    rc = svc_err_set(err, SVC_BAD_ARGS, "files", "calibrate needs at least one measurement file");
+    goto cleanup;
+  }
+  if ((rc = api_hw_lookup(ctx, hwname, 0, &hw, err))) goto cleanup;
+  for (size_t i = 0; i < n; i++) {
+    cost_sample *s = NULL;
+    size_t k = 0;
+    if ((rc = api_measure_load(texts[i], lens[i], &s, &k, err))) {
+      svc_err_prefix(err, labels[i]);
+      goto cleanup;
+    }
+    cost_sample *grown = realloc(all, (total + k + 1) * sizeof *grown);
+    if (!grown) {
+      free(s);
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+      goto cleanup;
+    }
+    all = grown;
+    if (k) memcpy(all + total, s, k * sizeof *s);
+    total += k;
+    free(s);
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "file", labels[i]);
+    cJSON_AddNumberToObject(f, "samples", (double)k);
+    cJSON_AddItemToArray(files, f);
+  }
+  if (cost_calibrate(&hw, all, total, &calib, &rep) != 0) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "files",
+                     "no measurement in the files can be used to calibrate %s", hw.name);
+    goto cleanup;
+  }
+  /* Store first so the report carries the version it describes. */
+  doc = report_json(&hw, 0, &calib, &rep, files);
+  files = NULL;
+  if (!(params_report = api_print(doc))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  if ((rc = api_calib_store(ctx, hw.name, &calib, params_report, &version, err))) goto cleanup;
+  cJSON_ReplaceItemInObject(doc, "version", cJSON_CreateNumber(version));
+  if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+cleanup:
+  free(all);
+  free(params_report);
+  cJSON_Delete(files);
+  cJSON_Delete(doc);
+  return rc;
+}

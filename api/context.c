@@ -1,0 +1,181 @@
+/* The api context: the database handle, seeding a new database with the
+ * compiled-in catalog, and a cache of decoded descriptors so that pricing
+ * an op does not parse JSON or touch SQLite on the hot path. The cache is
+ * keyed by hwdb's write generation: any catalog or calibration write makes
+ * every entry stale. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+
+#define CACHE_SLOTS 64
+
+typedef struct api_hw_cache {
+  uint64_t generation;
+  int used;
+  struct {
+    int calibrated;
+    cost_hw hw;
+  } slot[CACHE_SLOTS];
+} api_hw_cache;
+
+const char *api_version(void) { return CDPLAN_VERSION; }
+
+static int seed(api_ctx *ctx, svc_err *err) {
+  size_t n = 0;
+  while (api_catalog_files[n].name) n++;
+  const char **texts = calloc(n + 1, sizeof *texts), **labels = calloc(n + 1, sizeof *labels);
+  size_t *lens = calloc(n + 1, sizeof *lens);
+  int rc = 0;
+  if (!texts || !labels || !lens) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < n; i++) {
+    texts[i] = api_catalog_files[i].text;
+    lens[i] = api_catalog_files[i].len;
+    labels[i] = api_catalog_files[i].name;
+  }
+  if ((rc = api_hw_store_many(ctx, n, texts, lens, labels, NULL, err))) {
+    /* The compiled-in catalog is ours: a bad file is our bug, not the user's. */
+    err->code = SVC_INTERNAL;
+    goto cleanup;
+  }
+  svc_log(SVC_LOG_INFO, "seeded a new database with %zu hardware descriptors", n);
+cleanup:
+  free(texts);
+  free(labels);
+  free(lens);
+  return rc;
+}
+
+int api_ctx_new(api_ctx **out, const char *db_path, svc_err *err) {
+  api_ctx *ctx = calloc(1, sizeof *ctx);
+  int created = 0, rc;
+  *out = NULL;
+  if (!ctx) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  pthread_mutex_init(&ctx->cache_lock, NULL);
+  if (!(ctx->cache = calloc(1, sizeof *ctx->cache))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto fail;
+  }
+  if ((rc = hwdb_open(&ctx->db, db_path, &created, err))) goto fail;
+  if (created && (rc = seed(ctx, err))) goto fail;
+  *out = ctx;
+  return 0;
+fail:
+  api_ctx_free(ctx);
+  return rc;
+}
+
+void api_ctx_free(api_ctx *ctx) {
+  if (!ctx) return;
+  hwdb_free(ctx->db);
+  free(ctx->cache);
+  pthread_mutex_destroy(&ctx->cache_lock);
+  free(ctx);
+}
+
+void api_cache_invalidate(api_ctx *ctx) {
+  pthread_mutex_lock(&ctx->cache_lock);
+  ctx->cache->used = 0;
+  pthread_mutex_unlock(&ctx->cache_lock);
+}
+
+/* Calibration parameters are stored as {"name": value, ...}. */
+static int decode_calib(const char *params, int version, cost_calib *out) {
+  cJSON *doc = cJSON_Parse(params);
+  if (!cJSON_IsObject(doc)) {
+    cJSON_Delete(doc);
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->version = version;
+  for (const cJSON *it = doc->child; it && out->n < COST_MAX_CALIB; it = it->next) {
+    if (!cJSON_IsNumber(it)) continue;
+    svc_strlcpy(out->names[out->n], it->string, sizeof out->names[0]);
+    out->values[out->n++] = it->valuedouble;
+  }
+  cJSON_Delete(doc);
+  return 0;
+}
+
+static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc_err *err) {
+  hwdb_hw row;
+  hwdb_calib c;
+  int rc = hwdb_hw_get(ctx->db, name, &row, err);
+  if (rc) return rc;
+  cJSON *doc = cJSON_Parse(row.doc);
+  hwdb_hw_dispose(&row);
+  if (!doc) return svc_err_set(err, SVC_INTERNAL, "", "stored descriptor of '%s' is corrupt", name);
+  rc = api_hw_decode(doc, hw, err);
+  cJSON_Delete(doc);
+  if (rc) return rc;
+  if (calibrated && hwdb_calib_latest(ctx->db, name, &c, NULL) == 0) {
+    if (decode_calib(c.params, c.version, &hw->calib))
+      svc_log(SVC_LOG_WARN, "calibration %d of %s is unreadable; using datasheet figures",
+              c.version, name);
+    hwdb_calib_dispose(&c);
+  }
+  return 0;
+}
+
+int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out,
+                  svc_err *err) {
+  api_hw_cache *cache = ctx->cache;
+  int calibrated = use_calibration != 0, rc;
+  if (!api_valid_name(name))
+    return svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%.63s'", name ? name : "");
+  uint64_t gen = hwdb_generation(ctx->db);
+  pthread_mutex_lock(&ctx->cache_lock);
+  if (cache->generation != gen) {
+    cache->used = 0;
+    cache->generation = gen;
+  }
+  for (int i = 0; i < cache->used; i++) {
+    if (cache->slot[i].calibrated == calibrated && !strcmp(cache->slot[i].hw.name, name)) {
+      *out = cache->slot[i].hw;
+      pthread_mutex_unlock(&ctx->cache_lock);
+      return 0;
+    }
+  }
+  pthread_mutex_unlock(&ctx->cache_lock);
+  if ((rc = load(ctx, name, calibrated, out, err))) {
+    if (rc == -SVC_NOT_FOUND) svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%s'", name);
+    return rc;
+  }
+  pthread_mutex_lock(&ctx->cache_lock);
+  if (cache->generation == gen && cache->used < CACHE_SLOTS) {
+    cache->slot[cache->used].calibrated = calibrated;
+    cache->slot[cache->used].hw = *out;
+    cache->used++;
+  }
+  pthread_mutex_unlock(&ctx->cache_lock);
+  return 0;
+}
+
+int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
+                    int *version, svc_err *err) {
+  cJSON *params = cJSON_CreateObject();
+  for (int i = 0; i < calib->n; i++) cJSON_AddNumberToObject(params, calib->names[i], calib->values[i]);
+  char *text = api_print(params);
+  cJSON_Delete(params);
+  if (!text) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  int rc = hwdb_calib_add(ctx->db, hw, text, report_json, version, err);
+  free(text);
+  if (!rc) api_cache_invalidate(ctx);
+  return rc;
+}
+
+int api_health(api_ctx *ctx, char **out, svc_err *err) {
+  int64_t n = 0;
+  int rc = hwdb_hw_count(ctx->db, &n, err);
+  if (rc) return rc;
+  cJSON *doc = cJSON_CreateObject();
+  cJSON_AddStringToObject(doc, "status", "ok");
+  cJSON_AddStringToObject(doc, "version", api_version());
+  cJSON_AddNumberToObject(doc, "hardware", (double)n);
+  *out = api_print(doc);
+  cJSON_Delete(doc);
+  return *out ? 0 : svc_err_set(err, SVC_NOMEM, "", NULL);
+}

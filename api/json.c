@@ -1,0 +1,167 @@
+/* Validated reading of request JSON: every number finite and in range,
+ * integers whole, strings bounded with a charset, unknown members
+ * rejected. Each failure names the field by its JSON path. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+
+const char *api_path(char *buf, size_t size, const char *path, const char *key) {
+  if (!path || !*path)
+    snprintf(buf, size, "%s", key);
+  else
+    snprintf(buf, size, "%s.%s", path, key);
+  return buf;
+}
+
+const char *api_path_index(char *buf, size_t size, const char *path, const char *key, int index) {
+  char tmp[128];
+  snprintf(buf, size, "%s[%d]", api_path(tmp, sizeof tmp, path, key), index);
+  return buf;
+}
+
+int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err) {
+  *out = NULL;
+  if (!body || len == 0) return svc_err_set(err, SVC_BAD_JSON, "", "request body is empty");
+  if (len > API_MAX_BODY)
+    return svc_err_set(err, SVC_TOO_LARGE, "", "request body is larger than %d bytes",
+                       API_MAX_BODY);
+  const char *end = NULL;
+  cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+  if (!doc) {
+    long at = end ? (long)(end - body) : -1;
+    return svc_err_set(err, SVC_BAD_JSON, "", "request body is not valid JSON (near byte %ld)",
+                       at);
+  }
+  /* Anything but whitespace after the document is a malformed body. */
+  for (const char *p = end; p && p < body + len; p++) {
+    if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t' && *p != '\0') {
+      cJSON_Delete(doc);
+      return svc_err_set(err, SVC_BAD_JSON, "", "trailing data after the JSON document");
+    }
+  }
+  if (!cJSON_IsObject(doc)) {
+    cJSON_Delete(doc);
+    return svc_err_set(err, SVC_BAD_JSON, "", "request body must be a JSON object");
+  }
+  *out = doc;
+  return 0;
+}
+
+char *api_print(const cJSON *doc) { return cJSON_PrintUnformatted(doc); }
+
+/* 1 when key is present (and not null) in obj, 0 when absent and optional,
+ * a negative code when absent and required. */
+static int present(const cJSON *obj, const char *key, const char *path, int required,
+                   const cJSON **it, svc_err *err) {
+  char f[160];
+  *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (*it && !cJSON_IsNull(*it)) return 1;
+  if (!required) return 0;
+  api_path(f, sizeof f, path, key);
+  return svc_err_set(err, SVC_MISSING_FIELD, f, "%s is required", f);
+}
+
+int api_get_num(const cJSON *obj, const char *key, const char *path, int required, double min,
+                double max, double *out, svc_err *err) {
+  char f[160];
+  const cJSON *it = NULL;
+  int rc = present(obj, key, path, required, &it, err);
+  if (rc <= 0) return rc;
+  if (!cJSON_IsNumber(it))
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key), "%s must be a number",
+                       api_path(f, sizeof f, path, key));
+  double v = it->valuedouble;
+  if (!isfinite(v) || v < min || v > max)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, api_path(f, sizeof f, path, key),
+                       "%s must be between %g and %g (got %g)", api_path(f, sizeof f, path, key),
+                       min, max, v);
+  *out = v;
+  return 0;
+}
+
+int api_get_int(const cJSON *obj, const char *key, const char *path, int required, int64_t min,
+                int64_t max, int64_t *out, svc_err *err) {
+  char f[160];
+  double v = 0;
+  const cJSON *it = NULL;
+  int rc = present(obj, key, path, required, &it, err);
+  if (rc <= 0) return rc;
+  if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || floor(it->valuedouble) != it->valuedouble)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key),
+                       "%s must be an integer", api_path(f, sizeof f, path, key));
+  v = it->valuedouble;
+  if (v < (double)min || v > (double)max)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, api_path(f, sizeof f, path, key),
+                       "%s must be between %lld and %lld (got %.17g)",
+                       api_path(f, sizeof f, path, key), (long long)min, (long long)max, v);
+  *out = (int64_t)v;
+  return 0;
+}
+
+int api_get_str(const cJSON *obj, const char *key, const char *path, int required, size_t maxlen,
+                const char *charset, const char **out, svc_err *err) {
+  char f[160];
+  const cJSON *it = NULL;
+  int rc = present(obj, key, path, required, &it, err);
+  if (rc <= 0) return rc;
+  if (!cJSON_IsString(it) || !it->valuestring)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key), "%s must be a string",
+                       api_path(f, sizeof f, path, key));
+  const char *s = it->valuestring;
+  size_t n = strlen(s);
+  if (n > maxlen)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key),
+                       "%s is longer than %zu bytes", api_path(f, sizeof f, path, key), maxlen);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    int ok = charset ? strchr(charset, c) != NULL : (c >= 0x20 && c != 0x7f);
+    if (!ok)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key),
+                         "%s contains a character that is not allowed",
+                         api_path(f, sizeof f, path, key));
+  }
+  *out = s;
+  return 0;
+}
+
+int api_check_fields(const cJSON *obj, const char *const *allowed, const char *path, svc_err *err) {
+  char f[160];
+  for (const cJSON *it = obj ? obj->child : NULL; it; it = it->next) {
+    int known = 0;
+    for (const char *const *a = allowed; *a && !known; a++) known = it->string && !strcmp(*a, it->string);
+    if (!known) {
+      char name[64];
+      svc_strlcpy(name, it->string ? it->string : "?", sizeof name);
+      return svc_err_set(err, SVC_UNKNOWN_FIELD, api_path(f, sizeof f, path, name),
+                         "unknown field %s", api_path(f, sizeof f, path, name));
+    }
+  }
+  return 0;
+}
+
+int api_valid_name(const char *name) {
+  size_t n = name ? strlen(name) : 0;
+  if (n == 0 || n > 63) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = name[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+             (i > 0 && (c == '.' || c == '_' || c == '-'));
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+char *api_error_json(const svc_err *err) {
+  cJSON *doc = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(doc, "error");
+  int code = err && err->code ? err->code : SVC_INTERNAL;
+  cJSON_AddStringToObject(e, "code", svc_code_wire(code));
+  cJSON_AddStringToObject(e, "message",
+                          err && err->message[0] ? err->message : svc_code_message(code));
+  cJSON_AddStringToObject(e, "field", err ? err->field : "");
+  char *s = api_print(doc);
+  cJSON_Delete(doc);
+  return s;
+}

@@ -1,0 +1,25 @@
+/* api/measure: measurement files -> cost samples for calibration and the
+ * accuracy bench. Knows the formats of data/measurements/<hw>/ (gemm.json,
+ * memory_ops.json) and rows in the estimate op schema with a measured "ms"
+ * (what validation results carry). Files that hold no per-op timings
+ * (ceilings.json, triton_configs.json, dlrm_step.json) are rejected with
+ * a message that says so.
+ */
+#ifndef CDPLAN_API_MEASURE_H
+#define CDPLAN_API_MEASURE_H
+
+#include <stddef.h>
+
+#include "common/common.h"
+#include "costmodel/costmodel.h"
+
+#define API_MEASURE_MAX_ROWS 200000
+
+/* Parse json_text (len bytes, need not be NUL-terminated). On success
+ * *out is a malloc'd array of *n samples (caller frees; an embedding row
+ * gives two: fwd and fwd_bwd). On failure returns a negative svc_code,
+ * *out is NULL and err names the offending field ("rows[12].dtype"). */
+int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_t *n,
+                     svc_err *err);
+
+#endif

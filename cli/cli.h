@@ -1,0 +1,39 @@
+/* cli internals: the subcommand table and the helpers every subcommand
+ * shares (option parsing, reading the request, printing results and
+ * errors). Exit statuses: 0 ok, 1 the request was refused (a 4xx), 2 bad
+ * command line, 3 our own failure (a 5xx). */
+#ifndef CDPLAN_CLI_H
+#define CDPLAN_CLI_H
+
+#include "api/api.h"
+#include "common/common.h"
+
+typedef struct {
+  const char *db;   /* --db, else $CDPLAN_DB, else ./cdplan.db */
+  const char *hw;   /* --hw NAME or NULL */
+  int argc;         /* positional arguments left after the options */
+  char **argv;
+} cli_opts;
+
+typedef int (*cli_fn)(cli_opts *o);
+
+typedef struct {
+  const char *name; /* "hw list" */
+  cli_fn fn;
+  const char *usage;
+  const char *help;
+} cli_cmd;
+
+/* Print err as the error document on stderr; returns the exit status. */
+int cli_fail(const svc_err *err);
+/* Print a JSON document (and a newline) on stdout and free it. */
+int cli_emit(char *json);
+/* Read FILE or "-" (stdin) into a malloc'd buffer of at most API_MAX_BODY. */
+int cli_read_input(const char *path, char **out, size_t *len, svc_err *err);
+/* Open the api context on o->db. */
+int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err);
+
+int cli_serve(cli_opts *o);
+int cli_calibrate(cli_opts *o);
+
+#endif

@@ -1,0 +1,250 @@
+/* cdplan: the command-line front end. Each subcommand reads its request
+ * from a file argument or "-", calls one api function, writes JSON to
+ * stdout; errors are the same JSON documents as the REST API's, on stderr,
+ * with a non-zero exit status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int cli_fail(const svc_err *err) {
+  char *doc = api_error_json(err);
+  fprintf(stderr, "%s\n", doc ? doc : "{\"error\":{\"code\":\"nomem\"}}");
+  free(doc);
+  int http = svc_code_http(err->code);
+  return err->code == SVC_BAD_ARGS ? 2 : http >= 500 ? 3 : 1;
+}
+
+int cli_emit(char *json) {
+  if (!json) return 3;
+  fputs(json, stdout);
+  fputc('\n', stdout);
+  free(json);
+  return fflush(stdout) == 0 ? 0 : 3;
+}
+
+int cli_read_input(const char *path, char **out, size_t *len, svc_err *err) {
+  if (strcmp(path, "-") != 0) return svc_read_file(path, API_MAX_BODY, out, len, err);
+  size_t cap = 65536, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  for (;;) {
+    if (n + 1 >= cap) {
+      if (cap > API_MAX_BODY) {
+        free(buf);
+        return svc_err_set(err, SVC_TOO_LARGE, "", "input is larger than %d bytes", API_MAX_BODY);
+      }
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        return svc_err_set(err, SVC_NOMEM, "", NULL);
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n - 1, stdin);
+    if (got == 0) break;
+    n += got;
+  }
+  if (n > API_MAX_BODY) {
+    free(buf);
+    return svc_err_set(err, SVC_TOO_LARGE, "", "input is larger than %d bytes", API_MAX_BODY);
+  }
+  buf[n] = '\0';
+  *out = buf;
+  *len = n;
+  return 0;
+}
+
+int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err) { return api_ctx_new(ctx, o->db, err); }
+
+/* A command-line mistake: exit 2 with the error document. */
+static int usage_error(const char *what, const char *arg) {
+  svc_err err;
+  svc_err_set(&err, SVC_BAD_ARGS, "", "%s%s (see cdplan --help)", what, arg);
+  return cli_fail(&err);
+}
+
+/* A subcommand that takes one request (FILE or -) and one api call. */
+typedef int (*request_fn)(api_ctx *, const char *, size_t, char **, svc_err *);
+
+static int run_request(cli_opts *o, request_fn fn) {
+  api_ctx *ctx = NULL;
+  char *in = NULL, *body = NULL, *out = NULL;
+  size_t len = 0, blen = 0;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if (o->argc != 1) return usage_error("expected one request file or - for stdin", "");
+  if ((rc = cli_read_input(o->argv[0], &in, &len, &err))) goto cleanup;
+  if (o->hw) {
+    if ((rc = api_override_hardware(in, len, o->hw, &body, &blen, &err))) goto cleanup;
+  }
+  if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
+  rc = fn(ctx, body ? body : in, body ? blen : len, &out, &err);
+cleanup:
+  free(in);
+  free(body);
+  api_ctx_free(ctx);
+  return rc ? cli_fail(&err) : cli_emit(out);
+}
+
+static int cmd_estimate(cli_opts *o) { return run_request(o, api_estimate); }
+static int cmd_hw_add(cli_opts *o) { return run_request(o, api_hw_create); }
+
+static int cmd_hw_list(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL;
+  svc_err err;
+  const char *vendor = NULL;
+  int rc;
+  if (o->argc > 1) return usage_error("hw list takes at most one vendor", "");
+  if (o->argc == 1) vendor = o->argv[0];
+  if (!(rc = cli_open(o, &ctx, &err))) rc = api_hw_list(ctx, vendor, &out, &err);
+  api_ctx_free(ctx);
+  return rc ? cli_fail(&err) : cli_emit(out);
+}
+
+static int cmd_hw_show(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL;
+  svc_err err;
+  int rc;
+  const char *name = o->argc == 1 ? o->argv[0] : o->hw;
+  if (!name || o->argc > 1) return usage_error("hw show takes one hardware NAME", "");
+  if (!(rc = cli_open(o, &ctx, &err))) rc = api_hw_get(ctx, name, &out, &err);
+  api_ctx_free(ctx);
+  return rc ? cli_fail(&err) : cli_emit(out);
+}
+
+static int cmd_hw_import(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL;
+  svc_err err;
+  int rc;
+  if (o->argc != 1) return usage_error("hw import takes one DIR", "");
+  if (!(rc = cli_open(o, &ctx, &err))) rc = api_hw_import_dir(ctx, o->argv[0], &out, &err);
+  api_ctx_free(ctx);
+  return rc ? cli_fail(&err) : cli_emit(out);
+}
+
+static const cli_cmd commands[] = {
+    {"serve", cli_serve, "cdplan serve [--listen ADDR:PORT] [--db PATH] [--token-file FILE] [--web DIR]",
+     "Serve the REST API and the dashboard (default 127.0.0.1:8080). Prints\n"
+     "{\"listening\":\"http://ADDR:PORT\"} once ready; SIGTERM or SIGINT stop it cleanly.\n"
+     "With --token-file, writes need 'Authorization: Bearer TOKEN'."},
+    {"hw list", cmd_hw_list, "cdplan hw list [VENDOR] [--db PATH]",
+     "List the hardware catalog, optionally one vendor's (nvidia, amd, ...)."},
+    {"hw show", cmd_hw_show, "cdplan hw show NAME [--db PATH]",
+     "Show one hardware descriptor with its latest calibration."},
+    {"hw add", cmd_hw_add, "cdplan hw add FILE|- [--db PATH]",
+     "Add a hardware descriptor (JSON, see data/hardware/README.md). Fails if the name exists."},
+    {"hw import", cmd_hw_import, "cdplan hw import DIR [--db PATH]",
+     "Add or replace every *.json descriptor in DIR, all or nothing."},
+    {"estimate", cmd_estimate, "cdplan estimate FILE|- [--hw NAME] [--db PATH]",
+     "Predict op times: {\"hardware\":NAME,\"ops\":[...]} (see docs/openapi.yaml)."},
+    {"calibrate", cli_calibrate, "cdplan calibrate --hw NAME FILE... [--db PATH]",
+     "Fit the cost model's efficiency parameters for NAME to measurement files\n"
+     "(formats of data/measurements/h200), store them as a new calibration version,\n"
+     "and print the fit's error."},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void print_help(FILE *f) {
+  fprintf(f, "cdplan %s: hardware-model co-design planner\n\nUsage:\n", api_version());
+  for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %s\n", commands[i].usage);
+  fprintf(f, "\nEvery command writes JSON to stdout; errors are JSON on stderr with a non-zero\n"
+             "exit status (1 refused request, 2 bad command line, 3 internal failure).\n"
+             "--db defaults to $CDPLAN_DB, else ./cdplan.db; a new database is seeded with\n"
+             "the built-in hardware catalog. 'cdplan COMMAND --help' explains one command.\n");
+}
+
+/* Pull the common options out of argv; the rest stay positional. */
+static int parse_common(int argc, char **argv, cli_opts *o, int *help, char ***rest, int *nrest) {
+  char **pos = calloc((size_t)argc + 1, sizeof *pos);
+  int n = 0;
+  if (!pos) return -1;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      *help = 1;
+    } else if (!strcmp(a, "--db") || !strcmp(a, "--hw")) {
+      if (i + 1 >= argc) {
+        free(pos);
+        return usage_error("a value is needed after ", a);
+      }
+      if (!strcmp(a, "--db"))
+        o->db = argv[++i];
+      else
+        o->hw = argv[++i];
+    } else if (a[0] == '-' && a[1] != '\0') {
+      free(pos);
+      return usage_error("unknown option ", a);
+    } else {
+      pos[n++] = argv[i];
+    }
+  }
+  *rest = pos;
+  *nrest = n;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  cli_opts o = {0};
+  const cli_cmd *cmd = NULL;
+  int help = 0, n = 0, rc, skip = 0;
+  char **rest = NULL;
+  o.db = getenv("CDPLAN_DB");
+  if (!o.db || !*o.db) o.db = "cdplan.db";
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_help(stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("cdplan %s\n", api_version());
+    return 0;
+  }
+  for (size_t i = 0; i < N_COMMANDS && !cmd; i++) {
+    const char *name = commands[i].name, *sp = strchr(name, ' ');
+    if (!sp && !strcmp(argv[1], name)) {
+      cmd = &commands[i];
+      skip = 2;
+    } else if (sp && argc >= 3 && strlen(argv[1]) == (size_t)(sp - name) &&
+               !strncmp(argv[1], name, (size_t)(sp - name)) && !strcmp(argv[2], sp + 1)) {
+      cmd = &commands[i];
+      skip = 3;
+    }
+  }
+  if (!cmd) {
+    if (argc >= 2 && !strcmp(argv[1], "hw")) {
+      fprintf(stderr, "cdplan hw: expected list, show, add or import\n");
+      for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strncmp(commands[i].name, "hw ", 3)) fprintf(stderr, "  %s\n", commands[i].usage);
+      return (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) ? 0 : 2;
+    }
+    return usage_error("unknown command ", argv[1]);
+  }
+  if (!strcmp(cmd->name, "serve")) { /* serve parses its own options */
+    o.argc = argc - skip;
+    o.argv = argv + skip;
+    for (int i = 0; i < o.argc; i++)
+      if (!strcmp(o.argv[i], "--help") || !strcmp(o.argv[i], "-h")) help = 1;
+    if (help) {
+      printf("Usage: %s\n\n%s\n", cmd->usage, cmd->help);
+      return 0;
+    }
+    return cmd->fn(&o);
+  }
+  if ((rc = parse_common(argc - skip, argv + skip, &o, &help, &rest, &n))) return rc < 0 ? 3 : rc;
+  if (help) {
+    printf("Usage: %s\n\n%s\n", cmd->usage, cmd->help);
+    free(rest);
+    return 0;
+  }
+  o.argc = n;
+  o.argv = rest;
+  rc = cmd->fn(&o);
+  free(rest);
+  return rc;
+}

@@ -1,0 +1,124 @@
+/* cdplan serve: open the database, start the HTTP server, wait for SIGTERM
+ * or SIGINT, then stop cleanly (requests in flight finish, the database
+ * closes). The token is read from a file so that it never shows in the
+ * process list; it is never printed. */
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "server/server.h"
+
+#ifndef CDPLAN_SOURCE_DIR
+#define CDPLAN_SOURCE_DIR "."
+#endif
+
+static int parse_listen(const char *s, char *host, size_t hostsz, int *port, svc_err *err) {
+  const char *colon = strrchr(s, ':');
+  char *end = NULL;
+  if (!colon || colon == s || (size_t)(colon - s) >= hostsz)
+    return svc_err_set(err, SVC_BAD_ARGS, "listen", "--listen wants ADDR:PORT, got '%s'", s);
+  long p = strtol(colon + 1, &end, 10);
+  if (!*(colon + 1) || *end || p < 0 || p > 65535)
+    return svc_err_set(err, SVC_BAD_ARGS, "listen", "--listen port must be 0-65535, got '%s'",
+                       colon + 1);
+  memcpy(host, s, (size_t)(colon - s));
+  host[colon - s] = '\0';
+  *port = (int)p;
+  return 0;
+}
+
+static int read_token(const char *path, char **token, svc_err *err) {
+  size_t len = 0;
+  int rc = svc_read_file(path, 4096, token, &len, err);
+  if (rc) return rc;
+  while (len > 0 && isspace((unsigned char)(*token)[len - 1])) (*token)[--len] = '\0';
+  if (len < 8) {
+    free(*token);
+    *token = NULL;
+    return svc_err_set(err, SVC_BAD_ARGS, "token-file",
+                       "the token in %s must be at least 8 characters", path);
+  }
+  return 0;
+}
+
+static int is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cli_serve(cli_opts *o) {
+  const char *listen = "127.0.0.1:8080", *token_file = NULL, *web = NULL;
+  char host[256], *token = NULL, openapi[4096], webdef[4096];
+  int port = 0, rc = 0;
+  unsigned threads = 0;
+  api_ctx *ctx = NULL;
+  srv *s = NULL;
+  svc_err err;
+  sigset_t set;
+  svc_err_clear(&err);
+  for (int i = 0; i < o->argc; i++) {
+    const char *a = o->argv[i];
+    const char *v = i + 1 < o->argc ? o->argv[i + 1] : NULL;
+    if (!strcmp(a, "--listen") || !strcmp(a, "--db") || !strcmp(a, "--token-file") ||
+        !strcmp(a, "--web") || !strcmp(a, "--threads")) {
+      if (!v) {
+        rc = svc_err_set(&err, SVC_BAD_ARGS, "", "%s needs a value", a);
+        goto cleanup;
+      }
+      i++;
+      if (!strcmp(a, "--listen")) listen = v;
+      if (!strcmp(a, "--db")) o->db = v;
+      if (!strcmp(a, "--token-file")) token_file = v;
+      if (!strcmp(a, "--web")) web = v;
+      if (!strcmp(a, "--threads")) threads = (unsigned)strtoul(v, NULL, 10);
+    } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+      svc_log_threshold = SVC_LOG_DEBUG;
+    } else {
+      rc = svc_err_set(&err, SVC_BAD_ARGS, "", "serve: unknown argument '%s'", a);
+      goto cleanup;
+    }
+  }
+  if ((rc = parse_listen(listen, host, sizeof host, &port, &err))) goto cleanup;
+  if (token_file && (rc = read_token(token_file, &token, &err))) goto cleanup;
+  /* Files beside the working directory first (an installed layout such as
+   * the container's), then the source tree this binary was built from. */
+  if (access("docs/openapi.yaml", R_OK) == 0)
+    snprintf(openapi, sizeof openapi, "docs/openapi.yaml");
+  else
+    snprintf(openapi, sizeof openapi, "%s/docs/openapi.yaml", CDPLAN_SOURCE_DIR);
+  if (!web) {
+    snprintf(webdef, sizeof webdef, "%s/web", CDPLAN_SOURCE_DIR);
+    web = is_dir("web") ? "web" : is_dir(webdef) ? webdef : NULL;
+  }
+  if ((rc = api_ctx_new(&ctx, o->db, &err))) goto cleanup;
+  /* Block the stop signals before the server's threads start so that only
+   * sigwait below receives them. */
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  srv_config cfg = {.host = host, .port = port, .token = token, .web_root = web,
+                    .openapi_path = openapi, .threads = threads};
+  if ((rc = srv_start(&s, ctx, &cfg, &err))) goto cleanup;
+  printf("{\"listening\":\"http://%s:%d\"}\n", host, srv_port(s));
+  fflush(stdout);
+  svc_log(SVC_LOG_INFO, "serving on http://%s:%d (db %s, writes %s)", host, srv_port(s), o->db,
+          token ? "need a token" : "open");
+  int sig = 0;
+  sigwait(&set, &sig);
+  svc_log(SVC_LOG_INFO, "signal %d: stopping", sig);
+cleanup:
+  srv_stop(s);
+  api_ctx_free(ctx);
+  if (token) {
+    memset(token, 0, strlen(token));
+    free(token);
+  }
+  return rc ? cli_fail(&err) : 0;
+}

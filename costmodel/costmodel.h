@@ -1,0 +1,256 @@
+/* costmodel: pure functions from a hardware descriptor and an op to a
+ * predicted time, the bound, and the terms behind it. No I/O, no globals,
+ * no allocation in the hot paths: the same input gives the same output.
+ *
+ * Units: bytes, bytes/s, FLOP/s, seconds inside; results carry ms.
+ * Formulas and their sources: docs/model.md (each function cites it too).
+ */
+#ifndef CDPLAN_COSTMODEL_H
+#define CDPLAN_COSTMODEL_H
+
+#include <stdint.h>
+
+typedef enum {
+  COST_DT_FP64 = 0,
+  COST_DT_FP32,
+  COST_DT_TF32,
+  COST_DT_BF16,
+  COST_DT_FP16,
+  COST_DT_FP8,
+  COST_DT_FP6,
+  COST_DT_FP4,
+  COST_DT_INT8,
+  COST_DT__COUNT
+} cost_dtype;
+
+/* "fp32" -> COST_DT_FP32; -1 for an unknown name. */
+int cost_dtype_parse(const char *name);
+const char *cost_dtype_name(cost_dtype dt);
+/* Bytes per element as stored in memory (tf32 is stored as fp32; fp6 and
+ * fp4 are fractional: 0.75 and 0.5). */
+double cost_dtype_bytes(cost_dtype dt);
+
+#define COST_MAX_MMA 8
+
+/* One matrix-instruction shape (wgmma / MFMA) for a dtype. */
+typedef struct {
+  int dtype; /* cost_dtype */
+  int m, n, k;
+} cost_mma;
+
+/* Calibration: per-hardware efficiency parameters with physical meaning,
+ * fitted by cost_calibrate (bounded least squares on log time). A zeroed
+ * struct (version 0) means "datasheet only": the model uses its defaults. */
+#define COST_MAX_CALIB 48
+typedef struct {
+  int version; /* 0 = none */
+  int n;       /* parameters in use */
+  char names[COST_MAX_CALIB][32];
+  double values[COST_MAX_CALIB];
+} cost_calib;
+
+/* The hardware descriptor as plain values (transparent: api/ fills it from
+ * JSON, hwdb/ stores it as JSON text). Zero means "unknown / absent". */
+typedef struct {
+  char name[64];
+  char vendor[32]; /* "nvidia", "amd", "google", "intel" */
+  char arch[32];   /* "hopper", "blackwell", "ampere", "cdna2", "cdna3", "cdna4", ... */
+  int compute_units;          /* SMs / CUs / cores */
+  double clock_hz;            /* peak engine clock */
+  double hbm_bytes;           /* physical capacity */
+  double hbm_usable_bytes;    /* what a framework can allocate */
+  double hbm_bw;              /* bytes/s, datasheet peak */
+  double l2_bytes;            /* L2 (per device, summed over dies) */
+  double llc_bytes;           /* last-level cache beyond L2 (Infinity Cache), 0 if none */
+  double smem_per_unit;       /* shared memory / LDS per SM/CU usable by one block, bytes */
+  double regs_per_unit;       /* 32-bit registers per SM/CU */
+  double peak_flops[COST_DT__COUNT]; /* dense FLOP/s (int8: OP/s); 0 = not supported */
+  int n_mma;
+  cost_mma mma[COST_MAX_MMA];
+  double scaleup_bw;          /* bytes/s per GPU per direction inside the scale-up domain */
+  int scaleup_domain;         /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
+  double scaleout_bw;         /* bytes/s per GPU per direction across nodes */
+  double tdp_w;
+  double price_per_hour;      /* USD per GPU-hour, 0 = unknown */
+  cost_calib calib;
+} cost_hw;
+
+
+/* ---- Results ------------------------------------------------------------ */
+
+/* What limits an op's time. */
+typedef enum {
+  COST_BOUND_COMPUTE = 0,
+  COST_BOUND_MEMORY,
+  COST_BOUND_LATENCY,
+  COST_BOUND_NETWORK,
+  COST_BOUND__COUNT
+} cost_bound;
+
+/* "compute", "memory", "latency", "network"; "unknown" out of range. */
+const char *cost_bound_name(int bound);
+
+#define COST_MAX_TERMS 16
+
+/* One named quantity behind a result (compute_ms, memory_ms, launch_ms,
+ * waves, tile_m, align_bytes, ...). Units are in the name. */
+typedef struct {
+  char name[24];
+  double value;
+} cost_term;
+
+typedef struct {
+  double ms;    /* predicted time */
+  int bound;    /* cost_bound */
+  double flops; /* useful FLOPs (not padded) */
+  double bytes; /* bytes moved to/from DRAM (or over the network) */
+  double achieved_flops_per_s;
+  double achieved_bytes_per_s;
+  int n_terms;
+  cost_term terms[COST_MAX_TERMS];
+} cost_result;
+
+/* ---- Ops ---------------------------------------------------------------- */
+
+/* Dense C[M,N] = A[M,K] x B[K,N], batch independent products. layout is
+ * "nn" (both row-major, the default when empty), "nt" (B stored [N,K]),
+ * "tn" (A stored [K,M]) or "tt". fp8 means e4m3 inputs, bf16 output. */
+typedef struct {
+  int64_t m, n, k, batch;
+  int dtype; /* cost_dtype */
+  char layout[3];
+} cost_gemm_op;
+
+typedef enum {
+  COST_EW_ADD = 0,   /* c = a + b: reads 2, writes 1 */
+  COST_EW_GELU,      /* y = gelu(x) (erf form): reads 1, writes 1 */
+  COST_EW_LAYERNORM, /* over rows of 1024: reads 1, writes 1, plus reductions */
+  COST_EW_SOFTMAX,   /* over rows of 1024: reads 1, writes 1, plus reductions */
+  COST_EW__COUNT
+} cost_ew_kind;
+
+typedef struct {
+  int kind; /* cost_ew_kind */
+  int64_t numel;
+  int dtype; /* cost_dtype */
+} cost_elementwise_op;
+
+typedef enum { COST_EMB_FWD = 0, COST_EMB_FWD_BWD, COST_EMB__COUNT } cost_emb_pass;
+
+/* nn.EmbeddingBag(mode="sum"): batch bags of pooling lookups each into a
+ * table of rows x dim; fwd_bwd adds the backward with sparse gradients. */
+typedef struct {
+  int64_t rows, dim, batch, pooling;
+  int dtype; /* cost_dtype */
+  int pass;  /* cost_emb_pass */
+} cost_embedding_op;
+
+typedef enum {
+  COST_COLL_ALLREDUCE = 0,
+  COST_COLL_ALLGATHER,
+  COST_COLL_REDUCESCATTER,
+  COST_COLL_ALLTOALL,
+  COST_COLL__COUNT
+} cost_coll_kind;
+
+typedef enum { COST_SCOPE_NODE = 0, COST_SCOPE_CLUSTER, COST_SCOPE__COUNT } cost_scope;
+
+/* bytes: the size of the full (per-rank input for allreduce and alltoall,
+ * gathered output for allgather, input for reducescatter) buffer. */
+typedef struct {
+  int kind; /* cost_coll_kind */
+  double bytes;
+  int64_t ranks;
+  int scope; /* cost_scope */
+} cost_collective_op;
+
+/* Name <-> enum helpers for the wire names ("gelu", "fwd_bwd", "allreduce",
+ * "cluster"); parse returns -1 for an unknown name. */
+int cost_ew_kind_parse(const char *name);
+const char *cost_ew_kind_name(int kind);
+int cost_emb_pass_parse(const char *name);
+const char *cost_emb_pass_name(int pass);
+int cost_coll_kind_parse(const char *name);
+const char *cost_coll_kind_name(int kind);
+int cost_scope_parse(const char *name);
+const char *cost_scope_name(int scope);
+
+/* Error returns of the op functions (out is zeroed on error). */
+#define COST_EINVAL (-1)  /* sizes out of range, unknown kind or layout */
+#define COST_EDTYPE (-2)  /* the hardware has no peak for this dtype */
+#define COST_ENOHW (-3)   /* descriptor lacks a figure the op needs */
+
+/* Each returns 0 and fills out, or a negative COST_E* code. Pure: reads
+ * only its arguments (hw->calib when version > 0 or n > 0). */
+int cost_gemm(const cost_hw *hw, const cost_gemm_op *op, cost_result *out);
+int cost_elementwise(const cost_hw *hw, const cost_elementwise_op *op, cost_result *out);
+int cost_embedding_bag(const cost_hw *hw, const cost_embedding_op *op, cost_result *out);
+int cost_collective(const cost_hw *hw, const cost_collective_op *op, cost_result *out);
+
+/* ---- Calibration -------------------------------------------------------- */
+
+/* The model's parameters: name, datasheet default for hw, bounds. index in
+ * [0, cost_param_count()). Returns 0, or COST_EINVAL out of range. */
+int cost_param_count(void);
+int cost_param_info(int index, const cost_hw *hw, const char **name, double *def, double *lo,
+                    double *hi);
+/* The value the model uses for a parameter: hw->calib's when present, the
+ * default otherwise. NAN for an unknown name. */
+double cost_param_value(const cost_hw *hw, const char *name);
+
+typedef enum { COST_OP_GEMM = 0, COST_OP_ELEMENTWISE, COST_OP_EMBEDDING, COST_OP__COUNT } cost_op_kind;
+
+/* One measurement: an op and its measured time. */
+typedef struct {
+  int kind; /* cost_op_kind */
+  union {
+    cost_gemm_op gemm;
+    cost_elementwise_op ew;
+    cost_embedding_op emb;
+  } u;
+  double ms;
+} cost_sample;
+
+/* Error classes a fit reports on. */
+typedef enum {
+  COST_CLASS_GEMM = 0,
+  COST_CLASS_ELEMENTWISE,
+  COST_CLASS_EMB_FWD,
+  COST_CLASS_EMB_FWD_BWD,
+  COST_CLASS__COUNT
+} cost_class;
+const char *cost_class_name(int cls); /* "gemm", "elementwise", "embedding_fwd", ... */
+int cost_sample_class(const cost_sample *s);
+
+typedef struct {
+  char name[24];
+  int n;
+  double median_before, p90_before; /* relative error |pred-meas|/meas */
+  double median_after, p90_after;
+} cost_fit_class;
+
+typedef struct {
+  int n_samples;  /* used (valid, positive time) */
+  int n_skipped;  /* invalid or unsupported by hw */
+  int iterations;
+  double rms_log_before, rms_log_after; /* RMS of log(pred/meas) */
+  cost_fit_class cls[COST_CLASS__COUNT];
+} cost_fit_report;
+
+/* Fit the parameters that the samples inform (bounded least squares on
+ * log time, Levenberg-Marquardt with projection onto the bounds), starting
+ * from hw's current values. out gets every parameter (names + values);
+ * out->version is left 0 for the caller to set. rep may be NULL. Returns
+ * 0, or COST_EINVAL when no sample is usable. Allocates O(n) scratch. */
+int cost_calibrate(const cost_hw *hw, const cost_sample *samples, size_t n, cost_calib *out,
+                   cost_fit_report *rep);
+
+/* Model time of one sample under hw (dispatch over the op kinds). */
+int cost_sample_predict(const cost_hw *hw, const cost_sample *s, cost_result *out);
+
+/* Median and 90th percentile of |pred/meas - 1| over n samples; writes
+ * errors into scratch (n doubles). */
+void cost_error_stats(const cost_hw *hw, const cost_sample *samples, size_t n, double *scratch,
+                      double *median, double *p90);
+
+#endif

@@ -1,0 +1,79 @@
+/* costmodel internals: the parameter table (ids, names, datasheet
+ * defaults, bounds), the resolved parameter vector the op functions read,
+ * and small helpers shared by the model files. Not for use outside
+ * costmodel/.
+ *
+ * Invariant: cost_param_ids and the table in params.c list the same
+ * parameters in the same order; cost_calibrate writes calib names in that
+ * order, so resolving a calibration is one strcmp per entry.
+ */
+#ifndef CDPLAN_COSTMODEL_INT_H
+#define CDPLAN_COSTMODEL_INT_H
+
+#include <string.h>
+
+#include "costmodel/costmodel.h"
+
+typedef enum {
+  P_LAUNCH_US = 0,   /* kernel launch-to-completion floor seen by CUDA events */
+  P_EFF_FP64,        /* large aligned GEMM throughput / dense peak, per dtype */
+  P_EFF_FP32,
+  P_EFF_TF32,
+  P_EFF_BF16,
+  P_EFF_FP16,
+  P_EFF_FP8,
+  P_EFF_INT8,
+  P_GEMM_MEM_EFF,    /* HBM fraction a GEMM's operand stream reaches */
+  P_TILE_FILL_US,    /* per-wave pipeline fill + epilogue latency */
+  P_UNALIGNED_EPC,   /* elements/clk/SM loaded by the non-16B-aligned path */
+  P_KSTEP_NS,        /* floor per 128-byte main-loop step (pipeline latency / stages) */
+  P_EXPOSED,         /* fraction of the shorter of compute/memory not overlapped */
+  P_STREAM_EFF,      /* HBM fraction of streaming elementwise kernels */
+  P_EW_ALU_SCALE,    /* scale on the per-element instruction counts */
+  P_DRAM_LAT_NS,     /* loaded DRAM access latency */
+  P_GATHER_INFLIGHT, /* outstanding row gathers per SM */
+  P_EMB_STEP_LAT,    /* dependent latency per pooled lookup, in DRAM latencies */
+  P_L2_HIT_GAIN,     /* gather rate multiplier for an L2-resident table */
+  P_SPARSE_NS_IDX,   /* sparse-gradient backward cost per looked-up index */
+  P_SPARSE_FIXED_US, /* sparse-gradient backward fixed cost (its kernel chain) */
+  P_COLL_BUS_EFF,    /* NCCL bus bandwidth / link peak */
+  P_COLL_ALPHA_NODE_US,
+  P_COLL_ALPHA_CLUSTER_US,
+  P__COUNT
+} cost_param_id;
+
+#if P__COUNT > COST_MAX_CALIB
+#error "more model parameters than cost_calib holds"
+#endif
+
+typedef struct {
+  const char *name;
+  double lo, hi;
+} cost_param_def;
+
+extern const cost_param_def cost_param_table[P__COUNT];
+
+/* Datasheet default of parameter id for hw (some depend on the hardware). */
+double cost_param_default(const cost_hw *hw, int id);
+/* Fill p[P__COUNT]: hw->calib values where named, defaults elsewhere. */
+void cost_params_resolve(const cost_hw *hw, double *p);
+
+/* Helpers shared by the model files. */
+void cost_result_clear(cost_result *r);
+void cost_term_add(cost_result *r, const char *name, double value);
+/* Fill ms/bound/flops/bytes/achieved rates from seconds. */
+void cost_result_finish(cost_result *r, double seconds, int bound, double flops, double bytes);
+
+/* Ops evaluated with an explicit parameter vector (the calibration's inner
+ * loop; the public functions resolve hw->calib and call these). */
+int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost_result *out);
+int cost_elementwise_p(const cost_hw *hw, const double *p, const cost_elementwise_op *op,
+                       cost_result *out);
+int cost_embedding_p(const cost_hw *hw, const double *p, const cost_embedding_op *op,
+                     cost_result *out);
+int cost_collective_p(const cost_hw *hw, const double *p, const cost_collective_op *op,
+                      cost_result *out);
+int cost_sample_predict_p(const cost_hw *hw, const double *p, const cost_sample *s,
+                          cost_result *out);
+
+#endif

@@ -1,0 +1,198 @@
+/* gemm.c: time of a dense GEMM from the hardware descriptor.
+ *
+ * The model picks, like a library heuristic, the best of a few kernel
+ * shapes (CTA tile BM x BN, split-K factor s) by predicted time:
+ *   t = launch + max(t_compute, t_memory)
+ *   t_compute = waves * (t_tile + fill),  waves = ceil(ctas / compute_units)
+ *   t_tile = max(math, shared-memory operand feed, unaligned load path)
+ *   t_memory = DRAM bytes (with L2 reuse) / (hbm_bw * gemm_mem_eff)
+ * Sources: wave quantization and tile quantization -- NVIDIA "Matrix
+ * Multiplication Background User's Guide" (Deep Learning Performance docs);
+ * roofline -- Williams, Waterman, Patterson, CACM 2009; split-K -- CUTLASS
+ * docs (efficient_gemm.md, "Parallelized Reductions"); alignment -- cuBLAS
+ * docs ("cublasLt... pointers and leading dimensions aligned to 16 bytes
+ * for the fastest kernels") and data/measurements/h200/gemm.json (bf16
+ * K=479 vs K=480 rows). Everything here is arithmetic: no allocation, no
+ * I/O, so cost_gemm stays in the microsecond budget (bench/).
+ */
+#include <math.h>
+
+#include "costmodel/costmodel_int.h"
+
+typedef struct {
+  int bm, bn;
+} tile;
+
+/* Hopper-class TMA/wgmma kernels (CUTLASS 3.x sm90 tile shapes). */
+static const tile tc_tiles[] = {{128, 256}, {256, 128}, {128, 128}, {64, 256}, {64, 128}, {64, 64}};
+/* Non-16B-aligned operands: the Ampere-style (cp.async.4/LDG) kernels,
+ * whose register-resident accumulators cap CTA tiles at 128x128. */
+static const tile ua_tiles[] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
+/* FP32 without tensor cores: SIMT SGEMM tiles (CUTLASS sgemm). */
+static const tile simt_tiles[] = {{128, 128}, {128, 64}, {64, 64}};
+static const int splits[] = {1, 2, 4, 8, 16, 32};
+
+static int eff_param(int dt) {
+  switch (dt) {
+  case COST_DT_FP64: return P_EFF_FP64;
+  case COST_DT_FP32: return P_EFF_FP32;
+  case COST_DT_TF32: return P_EFF_TF32;
+  case COST_DT_BF16: return P_EFF_BF16;
+  case COST_DT_FP16: return P_EFF_FP16;
+  case COST_DT_INT8: return P_EFF_INT8;
+  default: return P_EFF_FP8; /* fp8, fp6, fp4: the low-precision MMA path */
+  }
+}
+
+/* Largest power of two (<= 16) dividing ld * bytes; 16-byte alignment is
+ * what TMA / cp.async.16 need (CUDA C Programming Guide, TMA section). */
+static int align_of(int64_t ld, double elem_bytes) {
+  double bits = (double)ld * elem_bytes * 8.0;
+  if (fmod(bits, 8.0) != 0.0) return 1;
+  int64_t by = (int64_t)(bits / 8.0);
+  int a = 1;
+  while (a < 16 && by % (2 * a) == 0) a *= 2;
+  return a;
+}
+
+static int is_tensor_dtype(const cost_hw *hw, int dt) {
+  for (int i = 0; i < hw->n_mma && i < COST_MAX_MMA; i++)
+    if (hw->mma[i].dtype == dt) return 1;
+  /* Without an MMA list: fp32/fp64 are SIMT, the rest need tensor cores. */
+  return hw->n_mma == 0 && dt != COST_DT_FP32 && dt != COST_DT_FP64;
+}
+
+/* K granularity: the MMA instruction's k (PTX wgmma shapes), else 32 bytes. */
+static int64_t k_quantum(const cost_hw *hw, int dt, double b, int tensor) {
+  if (!tensor) return 1;
+  for (int i = 0; i < hw->n_mma && i < COST_MAX_MMA; i++)
+    if (hw->mma[i].dtype == dt && hw->mma[i].k > 0) return hw->mma[i].k;
+  int64_t q = (int64_t)(32.0 / b);
+  return q < 1 ? 1 : q;
+}
+
+typedef struct {
+  double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
+  int bm, bn, s;
+} cand;
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost_result *out) {
+  cost_result_clear(out);
+  if (!hw || !op) return COST_EINVAL;
+  int dt = op->dtype;
+  int64_t M = op->m, N = op->n, K = op->k, batch = op->batch <= 0 ? 1 : op->batch;
+  if (dt < 0 || dt >= COST_DT__COUNT) return COST_EINVAL;
+  if (M <= 0 || N <= 0 || K <= 0 || M > ((int64_t)1 << 40) || N > ((int64_t)1 << 40) ||
+      K > ((int64_t)1 << 40) || batch > ((int64_t)1 << 30))
+    return COST_EINVAL;
+  const char *lay = op->layout[0] ? op->layout : "nn";
+  if ((lay[0] != 'n' && lay[0] != 't') || (lay[1] != 'n' && lay[1] != 't') || lay[2] != '\0')
+    return COST_EINVAL;
+  double peak = hw->peak_flops[dt];
+  if (!(peak > 0)) return COST_EDTYPE;
+  if (hw->compute_units <= 0 || !(hw->hbm_bw > 0) || !(hw->clock_hz > 0)) return COST_ENOHW;
+
+  double b = cost_dtype_bytes((cost_dtype)dt);
+  /* fp8 (and narrower) products write bf16 (DESIGN.md ops schema). */
+  double bo = b < 2 ? 2 : (dt == COST_DT_TF32 ? 4 : b);
+  int tensor = is_tensor_dtype(hw, dt);
+  int64_t kq = k_quantum(hw, dt, b, tensor);
+
+  /* Leading dimensions of row-major storage: A[M,K] lda=K ("n") or A
+   * stored [K,M] lda=M ("t"); B[K,N] ldb=N or [N,K] ldb=K; C ldc=N. */
+  int64_t lda = lay[0] == 'n' ? K : M, ldb = lay[1] == 'n' ? N : K;
+  int al = align_of(lda, b), a2 = align_of(ldb, b), a3 = align_of(N, bo);
+  if (a2 < al) al = a2;
+  if (a3 < al) al = a3;
+  int aligned = al >= 16;
+
+  const tile *tiles = tensor ? (aligned ? tc_tiles : ua_tiles) : simt_tiles;
+  int nt = tensor ? (aligned ? 6 : 4) : 3;
+  double cu = hw->compute_units, clk = hw->clock_hz;
+  double peak_sm = peak * p[eff_param(dt)] / cu;
+  double smem_bw = 128.0 * clk; /* 32 banks x 4 B per clock (CUDA guide) */
+  /* The fallback kernels load at most 4 bytes per lane (gemm.json: bf16
+   * with 4- and 8-byte aligned leading dims run alike, ~1.5x the 2-byte
+   * case; tf32 at 4 or 8 bytes alike). */
+  double vec = aligned ? 0 : ((al > 4 ? 4 : al) / b < 1 ? 1 : (al > 4 ? 4 : al) / b);
+  double load_rate = p[P_UNALIGNED_EPC] * clk * vec; /* elements/s per SM */
+  double fill = p[P_TILE_FILL_US] * 1e-6;
+  double kstep = p[P_KSTEP_NS] * 1e-9, exposed = p[P_EXPOSED];
+  double bw = hw->hbm_bw * p[P_GEMM_MEM_EFF];
+  double l2 = hw->l2_bytes > 0 ? hw->l2_bytes : 0;
+
+  /* Compulsory DRAM traffic; when both operands overflow L2, B is
+   * re-read once per L2-sized slab of A (tile rasterization). */
+  double A = (double)M * K * b, B = (double)K * N * b, C = (double)M * N * bo;
+  double rB = 1;
+  if (A + B > l2 && A > 0.5 * l2 && B > 0.5 * l2 && l2 > 0) rB = ceil(A / (0.5 * l2));
+  double base_bytes = batch * (A + B * rB + C);
+
+  cand best = {.t = INFINITY};
+  if (M == 1 || N == 1) {
+    /* A matrix-vector product: cuBLAS dispatches GEMV kernels, bound by
+     * streaming the matrix once (no tiles, no alignment fast path). */
+    double t_mem = base_bytes / bw, t_c = 2.0 * M * N * K * batch / (peak * p[eff_param(dt)]);
+    best = (cand){fmax(t_mem, t_c) + fill, t_c, t_mem, 1, base_bytes, 0, 0, t_c, 1, 1, 1};
+    nt = 0;
+  }
+  for (int ti = 0; ti < nt; ti++) {
+    int bm = tiles[ti].bm, bn = tiles[ti].bn;
+    int64_t tiles_mn = cdiv(M, bm) * cdiv(N, bn) * batch;
+    for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
+      int s = splits[si];
+      if (s > 1 && (K / s < 128 || tiles_mn * s > 4 * (int64_t)cu)) break;
+      double ctas = (double)tiles_mn * s;
+      double waves = ceil(ctas / cu);
+      double kp = (double)(cdiv(cdiv(K, s), kq) * kq);
+      double t_math = 2.0 * bm * bn * kp / peak_sm;
+      double t_smem = (bm + bn) * kp * b / smem_bw;
+      double t_load = aligned ? 0 : (bm + bn) * kp / load_rate;
+      /* Each 128-byte slice of K is one pipelined main-loop step. */
+      double t_steps = kp * b / 128.0 * kstep;
+      double t_tile = fmax(fmax(t_math, t_steps), fmax(t_smem, t_load));
+      /* Split-K partials are reduced in a second pass over the
+       * workspace: one more fill + store latency. */
+      double t_comp = waves * (t_tile + fill) + (s > 1 ? fill : 0);
+      /* split-K partials: fp32 written and read back once per split. */
+      double bytes = base_bytes + (s > 1 ? 2.0 * s * batch * (double)M * N * 4.0 : 0);
+      double t_mem = bytes / bw;
+      double t = fmax(t_comp, t_mem) + exposed * fmin(t_comp, t_mem);
+      if (t < best.t)
+        best = (cand){t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math, bm, bn, s};
+    }
+  }
+
+  double launch = p[P_LAUNCH_US] * 1e-6;
+  double total = launch + best.t;
+  double flops = 2.0 * M * N * K * batch;
+  int bound = best.t_comp >= best.t_mem ? COST_BOUND_COMPUTE : COST_BOUND_MEMORY;
+  if (launch > best.t) bound = COST_BOUND_LATENCY;
+  cost_result_finish(out, total, bound, flops, best.bytes);
+  double padded = 2.0 * cdiv(M, best.bm) * best.bm * cdiv(N, best.bn) * best.bn * (double)K * batch;
+  cost_term_add(out, "compute_ms", best.t_comp * 1e3);
+  cost_term_add(out, "memory_ms", best.t_mem * 1e3);
+  cost_term_add(out, "launch_ms", launch * 1e3);
+  cost_term_add(out, "waves", best.waves);
+  cost_term_add(out, "tile_m", best.bm);
+  cost_term_add(out, "tile_n", best.bn);
+  cost_term_add(out, "split_k", best.s);
+  cost_term_add(out, "tile_eff", flops / padded);
+  cost_term_add(out, "align_bytes", al);
+  cost_term_add(out, "align_penalty", best.t_math > 0 ? fmax(1.0, best.t_tile / best.t_math) : 1);
+  cost_term_add(out, "peak_flops_per_s", peak);
+  cost_term_add(out, "efficiency", p[eff_param(dt)]);
+  return 0;
+}
+
+int cost_gemm(const cost_hw *hw, const cost_gemm_op *op, cost_result *out) {
+  double p[P__COUNT];
+  if (!hw) {
+    cost_result_clear(out);
+    return COST_EINVAL;
+  }
+  cost_params_resolve(hw, p);
+  return cost_gemm_p(hw, p, op, out);
+}

@@ -1,0 +1,149 @@
+/* params.c: the model's parameters. Each has a physical meaning, bounds
+ * the fit must respect, and a "datasheet only" default chosen from
+ * hardware facts and published typical figures -- never fitted to the
+ * shared measurements (docs/model.md lists the sources again).
+ *
+ * Resolution: hw->calib names are matched against this table; the fast
+ * path expects them in table order (what cost_calibrate writes), any other
+ * order still works through a name search.
+ */
+#include <math.h>
+
+#include "costmodel/costmodel_int.h"
+
+const cost_param_def cost_param_table[P__COUNT] = {
+    [P_LAUNCH_US] = {"launch_us", 0.5, 20.0},
+    [P_EFF_FP64] = {"gemm_eff_fp64", 0.2, 1.0},
+    [P_EFF_FP32] = {"gemm_eff_fp32", 0.2, 1.0},
+    [P_EFF_TF32] = {"gemm_eff_tf32", 0.2, 1.0},
+    [P_EFF_BF16] = {"gemm_eff_bf16", 0.2, 1.0},
+    [P_EFF_FP16] = {"gemm_eff_fp16", 0.2, 1.0},
+    [P_EFF_FP8] = {"gemm_eff_fp8", 0.2, 1.0},
+    [P_EFF_INT8] = {"gemm_eff_int8", 0.2, 1.0},
+    [P_GEMM_MEM_EFF] = {"gemm_mem_eff", 0.3, 1.0},
+    [P_TILE_FILL_US] = {"tile_fill_us", 0.0, 5.0},
+    [P_UNALIGNED_EPC] = {"unaligned_elems_per_clk", 0.5, 32.0},
+    [P_KSTEP_NS] = {"kstep_ns", 5.0, 500.0},
+    [P_EXPOSED] = {"gemm_exposed_frac", 0.0, 1.0},
+    [P_STREAM_EFF] = {"stream_eff", 0.4, 1.0},
+    [P_EW_ALU_SCALE] = {"ew_alu_scale", 0.25, 4.0},
+    [P_DRAM_LAT_NS] = {"dram_latency_ns", 200.0, 2000.0},
+    [P_GATHER_INFLIGHT] = {"gather_inflight", 8.0, 512.0},
+    [P_EMB_STEP_LAT] = {"emb_step_latency", 0.05, 2.0},
+    [P_L2_HIT_GAIN] = {"l2_hit_gain", 1.0, 5.0},
+    [P_SPARSE_NS_IDX] = {"sparse_bwd_ns_per_index", 0.02, 5.0},
+    [P_SPARSE_FIXED_US] = {"sparse_bwd_fixed_us", 5.0, 400.0},
+    [P_COLL_BUS_EFF] = {"coll_bus_eff", 0.3, 1.0},
+    [P_COLL_ALPHA_NODE_US] = {"coll_alpha_node_us", 0.2, 50.0},
+    [P_COLL_ALPHA_CLUSTER_US] = {"coll_alpha_cluster_us", 0.5, 100.0},
+};
+
+double cost_param_default(const cost_hw *hw, int id) {
+  (void)hw;
+  switch (id) {
+  /* A null kernel timed with CUDA events costs a few microseconds on
+   * current GPUs (NVIDIA, "Getting Started with CUDA Graphs", 2019: 3-5 us
+   * launch overhead per kernel). */
+  case P_LAUNCH_US: return 4.0;
+  /* Large aligned GEMMs in cuBLAS/CUTLASS reach ~80% of the dense tensor
+   * peak on Hopper (NVIDIA CUTLASS 3.x README performance figures; NVIDIA
+   * H100 cuBLAS blog, 2023). FP32 without tensor cores (FFMA SIMT
+   * kernels) ~75% (CUTLASS SGEMM profiler figures). */
+  case P_EFF_FP64: return 0.80;
+  case P_EFF_FP32: return 0.75;
+  case P_EFF_TF32:
+  case P_EFF_BF16:
+  case P_EFF_FP16:
+  case P_EFF_FP8:
+  case P_EFF_INT8: return 0.80;
+  /* GEMV-like streaming of a weight matrix: ~80% of HBM peak (NVIDIA
+   * Hopper tuning guide: achievable DRAM bandwidth 80-90% of peak). */
+  case P_GEMM_MEM_EFF: return 0.80;
+  /* One DRAM round trip to fill the load pipeline plus the epilogue store:
+   * ~1 us (HBM latency ~0.5-0.7 us, Chips and Cheese H100 microbenchmarks). */
+  case P_TILE_FILL_US: return 1.0;
+  /* Without 16-byte aligned leading dimensions cuBLAS cannot use TMA /
+   * cp.async.16 and falls back to element-wise global loads staged through
+   * registers: 32 LD/ST lanes per SM (Hopper whitepaper SM diagram) and
+   * ~8 LSU lane-ops per element (LDG, STS, ldmatrix reads) -> 4/clk/SM. */
+  case P_UNALIGNED_EPC: return 4.0;
+  /* A main-loop step waits on its stage's loads: an L2/DRAM round trip
+   * (~250-600 ns, Chips and Cheese H100) spread over a 4-8 stage pipeline
+   * (CUTLASS sm90 default stage counts) -> ~60 ns per 128-byte K step. */
+  case P_KSTEP_NS: return 60.0;
+  /* Roofline assumption: the shorter of compute and memory is hidden. */
+  case P_EXPOSED: return 0.0;
+  /* STREAM-like kernels reach ~90% of HBM peak (STREAM triad on H100/H200
+   * as published by vendors and in the Hopper tuning guide). */
+  case P_STREAM_EFF: return 0.90;
+  case P_EW_ALU_SCALE: return 1.0;
+  /* Loaded HBM latency ~600 ns (Chips and Cheese, "Nvidia's H100: Funny L2,
+   * and Tons of Bandwidth", 2023: ~480 ns unloaded, more under load). */
+  case P_DRAM_LAT_NS: return 600.0;
+  /* One outstanding row gather per resident warp: 64 warps/SM (CUDA C
+   * Programming Guide, compute capability 9.0). */
+  case P_GATHER_INFLIGHT: return 64.0;
+  /* One dependent DRAM access (index then row) per pooled lookup. */
+  case P_EMB_STEP_LAT: return 1.0;
+  /* L2 hit bandwidth ~2x HBM on Hopper (Chips and Cheese H100 article). */
+  case P_L2_HIT_GAIN: return 2.0;
+  /* Sparse-gradient backward (PyTorch _embedding_bag_sparse_backward):
+   * offset2bag, index_select of gradient rows, sort + unique of indices:
+   * ~1 KB of memory traffic per looked-up index at ~3.5 TB/s. */
+  case P_SPARSE_NS_IDX: return 0.3;
+  /* ...and about ten kernels in that chain, each a launch floor. */
+  case P_SPARSE_FIXED_US: return 40.0;
+  /* NCCL bus bandwidth reaches ~80% of the link peak for large messages
+   * (NCCL-tests doc/PERFORMANCE.md, bus bandwidth definition; published
+   * nccl-tests results on DGX H100: ~360-370 of 450 GB/s). */
+  case P_COLL_BUS_EFF: return 0.80;
+  /* Per-step latency of the NCCL simple/LL protocols: ~2 us over NVLink,
+   * ~6 us over InfiniBand with GPUDirect RDMA (NCCL-tests latencies). */
+  case P_COLL_ALPHA_NODE_US: return 2.0;
+  case P_COLL_ALPHA_CLUSTER_US: return 6.0;
+  default: return NAN;
+  }
+}
+
+static int param_find(const char *name) {
+  for (int i = 0; i < P__COUNT; i++)
+    if (strcmp(cost_param_table[i].name, name) == 0) return i;
+  return -1;
+}
+
+void cost_params_resolve(const cost_hw *hw, double *p) {
+  for (int i = 0; i < P__COUNT; i++) p[i] = cost_param_default(hw, i);
+  const cost_calib *c = &hw->calib;
+  int n = c->n < 0 ? 0 : (c->n > COST_MAX_CALIB ? COST_MAX_CALIB : c->n);
+  for (int i = 0; i < n; i++) {
+    int id = (i < P__COUNT && strcmp(c->names[i], cost_param_table[i].name) == 0)
+                 ? i
+                 : param_find(c->names[i]);
+    if (id < 0 || !isfinite(c->values[i])) continue;
+    double v = c->values[i];
+    /* Clamp: a stored calibration never drives the model out of bounds. */
+    if (v < cost_param_table[id].lo) v = cost_param_table[id].lo;
+    if (v > cost_param_table[id].hi) v = cost_param_table[id].hi;
+    p[id] = v;
+  }
+}
+
+int cost_param_count(void) { return P__COUNT; }
+
+int cost_param_info(int index, const cost_hw *hw, const char **name, double *def, double *lo,
+                    double *hi) {
+  if (index < 0 || index >= P__COUNT) return COST_EINVAL;
+  if (name) *name = cost_param_table[index].name;
+  if (def) *def = cost_param_default(hw, index);
+  if (lo) *lo = cost_param_table[index].lo;
+  if (hi) *hi = cost_param_table[index].hi;
+  return 0;
+}
+
+double cost_param_value(const cost_hw *hw, const char *name) {
+  int id = name ? param_find(name) : -1;
+  if (id < 0) return NAN;
+  double p[P__COUNT];
+  cost_params_resolve(hw, p);
+  return p[id];
+}

@@ -1,0 +1,154 @@
+/* hwdb: opening the database, migrations, and the transaction helper.
+ *
+ * Invariants: the schema version is PRAGMA user_version; migrations run in
+ * order inside one transaction each, so a crash leaves either the old or the
+ * new schema. The file is in WAL mode with a busy timeout so that a second
+ * process (the CLI beside a running server) waits instead of failing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwdb/hwdb_int.h"
+
+/* Numbered migrations: index i moves user_version from i to i+1. Never edit
+ * a shipped entry; append a new one. */
+static const char *const migrations[] = {
+    /* 1: hardware catalog and calibration versions */
+    "CREATE TABLE hardware ("
+    "  name TEXT PRIMARY KEY,"
+    "  vendor TEXT NOT NULL,"
+    "  doc TEXT NOT NULL,"
+    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
+    "  updated_at INTEGER NOT NULL DEFAULT (strftime('%s','now')));"
+    "CREATE INDEX hardware_vendor ON hardware(vendor);"
+    "CREATE TABLE calibration ("
+    "  hw TEXT NOT NULL,"
+    "  version INTEGER NOT NULL,"
+    "  params TEXT NOT NULL,"
+    "  report TEXT,"
+    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
+    "  PRIMARY KEY (hw, version));",
+    /* 2: validation jobs (hwdb/jobs.c): one row per job with its backend
+     * handles and result, and the history of its state changes. Times are
+     * unix seconds as REAL so that timeouts and the history keep sub-second
+     * order. */
+    "CREATE TABLE val_job ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  kind TEXT NOT NULL,"
+    "  hw TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  params TEXT NOT NULL,"
+    "  prediction TEXT,"
+    "  state TEXT NOT NULL,"
+    "  token_hash TEXT NOT NULL,"
+    "  result TEXT,"
+    "  note TEXT,"
+    "  slurm_id INTEGER NOT NULL DEFAULT 0,"
+    "  pid INTEGER NOT NULL DEFAULT 0,"
+    "  pid_start INTEGER NOT NULL DEFAULT 0,"
+    "  workdir TEXT,"
+    "  timeout_s INTEGER NOT NULL,"
+    "  gpus INTEGER NOT NULL DEFAULT 0,"
+    "  created_at REAL NOT NULL,"
+    "  started_at REAL,"
+    "  finished_at REAL,"
+    "  updated_at REAL NOT NULL);"
+    "CREATE INDEX val_job_state ON val_job(state);"
+    "CREATE TABLE val_job_history ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_id INTEGER NOT NULL REFERENCES val_job(id) ON DELETE CASCADE,"
+    "  state TEXT NOT NULL,"
+    "  at REAL NOT NULL,"
+    "  note TEXT);"
+    "CREATE INDEX val_job_history_job ON val_job_history(job_id, seq);",
+};
+
+int hwdb_fail(hwdb *db, svc_err *err, const char *what) {
+  return svc_err_set(err, SVC_DB, "", "database: %s: %s", what,
+                     db && db->conn ? sqlite3_errmsg(db->conn) : "no connection");
+}
+
+int hwdb_exec(hwdb *db, const char *sql, svc_err *err) {
+  char *msg = NULL;
+  if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = svc_err_set(err, SVC_DB, "", "database: %s", msg ? msg : "exec failed");
+    sqlite3_free(msg);
+    return rc;
+  }
+  return 0;
+}
+
+char *hwdb_strdup_col(sqlite3_stmt *st, int col) {
+  const unsigned char *s = sqlite3_column_text(st, col);
+  return s ? strdup((const char *)s) : NULL;
+}
+
+static int user_version(hwdb *db, int *v, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    return hwdb_fail(db, err, "read schema version");
+  *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+  sqlite3_finalize(st);
+  return 0;
+}
+
+static int migrate(hwdb *db, int *created, svc_err *err) {
+  int v = 0, rc = user_version(db, &v, err);
+  const int target = (int)(sizeof migrations / sizeof migrations[0]);
+  if (rc) return rc;
+  *created = v == 0;
+  if (v > target)
+    return svc_err_set(err, SVC_DB, "db",
+                       "database schema version %d is newer than this cdplan (%d)", v, target);
+  for (; v < target; v++) {
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
+    if ((rc = hwdb_exec(db, "BEGIN IMMEDIATE;", err))) return rc;
+    if ((rc = hwdb_exec(db, migrations[v], err)) || (rc = hwdb_exec(db, pragma, err))) {
+      hwdb_exec(db, "ROLLBACK;", NULL);
+      return rc;
+    }
+    if ((rc = hwdb_exec(db, "COMMIT;", err))) return rc;
+  }
+  return 0;
+}
+
+int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err) {
+  hwdb *db = NULL;
+  int rc = 0, fresh = 0;
+  *out = NULL;
+  db = calloc(1, sizeof *db);
+  if (!db) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  pthread_mutex_init(&db->lock, NULL);
+  if (sqlite3_open_v2(path, &db->conn,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      NULL) != SQLITE_OK) {
+    rc = svc_err_set(err, SVC_DB, "db", "cannot open database %s: %s", path,
+                     db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+    goto cleanup;
+  }
+  sqlite3_busy_timeout(db->conn, 5000);
+  /* WAL lets readers proceed beside one writer; synchronous=NORMAL in WAL
+   * mode still never corrupts the file on a crash (SQLite docs, "WAL"). */
+  if ((rc = hwdb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                          "PRAGMA foreign_keys=ON;",
+                      err)))
+    goto cleanup;
+  if ((rc = migrate(db, &fresh, err))) goto cleanup;
+  if (created) *created = fresh;
+  *out = db;
+  db = NULL;
+cleanup:
+  hwdb_free(db);
+  return rc;
+}
+
+void hwdb_free(hwdb *db) {
+  if (!db) return;
+  if (db->conn) sqlite3_close_v2(db->conn);
+  pthread_mutex_destroy(&db->lock);
+  free(db);
+}
+
+uint64_t hwdb_generation(hwdb *db) { return atomic_load(&db->generation); }

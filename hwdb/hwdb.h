@@ -1,0 +1,131 @@
+/* hwdb: the only SQLite user. Owns the database file: the hardware catalog
+ * (each descriptor kept as the canonical JSON text api/ produced), the
+ * calibration versions per hardware, and (later) workloads, plans and
+ * validation jobs. Schema changes are numbered migrations keyed on
+ * PRAGMA user_version. Every multi-row write runs in one transaction.
+ *
+ * hwdb knows nothing of JSON: documents are opaque text to it.
+ * A handle is safe to share between threads (SQLite serialized mode plus
+ * our own mutex around each statement sequence).
+ */
+#ifndef CDPLAN_HWDB_H
+#define CDPLAN_HWDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+typedef struct hwdb hwdb;
+
+/* One hardware row. doc is malloc'd (hwdb_hw_dispose frees it). */
+typedef struct {
+  char name[64];
+  char vendor[32];
+  char *doc;
+  int64_t updated_at; /* unix seconds */
+} hwdb_hw;
+
+/* One calibration version. params and report are malloc'd JSON text. */
+typedef struct {
+  char hw[64];
+  int version;
+  char *params;
+  char *report;
+  int64_t created_at;
+} hwdb_calib;
+
+/* Open or create path (":memory:" allowed), apply migrations. *created is
+ * set to 1 when the file had no schema yet (the caller seeds it). */
+int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err);
+void hwdb_free(hwdb *db);
+
+/* Catalog. put: mode 0 = insert (409 when present), 1 = upsert. */
+int hwdb_hw_put(hwdb *db, const char *name, const char *vendor, const char *doc, int mode,
+                int *created, svc_err *err);
+int hwdb_hw_get(hwdb *db, const char *name, hwdb_hw *out, svc_err *err); /* 404 when absent */
+int hwdb_hw_delete(hwdb *db, const char *name, svc_err *err);            /* 404 when absent */
+/* List, ordered by name; vendor NULL = all. *out is a malloc'd array. */
+int hwdb_hw_list(hwdb *db, const char *vendor, hwdb_hw **out, size_t *n, svc_err *err);
+int hwdb_hw_count(hwdb *db, int64_t *n, svc_err *err);
+void hwdb_hw_dispose(hwdb_hw *hw);
+void hwdb_hw_list_free(hwdb_hw *list, size_t n);
+
+/* Several puts as one transaction (all or nothing). */
+int hwdb_hw_put_many(hwdb *db, size_t n, const char *const *names, const char *const *vendors,
+                     const char *const *docs, svc_err *err);
+/* The general form: mode as in hwdb_hw_put; *created (may be NULL) tells
+ * whether the last row was new. */
+int hwdb_hw_put_many_mode(hwdb *db, size_t n, const char *const *names,
+                          const char *const *vendors, const char *const *docs, int mode,
+                          int *created, svc_err *err);
+
+/* Calibration versions: numbered 1, 2, ... per hardware. */
+int hwdb_calib_add(hwdb *db, const char *hw, const char *params, const char *report, int *version,
+                   svc_err *err);
+/* The latest version; returns SVC_NOT_FOUND (negated) when none. */
+int hwdb_calib_latest(hwdb *db, const char *hw, hwdb_calib *out, svc_err *err);
+void hwdb_calib_dispose(hwdb_calib *c);
+
+/* A counter bumped by every write; readers compare it to know whether their
+ * cached decodings are stale. */
+uint64_t hwdb_generation(hwdb *db);
+
+/* ---- Validation jobs (hwdb/jobs.c; owned by the validate/ module) ----
+ * A job row: what to run (kind, hardware, params and the prediction it
+ * checks, all opaque text), where (backend + its handles), its state and
+ * result. States: "queued", "running" (non-final), "done", "failed",
+ * "cancelled" (final). Every state change is appended to the history.
+ * Strings marked malloc'd are freed by hwdb_job_dispose. */
+typedef struct {
+  int64_t id;
+  char kind[32];
+  char hw[64];
+  char backend[16];
+  char state[16];
+  char token_hash[65]; /* hex SHA-256 of the job's token */
+  char *params;        /* malloc'd JSON text */
+  char *prediction;    /* malloc'd JSON text or NULL */
+  char *result;        /* malloc'd JSON text or NULL (set when done) */
+  char *note;          /* malloc'd: the last state change's note (why it failed) */
+  char *workdir;       /* malloc'd or NULL: where the job's files live */
+  int64_t slurm_id;    /* 0 = none */
+  int64_t pid;         /* 0 = none */
+  int64_t pid_start;   /* the process's start time (clock ticks since boot) */
+  int64_t timeout_s;
+  int64_t gpus;
+  double created_at, started_at, finished_at, updated_at; /* unix seconds; 0 = not yet */
+} hwdb_job;
+
+typedef struct {
+  char state[16];
+  double at;
+  char *note; /* malloc'd or NULL */
+} hwdb_job_event;
+
+/* Insert job (kind, hw, backend, params, prediction, token_hash, timeout_s,
+ * gpus are read; state starts "queued") and fill job->id, created_at. */
+int hwdb_job_add(hwdb *db, hwdb_job *job, svc_err *err);
+int hwdb_job_get(hwdb *db, int64_t id, hwdb_job *out, svc_err *err); /* 404 when absent */
+/* Newest first, at most limit rows. active_only: queued and running only.
+ * *out is a malloc'd array (hwdb_job_list_free). */
+int hwdb_job_list(hwdb *db, int active_only, int limit, hwdb_job **out, size_t *n, svc_err *err);
+/* Move job id to state to if its current state is listed in from (a
+ * comma-separated list such as "queued,running"); *changed (may be NULL)
+ * tells whether it moved. note and result (may be NULL) are stored with
+ * it. This compare-and-set is what keeps two pollers (server timer, CLI,
+ * a results POST) from finishing one job twice. */
+int hwdb_job_transition(hwdb *db, int64_t id, const char *from, const char *to, const char *note,
+                        const char *result, int *changed, svc_err *err);
+/* Record the backend handles (0 / NULL leave a field unchanged). */
+int hwdb_job_set_handles(hwdb *db, int64_t id, int64_t slurm_id, int64_t pid, int64_t pid_start,
+                         const char *workdir, svc_err *err);
+/* The state changes of job id, oldest first. */
+int hwdb_job_history(hwdb *db, int64_t id, hwdb_job_event **out, size_t *n, svc_err *err);
+/* The database file's path ("" for :memory:); valid while db is open. */
+const char *hwdb_filename(hwdb *db);
+void hwdb_job_dispose(hwdb_job *job);
+void hwdb_job_list_free(hwdb_job *list, size_t n);
+void hwdb_job_history_free(hwdb_job_event *ev, size_t n);
+
+#endif

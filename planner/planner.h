@@ -1,0 +1,263 @@
+/* planner: the co-design planner. From plain structs (hardware, cluster,
+ * embedding tables, a dense-part cost function, the knobs the request
+ * allows) it chooses the global recipe (batch, precisions, checkpointing,
+ * DDP/FSDP, padding, GPU count) and the embedding sharding and placement
+ * that maximise throughput (or minimise cost per sample), and explains
+ * the choice against a baseline. GLPK is used by planner/glpk_support.c
+ * only; nothing here touches SQLite or JSON.
+ *
+ * Two layers:
+ *  - plan_emb_*: the embedding sharding/placement problem for one fixed
+ *    global recipe: a min-max MILP (the step waits for the slowest rank)
+ *    under HBM capacity, solved exactly on small instances and by
+ *    decomposition (rank-collapsed MILP bound + packing) on large ones,
+ *    always warm-started from / never worse than the TorchRec-style greedy.
+ *  - plan_run / plan_compare: an enumeration over the few global knob
+ *    combinations with the embedding problem inside, pruned by bounds.
+ *
+ * Thread safety: every function is reentrant; GLPK runs with its
+ * thread-local environment (or serialized where GLPK lacks TLS).
+ * Ownership: results own their arrays; release them with _dispose.
+ */
+#ifndef CDPLAN_PLANNER_H
+#define CDPLAN_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+#include "costmodel/costmodel.h"
+
+#define PLAN_MAX_CW 8     /* column-wise shards per table, at most */
+#define PLAN_MAX_CHOICES 16 /* values per knob */
+#define PLAN_MAX_CHANGES 16
+
+/* Sharding types, in TorchRec's names (plan_shard_name). */
+typedef enum {
+  PLAN_SHARD_DP = 0, /* data_parallel: replicated on every rank */
+  PLAN_SHARD_TW,     /* table_wise: whole table on one rank */
+  PLAN_SHARD_RW,     /* row_wise: rows split over all ranks */
+  PLAN_SHARD_CW,     /* column_wise: dim/k wide shards, each on one rank */
+  PLAN_SHARD_TWRW,   /* table_row_wise: rows split over the ranks of one node */
+  PLAN_SHARD__COUNT
+} plan_shard;
+
+/* Where the table lives: HBM (compute kernel "fused"), or host memory
+ * behind an HBM cache ("fused_uvm_caching"). */
+typedef enum { PLAN_PLACE_HBM = 0, PLAN_PLACE_HOST, PLAN_PLACE__COUNT } plan_place;
+
+typedef enum { PLAN_SOPT_SGD = 0, PLAN_SOPT_ROWWISE_ADAGRAD, PLAN_SOPT_ADAM } plan_sparse_opt;
+typedef enum { PLAN_OBJ_THROUGHPUT = 0, PLAN_OBJ_COST } plan_objective;
+
+const char *plan_shard_name(int shard); /* "table_wise" */
+int plan_shard_parse(const char *name);  /* -1 when unknown */
+const char *plan_place_kernel(int place); /* "fused" | "fused_uvm_caching" */
+
+/* Defaults for host-placed tables (documented in docs/planner.md). */
+#define PLAN_DEFAULT_HOST_BW 5.0e10 /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
+#define PLAN_DEFAULT_CACHE_RATIO 0.2 /* TorchRec's default cache_load_factor */
+
+typedef struct {
+  char name[64];
+  int64_t rows, dim;
+  double pooling; /* mean lookups per sample, > 0 */
+} plan_table;
+
+/* One embedding sharding/placement problem (a fixed global recipe). */
+typedef struct {
+  cost_hw hw;
+  int gpus_per_node, nodes;
+  int64_t batch_per_gpu;
+  int emb_dtype;       /* cost_dtype of table rows */
+  double act_bytes;    /* bytes per element of pooled outputs and their grads */
+  int sparse_opt;      /* plan_sparse_opt */
+  double cap_bytes;    /* HBM per GPU left for the embeddings */
+  double host_bw;      /* 0 = PLAN_DEFAULT_HOST_BW */
+  double cache_ratio;  /* 0 = PLAN_DEFAULT_CACHE_RATIO */
+  unsigned shard_mask; /* bit (1u << plan_shard) allowed; 0 = all */
+  int allow_host;      /* host placement allowed */
+  int cw_max;          /* largest column-wise split (2..8; 0 = 4) */
+} plan_emb_problem;
+
+/* One table's plan. ranks: TW uses rank; CW uses cw_ranks[0..k); TWRW uses
+ * node; DP and RW use every rank. */
+typedef struct {
+  int shard; /* plan_shard */
+  int place; /* plan_place */
+  int k;     /* CW shards (1 otherwise) */
+  int rank;
+  int node;
+  int cw_ranks[PLAN_MAX_CW];
+} plan_table_plan;
+
+/* Progress of a long solve; returning non-zero stops it (the incumbent is
+ * kept). Called from the solving thread. */
+typedef int (*plan_progress_fn)(void *user, double incumbent_ms, double bound_ms, double gap,
+                                double elapsed_s);
+
+typedef enum {
+  PLAN_METHOD_AUTO = 0,
+  PLAN_METHOD_EXACT,      /* the full per-rank MILP */
+  PLAN_METHOD_DECOMPOSED, /* rank-collapsed MILP bound + packing */
+  PLAN_METHOD_GREEDY      /* the baseline only */
+} plan_method;
+
+typedef struct {
+  double time_limit_s; /* whole call; <= 0 = 10 s */
+  double mip_gap;      /* relative gap to stop at; <= 0 = 0.005 */
+  int method;          /* plan_method */
+  int exact_max_vars;  /* AUTO: exact model when it has at most this many integer vars (0 = 4000) */
+  plan_progress_fn progress;
+  void *progress_user;
+} plan_solve_opts;
+
+typedef struct {
+  size_t n_tables;
+  plan_table_plan *tables; /* n_tables */
+  int ranks;
+  double *rank_ms;    /* per-rank embedding load (lookups + communication) */
+  double *rank_bytes; /* per-rank HBM used by embeddings */
+  double max_ms;      /* the objective: the slowest rank */
+  double bound_ms;    /* proven lower bound on max_ms */
+  double gap;         /* (max_ms - bound_ms) / max_ms */
+  double greedy_ms;   /* the greedy baseline's max (INFINITY when it found no fit) */
+  int method;         /* what produced the answer (plan_method; GREEDY when greedy won) */
+  int optimal;        /* gap within mip_gap */
+  int timed_out;
+  double solve_s;
+} plan_emb_result;
+
+/* Solve. 0, or -SVC_INFEASIBLE with err naming the constraint (e.g. "the
+ * tables need at least 212 GB per GPU; 141 GB usable"), -SVC_SOLVER, or
+ * -SVC_BAD_FIELD for an invalid problem. */
+int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                   const plan_solve_opts *opts, plan_emb_result *out, svc_err *err);
+/* The TorchRec-style greedy alone (sort by cost, least-loaded rank that
+ * fits). Same return codes. */
+int plan_emb_greedy(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                    plan_emb_result *out, svc_err *err);
+/* Price a given assignment: fills out (bound_ms = gap = 0); *fits tells
+ * whether every rank is within cap_bytes. -SVC_BAD_FIELD when a plan
+ * names an option the problem does not allow or a rank out of range. */
+int plan_emb_evaluate(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                      const plan_table_plan *plans, plan_emb_result *out, int *fits,
+                      svc_err *err);
+void plan_emb_result_dispose(plan_emb_result *r);
+
+/* ---- The global recipe --------------------------------------------------- */
+
+typedef struct {
+  int gpus_per_node, nodes;
+  int64_t batch_per_gpu;
+  int dense_dtype; /* cost_dtype */
+  int emb_dtype;   /* cost_dtype */
+  int checkpointing; /* activation checkpointing of the MLP blocks */
+  int fsdp;          /* 0 DDP, 1 FSDP for the dense part */
+  int pad;           /* dims padded to alignment / tile multiples */
+} plan_recipe;
+
+/* The dense part (everything but the embedding tables) under a recipe. */
+typedef struct {
+  double ms;    /* step time of the dense part incl. its communication */
+  double bytes; /* peak HBM per GPU: weights, gradients, optimizer, activations, workspace */
+  double weights_bytes, grads_bytes, optim_bytes, act_bytes, workspace_bytes;
+} plan_dense_cost;
+
+/* Prices the dense part. The api plugs in the step model; planner/dense.c
+ * provides plan_dense_dlrm for a DLRM MLP stack. */
+typedef int (*plan_dense_fn)(void *user, const cost_hw *hw, const plan_recipe *r,
+                             plan_dense_cost *out, svc_err *err);
+
+#define PLAN_MAX_LAYERS 16
+typedef struct {
+  int64_t dense_features;
+  int n_bottom, n_top;
+  int64_t bottom[PLAN_MAX_LAYERS], top[PLAN_MAX_LAYERS];
+  int64_t n_sparse;      /* tables feeding the interaction */
+  int64_t emb_dim;       /* the interaction's embedding dim */
+  int64_t pad_interaction_to; /* 0 = none */
+} plan_dlrm_dense;
+
+/* Built-in DLRM dense model (user = const plan_dlrm_dense *). */
+int plan_dense_dlrm(void *user, const cost_hw *hw, const plan_recipe *r, plan_dense_cost *out,
+                    svc_err *err);
+
+/* What the request lets the planner turn. A knob with one value is fixed. */
+typedef struct {
+  int n_batch;
+  int64_t batch[PLAN_MAX_CHOICES]; /* batch per GPU values */
+  int64_t global_batch;            /* > 0: batch_per_gpu = global / gpus (overrides batch) */
+  int n_dense_dtype, dense_dtype[PLAN_MAX_CHOICES];
+  int n_emb_dtype, emb_dtype[PLAN_MAX_CHOICES];
+  int n_ckpt, ckpt[2];
+  int n_fsdp, fsdp[2];
+  int n_pad, pad[2];
+  int n_nodes, nodes[PLAN_MAX_CHOICES]; /* node counts (objective cost) */
+  unsigned shard_mask;
+  int allow_host;
+  int keep_baseline_sharding; /* the embedding plan stays the baseline's greedy */
+} plan_knobs;
+
+typedef struct {
+  cost_hw hw;
+  int gpus_per_node; /* of the cluster */
+  const plan_table *tables;
+  size_t n_tables;
+  int sparse_opt;
+  double host_bw, cache_ratio;
+  double price_per_hour; /* USD per GPU-hour (cost objective), 0 = the descriptor's */
+  plan_recipe baseline;
+  plan_knobs knobs;
+  int objective; /* plan_objective */
+  plan_dense_fn dense;
+  void *dense_user;
+  plan_solve_opts solve;
+} plan_request;
+
+/* A full evaluation of one recipe + embedding plan. */
+typedef struct {
+  plan_recipe recipe;
+  plan_dense_cost dense;
+  plan_emb_result emb;
+  int fits;          /* peak memory within hbm_usable_bytes */
+  double step_ms;    /* dense + slowest rank's embedding work */
+  double samples_per_s;
+  double usd_per_msample; /* 0 when no price */
+  double peak_bytes; /* the fullest GPU */
+} plan_eval;
+
+typedef struct {
+  char knob[24]; /* "dense_precision", "batch_per_gpu", ..., "embedding_plan" */
+  char from[48], to[48];
+  double samples_per_s; /* after applying this change (0 when it does not fit alone) */
+  double gain;          /* ratio against the state before it; 0 = not feasible alone */
+  char note[128];
+} plan_change;
+
+typedef struct {
+  plan_eval best;
+  plan_eval baseline; /* baseline recipe with the greedy (or given) embedding plan */
+  int baseline_fits;
+  char baseline_reason[160];
+  double gap; /* the embedding ILP's proven gap for the chosen recipe */
+  int n_changes;
+  plan_change changes[PLAN_MAX_CHANGES];
+  int n_binding;
+  char binding[8][160];
+  int combos, combos_pruned, combos_infeasible;
+  double solve_s;
+} plan_result;
+
+/* Plan. baseline_plans (may be NULL) is the baseline's embedding plan
+ * (compare's direct port); NULL = greedy on the baseline recipe. */
+int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, plan_result *out,
+             svc_err *err);
+void plan_result_dispose(plan_result *r);
+void plan_eval_dispose(plan_eval *e);
+
+/* Evaluate one recipe on req's hardware: the dense fn + the embedding plan
+ * (plans NULL: greedy). */
+int plan_evaluate(const plan_request *req, const plan_recipe *r, const plan_table_plan *plans,
+                  plan_eval *out, svc_err *err);
+
+#endif

@@ -1,0 +1,63 @@
+/* hardware.c: the hardware catalog resource, /v1/hardware and
+ * /v1/hardware/{name}. Each handler decodes the path/query, calls one api
+ * operation and replies; validation and storage are the api's.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "server/server_int.h"
+
+/* The Location of a created descriptor. The api hands back the stored
+ * document, not the name, so read the name out of it; catalog names are
+ * [a-z0-9._-] and need no escaping in a URL. */
+static void location_of(const char *doc, char *buf, size_t size) {
+  buf[0] = '\0';
+  cJSON *j = cJSON_Parse(doc);
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name");
+  if (cJSON_IsString(name)) snprintf(buf, size, "/v1/hardware/%s", name->valuestring);
+  cJSON_Delete(j);
+}
+
+enum MHD_Result srv_hw_list(srv_req *r) {
+  char *out = NULL;
+  svc_err err;
+  const char *vendor = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "vendor");
+  if (api_hw_list(r->s->api, vendor, &out, &err) < 0) return srv_reply_error(r, &err);
+  return srv_reply_json(r, MHD_HTTP_OK, out);
+}
+
+enum MHD_Result srv_hw_get(srv_req *r) {
+  char *out = NULL;
+  svc_err err;
+  if (api_hw_get(r->s->api, r->params[0], &out, &err) < 0) return srv_reply_error(r, &err);
+  return srv_reply_json(r, MHD_HTTP_OK, out);
+}
+
+enum MHD_Result srv_hw_create(srv_req *r) {
+  char *out = NULL;
+  char loc[192];
+  svc_err err;
+  if (api_hw_create(r->s->api, r->body, r->body_len, &out, &err) < 0)
+    return srv_reply_error(r, &err);
+  location_of(out, loc, sizeof loc);
+  return srv_reply_created(r, out, loc[0] ? loc : NULL);
+}
+
+enum MHD_Result srv_hw_replace(srv_req *r) {
+  char *out = NULL;
+  char loc[192];
+  int created = 0;
+  svc_err err;
+  if (api_hw_replace(r->s->api, r->params[0], r->body, r->body_len, &created, &out, &err) < 0)
+    return srv_reply_error(r, &err);
+  if (!created) return srv_reply_json(r, MHD_HTTP_OK, out);
+  snprintf(loc, sizeof loc, "/v1/hardware/%s", r->params[0]);
+  return srv_reply_created(r, out, loc);
+}
+
+enum MHD_Result srv_hw_delete(srv_req *r) {
+  svc_err err;
+  if (api_hw_delete(r->s->api, r->params[0], &err) < 0) return srv_reply_error(r, &err);
+  return srv_reply_no_content(r);
+}

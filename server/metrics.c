@@ -1,0 +1,212 @@
+/* metrics.c: request counters and latency histograms, and GET /metrics in
+ * the Prometheus text format (0.0.4).
+ *
+ * Label values come only from fixed sets: the route patterns of the table
+ * (plus "static" and "unmatched"), a few method names and the status code,
+ * so a client cannot grow the registry by inventing paths or methods.
+ * One mutex guards everything; an update is a few increments, far cheaper
+ * than the request it records.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/server_int.h"
+
+static const double buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                 0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+static const char *const methods[] = {"GET",    "HEAD",    "POST",  "PUT",
+                                      "DELETE", "OPTIONS", "PATCH", "OTHER"};
+#define NMETHODS (sizeof methods / sizeof methods[0])
+
+typedef struct {
+  size_t label, method;
+  int status;
+  unsigned long long count;
+} counter;
+
+typedef struct {
+  unsigned long long le[NBUCKETS]; /* per bucket, not cumulative: summed on output */
+  unsigned long long count;
+  double sum;
+} histogram;
+
+struct srv_metrics {
+  pthread_mutex_t lock;
+  size_t nlabels;
+  histogram *hist; /* one per label */
+  counter *counters;
+  size_t ncounters, cap;
+};
+
+static size_t nroutes(void) {
+  size_t n;
+  srv_routes(&n);
+  return n;
+}
+
+/* A pattern's label is the index of its first row in the table, so rows
+ * sharing a path (GET/PUT/DELETE /v1/hardware/{name}) share a histogram. */
+size_t srv_metrics_label(const char *pattern) {
+  size_t n;
+  const srv_route *rt = srv_routes(&n);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(rt[i].path, pattern) == 0) return i;
+  return n + 1;
+}
+
+size_t srv_metrics_label_static(void) { return nroutes(); }
+
+size_t srv_metrics_label_unmatched(void) { return nroutes() + 1; }
+
+const char *srv_metrics_label_text(size_t label) {
+  size_t n;
+  const srv_route *rt = srv_routes(&n);
+  if (label < n) return rt[label].path;
+  return label == n ? "static" : "unmatched";
+}
+
+int srv_metrics_new(srv_metrics **out, svc_err *err) {
+  srv_metrics *m = calloc(1, sizeof *m);
+  if (!m) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  m->nlabels = nroutes() + 2;
+  m->hist = calloc(m->nlabels, sizeof *m->hist);
+  if (!m->hist) {
+    free(m);
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
+  pthread_mutex_init(&m->lock, NULL);
+  *out = m;
+  return 0;
+}
+
+void srv_metrics_free(srv_metrics *m) {
+  if (!m) return;
+  pthread_mutex_destroy(&m->lock);
+  free(m->hist);
+  free(m->counters);
+  free(m);
+}
+
+static size_t method_index(const char *method) {
+  for (size_t i = 0; i + 1 < NMETHODS; i++)
+    if (method && strcmp(methods[i], method) == 0) return i;
+  return NMETHODS - 1;
+}
+
+void srv_metrics_observe(srv_metrics *m, size_t label, const char *method, int status,
+                         double seconds) {
+  if (!m || label >= m->nlabels) return;
+  size_t mi = method_index(method);
+  pthread_mutex_lock(&m->lock);
+  histogram *h = &m->hist[label];
+  size_t b = 0;
+  while (b < NBUCKETS && seconds > buckets[b]) b++;
+  if (b < NBUCKETS) h->le[b]++;
+  h->count++;
+  h->sum += seconds;
+  size_t i = 0;
+  while (i < m->ncounters && !(m->counters[i].label == label && m->counters[i].method == mi &&
+                               m->counters[i].status == status))
+    i++;
+  if (i == m->ncounters) {
+    if (m->ncounters == m->cap) {
+      size_t cap = m->cap ? m->cap * 2 : 32;
+      counter *nc = realloc(m->counters, cap * sizeof *nc);
+      if (!nc) goto unlock; /* a lost sample beats a failed request */
+      m->counters = nc;
+      m->cap = cap;
+    }
+    m->counters[i] = (counter){label, mi, status, 0};
+    m->ncounters++;
+  }
+  m->counters[i].count++;
+unlock:
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* A growing text buffer; a failed append leaves ok = 0. */
+typedef struct {
+  char *p;
+  size_t len, cap;
+  int ok;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) {
+  if (!t->ok) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      t->ok = 0;
+      return;
+    }
+    if ((size_t)n < t->cap - t->len) {
+      t->len += (size_t)n;
+      return;
+    }
+    size_t cap = t->cap * 2 + (size_t)n;
+    char *np = realloc(t->p, cap);
+    if (!np) {
+      t->ok = 0;
+      return;
+    }
+    t->p = np;
+    t->cap = cap;
+  }
+}
+
+static void render(srv_metrics *m, text *t) {
+  put(t, "# HELP cdplan_up Whether the server is serving.\n# TYPE cdplan_up gauge\ncdplan_up 1\n");
+  put(t, "# HELP cdplan_http_requests_total HTTP requests answered, by route pattern.\n"
+         "# TYPE cdplan_http_requests_total counter\n");
+  pthread_mutex_lock(&m->lock);
+  for (size_t i = 0; i < m->ncounters; i++) {
+    const counter *c = &m->counters[i];
+    put(t, "cdplan_http_requests_total{route=\"%s\",method=\"%s\",status=\"%d\"} %llu\n",
+        srv_metrics_label_text(c->label), methods[c->method], c->status, c->count);
+  }
+  put(t, "# HELP cdplan_http_request_duration_seconds Time from request line to reply.\n"
+         "# TYPE cdplan_http_request_duration_seconds histogram\n");
+  for (size_t l = 0; l < m->nlabels; l++) {
+    const histogram *h = &m->hist[l];
+    if (h->count == 0) continue;
+    const char *route = srv_metrics_label_text(l);
+    unsigned long long cum = 0;
+    for (size_t b = 0; b < NBUCKETS; b++) {
+      cum += h->le[b];
+      put(t, "cdplan_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n", route,
+          buckets[b], cum);
+    }
+    put(t, "cdplan_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n", route,
+        h->count);
+    put(t, "cdplan_http_request_duration_seconds_sum{route=\"%s\"} %.9g\n", route, h->sum);
+    put(t, "cdplan_http_request_duration_seconds_count{route=\"%s\"} %llu\n", route, h->count);
+  }
+  pthread_mutex_unlock(&m->lock);
+}
+
+enum MHD_Result srv_metrics_get(srv_req *r) {
+  text t = {malloc(4096), 0, 4096, 1};
+  if (!t.p) return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+  render(r->s->metrics, &t);
+  if (!t.ok) {
+    free(t.p);
+    return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+  }
+  struct MHD_Response *resp = MHD_create_response_from_buffer(t.len, t.p, MHD_RESPMEM_MUST_FREE);
+  if (!resp) {
+    free(t.p);
+    return MHD_NO;
+  }
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          "text/plain; version=0.0.4; charset=utf-8");
+  return srv_reply_response(r, MHD_HTTP_OK, resp);
+}

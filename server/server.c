@@ -1,0 +1,376 @@
+/* server.c: the daemon and the request pipeline. Owns the route table,
+ * daemon setup and teardown (bind address, thread pool, timeouts, MHD's
+ * error log), per-request state, the checks every request passes before a
+ * handler runs (URL length, route, method, auth, Content-Type, body size)
+ * and body accumulation under API_MAX_BODY.
+ *
+ * The checks run on the access handler's first call, before any body byte
+ * is read, so that a refused request costs no buffering: MHD then closes
+ * the connection instead of reading the rest of the upload.
+ */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/server_int.h"
+
+/* Order matters only for readability: matching needs a full path match,
+ * and a path that matches with another method is a 405, not a 404. To add
+ * an endpoint: one row here, one handler in its resource's file, and the
+ * path in docs/openapi.yaml (test_openapi fails until it is there). */
+static const srv_route routes[] = {
+    {"GET", "/healthz", srv_health, 0, 0},
+    {"GET", "/metrics", srv_metrics_get, 0, 0},
+    {"GET", "/openapi.yaml", srv_static_openapi, 0, 0},
+    {"GET", "/", srv_static_index, 0, 0},
+    {"GET", "/v1/hardware", srv_hw_list, 0, 0},
+    {"POST", "/v1/hardware", srv_hw_create, 1, 1},
+    {"GET", "/v1/hardware/{name}", srv_hw_get, 0, 0},
+    {"PUT", "/v1/hardware/{name}", srv_hw_replace, 1, 1},
+    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, 1, 0},
+    /* Compute endpoints only read the catalog: open like other reads. */
+    {"POST", "/v1/estimate", srv_estimate, 0, 1},
+};
+
+/* Served for GET/HEAD paths no row matches, when a web root is set. */
+static const srv_route static_route = {"GET", "/{file}", srv_static_file, 0, 0};
+
+const srv_route *srv_routes(size_t *n) {
+  *n = sizeof routes / sizeof routes[0];
+  return routes;
+}
+
+/* Does path match pattern? With r, also capture the {param} segments:
+ * they are cut out of r->path in place (so call it with r only once, for
+ * the route chosen). */
+static int match(const char *pattern, srv_req *r, const char *path) {
+  const char *p = pattern, *u = path;
+  size_t np = 0;
+  size_t offs[SRV_MAX_PARAMS], lens[SRV_MAX_PARAMS];
+  while (*p && *u) {
+    if (*p == '{') {
+      const char *pe = strchr(p, '}');
+      size_t n = strcspn(u, "/");
+      if (!pe || n == 0 || np == SRV_MAX_PARAMS) return 0;
+      offs[np] = (size_t)(u - path);
+      lens[np++] = n;
+      p = pe + 1;
+      u += n;
+    } else if (*p++ != *u++) {
+      return 0;
+    }
+  }
+  if (*p || *u) return 0;
+  if (r) {
+    for (size_t i = 0; i < np; i++) {
+      r->path[offs[i] + lens[i]] = '\0';
+      r->params[i] = r->path + offs[i];
+    }
+    r->nparams = np;
+  }
+  return 1;
+}
+
+static int same_method(const char *route_method, const char *method) {
+  if (strcmp(route_method, method) == 0) return 1;
+  /* HEAD is GET without the body; MHD drops the body for us. */
+  return strcmp(method, MHD_HTTP_METHOD_HEAD) == 0 && strcmp(route_method, "GET") == 0;
+}
+
+/* Find r's route; allow gets the methods of rows whose path matches and
+ * *path_row the first such row (for the metrics label of a 405). */
+static const srv_route *find_route(srv_req *r, char *allow, size_t allow_size,
+                                   const srv_route **path_row) {
+  const srv_route *found = NULL;
+  size_t used = 0;
+  allow[0] = '\0';
+  *path_row = NULL;
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    if (!match(routes[i].path, NULL, r->path)) continue;
+    if (!*path_row) *path_row = &routes[i];
+    if (!found && same_method(routes[i].method, r->method)) found = &routes[i];
+    int w = snprintf(allow + used, allow_size - used, "%s%s%s", used ? ", " : "", routes[i].method,
+                     strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
+    if (w > 0 && (size_t)w < allow_size - used) used += (size_t)w;
+  }
+  if (found) match(found->path, r, r->path);
+  return found;
+}
+
+/* Bearer auth for writes. Never logs the header: it carries the secret. */
+static enum MHD_Result check_auth(srv_req *r) {
+  const char *h =
+      MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+  if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+    return srv_reply_fail(r, SVC_UNAUTHORIZED, "Authorization",
+                          "a Bearer token is required for writes");
+  const char *t = h + 7;
+  while (*t == ' ') t++;
+  if (!svc_consttime_eq(t, strlen(t), r->s->token, strlen(r->s->token)))
+    return srv_reply_fail(r, SVC_FORBIDDEN, "Authorization", NULL);
+  return MHD_YES;
+}
+
+/* application/json, with parameters (charset) allowed. */
+static int is_json_type(const char *ct) {
+  static const char want[] = "application/json";
+  if (!ct) return 0;
+  while (*ct == ' ' || *ct == '\t') ct++;
+  if (strncasecmp(ct, want, sizeof want - 1) != 0) return 0;
+  char c = ct[sizeof want - 1];
+  return c == '\0' || c == ';' || c == ' ' || c == '\t';
+}
+
+/* The checks before any body byte is read. Returns MHD_YES with nothing
+ * queued when the request may go on. */
+static enum MHD_Result admit(srv_req *r, const char *url) {
+  char allow[128];
+  const srv_route *path_row;
+  if (r->uri_len > SRV_MAX_URL) {
+    r->label = srv_metrics_label_unmatched();
+    return srv_reply_fail(r, SVC_URI_TOO_LONG, "", NULL);
+  }
+  svc_strlcpy(r->path, url, sizeof r->path);
+  r->route = find_route(r, allow, sizeof allow, &path_row);
+  if (!r->route) {
+    int is_get = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
+    if (path_row) {
+      r->label = srv_metrics_label(path_row->path);
+      return srv_reply_not_allowed(r, allow);
+    }
+    if (is_get && r->s->web_root) {
+      r->route = &static_route;
+      r->label = srv_metrics_label_static();
+      return MHD_YES;
+    }
+    r->label = srv_metrics_label_unmatched();
+    return srv_reply_fail(r, SVC_NOT_FOUND, "", "no such path");
+  }
+  r->label = srv_metrics_label(r->route->path);
+  if (r->route->writes && r->s->token) {
+    enum MHD_Result ok = check_auth(r);
+    if (r->replied || ok != MHD_YES) return ok;
+  }
+  if (r->route->body) {
+    const char *ct =
+        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!is_json_type(ct)) return srv_reply_fail(r, SVC_UNSUPPORTED_MEDIA, "Content-Type", NULL);
+  }
+  const char *cl =
+      MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (cl) {
+    unsigned long long n = strtoull(cl, NULL, 10);
+    if (n > API_MAX_BODY) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
+    /* Size the buffer once when the client says how much is coming. */
+    if (n > 0) {
+      r->body = malloc((size_t)n + 1);
+      if (!r->body) return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+      r->body_cap = (size_t)n + 1;
+    }
+  }
+  return MHD_YES;
+}
+
+/* Append an upload chunk; past API_MAX_BODY the request is marked and the
+ * rest is dropped unbuffered (chunked uploads have no Content-Length to
+ * refuse early). */
+static int take_body(srv_req *r, const char *data, size_t n) {
+  if (r->too_large) return 0;
+  if (n > API_MAX_BODY - r->body_len) {
+    r->too_large = 1;
+    free(r->body);
+    r->body = NULL;
+    r->body_len = r->body_cap = 0;
+    return 0;
+  }
+  if (r->body_len + n + 1 > r->body_cap) {
+    size_t cap = r->body_cap ? r->body_cap : 4096;
+    while (cap < r->body_len + n + 1) cap *= 2;
+    if (cap > API_MAX_BODY + 1) cap = API_MAX_BODY + 1;
+    char *nb = realloc(r->body, cap);
+    if (!nb) return -1;
+    r->body = nb;
+    r->body_cap = cap;
+  }
+  memcpy(r->body + r->body_len, data, n);
+  r->body_len += n;
+  r->body[r->body_len] = '\0';
+  return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls) {
+  srv_req *r = *req_cls;
+  if (!r) return MHD_NO; /* the URI callback could not allocate: drop */
+  if (!r->started) {
+    r->started = 1;
+    r->conn = conn;
+    r->method = method;
+    return admit(r, url);
+  }
+  if (*upload_data_size != 0) {
+    /* After an early reply MHD may still hand us bytes: swallow them. */
+    if (!r->replied && take_body(r, upload_data, *upload_data_size) < 0) {
+      *upload_data_size = 0;
+      return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+    }
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  if (r->replied) return MHD_YES;
+  if (r->too_large) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
+  return r->route->handler(r);
+}
+
+/* Called by MHD with the raw request target (path + query) before the
+ * access handler: the one place the full URL length is known. What it
+ * returns becomes the request's state. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
+  srv *s = cls;
+  srv_req *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->s = s;
+  r->t0 = svc_now();
+  r->uri_len = uri ? strlen(uri) : 0;
+  pthread_mutex_lock(&s->inflight_lock);
+  s->inflight++;
+  pthread_mutex_unlock(&s->inflight_lock);
+  return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                         enum MHD_RequestTerminationCode toe) {
+  srv *s = cls;
+  srv_req *r = *req_cls;
+  if (!r) return;
+  free(r->body);
+  free(r);
+  *req_cls = NULL;
+  pthread_mutex_lock(&s->inflight_lock);
+  if (--s->inflight == 0) pthread_cond_broadcast(&s->inflight_cond);
+  pthread_mutex_unlock(&s->inflight_lock);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
+  char line[512];
+  vsnprintf(line, sizeof line, fmt, ap);
+  size_t n = strlen(line);
+  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+  svc_log(SVC_LOG_WARN, "http: %s", line);
+}
+
+/* Resolve host (a literal or a name such as "localhost") to the first
+ * address it has; MHD binds exactly that. */
+static int resolve(const char *host, int port, struct sockaddr_storage *ss, svc_err *err) {
+  struct addrinfo hints = {0}, *res = NULL;
+  char portstr[16];
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  snprintf(portstr, sizeof portstr, "%d", port);
+  int gai = getaddrinfo(host, portstr, &hints, &res);
+  if (gai != 0 || !res)
+    return svc_err_set(err, SVC_BAD_ARGS, "listen", "cannot resolve %s: %s", host,
+                       gai_strerror(gai));
+  memcpy(ss, res->ai_addr, res->ai_addrlen);
+  freeaddrinfo(res);
+  return 0;
+}
+
+static char *dup_or_null(const char *s) { return s && *s ? strdup(s) : NULL; }
+
+int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
+  srv *s = NULL;
+  struct sockaddr_storage ss;
+  int rc = 0;
+  *out = NULL;
+  if (cfg->port < 0 || cfg->port > 65535)
+    return svc_err_set(err, SVC_BAD_ARGS, "listen", "port %d out of range", cfg->port);
+  rc = resolve(cfg->host ? cfg->host : "127.0.0.1", cfg->port, &ss, err);
+  if (rc < 0) return rc;
+
+  s = calloc(1, sizeof *s);
+  if (!s) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  pthread_mutex_init(&s->inflight_lock, NULL);
+  pthread_cond_init(&s->inflight_cond, NULL);
+  s->api = ctx;
+  /* An empty token means none: a server must not accept "Bearer ". */
+  s->token = dup_or_null(cfg->token);
+  s->web_root = dup_or_null(cfg->web_root);
+  s->openapi_path = dup_or_null(cfg->openapi_path);
+  if ((cfg->token && *cfg->token && !s->token) ||
+      (cfg->web_root && *cfg->web_root && !s->web_root) ||
+      (cfg->openapi_path && *cfg->openapi_path && !s->openapi_path)) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  rc = srv_metrics_new(&s->metrics, err);
+  if (rc < 0) goto cleanup;
+
+  unsigned threads = cfg->threads;
+  if (threads == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = n > 0 ? (unsigned)n : 1;
+  }
+  /* ITC lets srv_stop quiesce the pool safely. */
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
+  if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+  s->daemon =
+      MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, s,
+                       /* First, so that MHD logs even its option parsing through us. */
+                       MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s, MHD_OPTION_SOCK_ADDR,
+                       (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, threads,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_URI_LOG_CALLBACK,
+                       on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+  if (!s->daemon) {
+    rc = svc_err_set(err, SVC_IO, "listen", "cannot listen on %s:%d",
+                     cfg->host ? cfg->host : "127.0.0.1", cfg->port);
+    goto cleanup;
+  }
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  s->port = info ? info->port : cfg->port;
+  svc_log(SVC_LOG_DEBUG, "http: port %d, %u threads%s", s->port, threads,
+          s->token ? ", writes need a token" : "");
+  *out = s;
+  s = NULL;
+
+cleanup:
+  srv_stop(s);
+  return rc;
+}
+
+int srv_port(const srv *s) { return s ? s->port : 0; }
+
+void srv_stop(srv *s) {
+  if (!s) return;
+  if (s->daemon) {
+    /* Stop accepting first, then give requests in flight a bounded time
+     * to finish: MHD_stop_daemon would cut them off. */
+    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+    if (fd != MHD_INVALID_SOCKET) close(fd);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += SRV_STOP_GRACE_S;
+    pthread_mutex_lock(&s->inflight_lock);
+    while (s->inflight > 0) {
+      if (pthread_cond_timedwait(&s->inflight_cond, &s->inflight_lock, &until) != 0) break;
+    }
+    pthread_mutex_unlock(&s->inflight_lock);
+    MHD_stop_daemon(s->daemon);
+  }
+  srv_metrics_free(s->metrics);
+  pthread_mutex_destroy(&s->inflight_lock);
+  pthread_cond_destroy(&s->inflight_cond);
+  free(s->token);
+  free(s->web_root);
+  free(s->openapi_path);
+  free(s);
+}

@@ -1,0 +1,30 @@
+/* server: the HTTP transport (libmicrohttpd). Owns the route table, auth,
+ * body and URL limits, metrics, static files of the dashboard, and the
+ * mapping from svc_code to HTTP status. It calls api/ for every operation
+ * and knows nothing of the operations' contents.
+ */
+#ifndef CDPLAN_SERVER_H
+#define CDPLAN_SERVER_H
+
+#include "api/api.h"
+#include "common/common.h"
+
+typedef struct srv srv;
+
+typedef struct {
+  const char *host;     /* "127.0.0.1" */
+  int port;             /* 0 = any free port; srv_port() tells which */
+  const char *token;    /* NULL = writes open; else required as Bearer */
+  const char *web_root; /* directory of the dashboard's static files; NULL = none */
+  const char *openapi_path; /* docs/openapi.yaml to serve at /openapi.yaml */
+  unsigned threads;     /* worker threads; 0 = number of cores */
+} srv_config;
+
+/* Start serving in background threads. ctx stays owned by the caller and
+ * must outlive the server. */
+int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err);
+int srv_port(const srv *s);
+/* Stop accepting, let requests in flight finish, free. NULL-safe. */
+void srv_stop(srv *s);
+
+#endif

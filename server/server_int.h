@@ -1,0 +1,120 @@
+/* server internals shared by the server/ files (and the route-coverage
+ * test): the route table, the server and per-request bodies, the reply
+ * helpers and the metrics registry. Not for use outside server/ except
+ * srv_routes(), which tests/http/test_openapi.c reads to hold
+ * docs/openapi.yaml to the table.
+ *
+ * Request lifetime: the URI log callback allocates an srv_req (it is the
+ * only place that sees the raw URL with its query, needed for the 414
+ * limit); the access handler fills it on its first call, accumulates the
+ * body on later calls and runs the route's handler on the last; the
+ * completion callback frees it. Exactly one reply is queued per request,
+ * always through reply.c, which also records metrics and the log line.
+ */
+#ifndef CDPLAN_SERVER_INT_H
+#define CDPLAN_SERVER_INT_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "server/server.h"
+
+#define SRV_MAX_URL 2048   /* bytes of path + query; longer is 414 */
+#define SRV_MAX_PARAMS 4   /* {name} segments per pattern */
+#define SRV_STOP_GRACE_S 5 /* how long srv_stop waits for requests in flight */
+
+typedef struct srv_req srv_req;
+typedef enum MHD_Result (*srv_handler)(srv_req *r);
+
+/* One row of the route table. path is written exactly as in
+ * docs/openapi.yaml ("/v1/hardware/{name}"); a {param} matches one
+ * non-empty path segment. */
+typedef struct {
+  const char *method; /* "GET", "POST", ... (HEAD is served by GET rows) */
+  const char *path;
+  srv_handler handler;
+  int writes; /* changes the catalog: needs the token when one is set */
+  int body;   /* takes a JSON body: Content-Type must be application/json */
+} srv_route;
+
+/* The route table (static storage); *n gets its length. */
+const srv_route *srv_routes(size_t *n);
+
+typedef struct srv_metrics srv_metrics;
+
+struct srv {
+  struct MHD_Daemon *daemon;
+  api_ctx *api;
+  char *token; /* NULL: writes open */
+  char *web_root;
+  char *openapi_path;
+  int port;
+  srv_metrics *metrics;
+  pthread_mutex_t inflight_lock;
+  pthread_cond_t inflight_cond;
+  unsigned inflight; /* requests between URI callback and completion */
+};
+
+struct srv_req {
+  srv *s;
+  struct MHD_Connection *conn;
+  const srv_route *route; /* NULL for static files and unmatched paths */
+  size_t label;           /* metrics label index (see srv_metrics_label) */
+  const char *method;
+  double t0;
+  size_t uri_len; /* raw URL including the query */
+  int started;    /* the access handler has seen this request */
+  int replied;    /* a response has been queued */
+  int too_large;  /* body passed API_MAX_BODY: remaining bytes are dropped */
+  int status;
+  char *body;
+  size_t body_len, body_cap;
+  /* The unescaped path, split in place: params point into it. */
+  char path[SRV_MAX_URL + 1];
+  const char *params[SRV_MAX_PARAMS];
+  size_t nparams;
+};
+
+/* Handlers, one file per resource. */
+enum MHD_Result srv_hw_list(srv_req *r);
+enum MHD_Result srv_hw_create(srv_req *r);
+enum MHD_Result srv_hw_get(srv_req *r);
+enum MHD_Result srv_hw_replace(srv_req *r);
+enum MHD_Result srv_hw_delete(srv_req *r);
+enum MHD_Result srv_estimate(srv_req *r);
+enum MHD_Result srv_health(srv_req *r);
+enum MHD_Result srv_metrics_get(srv_req *r);
+enum MHD_Result srv_static_index(srv_req *r);
+enum MHD_Result srv_static_openapi(srv_req *r);
+enum MHD_Result srv_static_file(srv_req *r); /* GET of any other path under web_root */
+
+/* Replies (reply.c). Each queues the one response of r, records metrics
+ * and logs the request. json/body ownership passes to the reply helper
+ * (freed even on failure). */
+enum MHD_Result srv_reply_json(srv_req *r, unsigned status, char *json);
+/* 201 with a Location header. */
+enum MHD_Result srv_reply_created(srv_req *r, char *json, const char *location);
+enum MHD_Result srv_reply_no_content(srv_req *r);
+/* The error document for err with svc_code_http(err->code). */
+enum MHD_Result srv_reply_error(srv_req *r, const svc_err *err);
+/* Build the error in place: code, field ("" for none), message (NULL: the
+ * registry's). */
+enum MHD_Result srv_reply_fail(srv_req *r, svc_code code, const char *field, const char *message);
+/* 405 naming the methods the path accepts. */
+enum MHD_Result srv_reply_not_allowed(srv_req *r, const char *allow);
+/* A response built by the caller (static files); it is destroyed here. */
+enum MHD_Result srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp);
+
+/* Metrics (metrics.c). Labels are the distinct route patterns, then
+ * "static" and "unmatched", so that raw paths never become label values. */
+int srv_metrics_new(srv_metrics **out, svc_err *err);
+void srv_metrics_free(srv_metrics *m);
+size_t srv_metrics_label(const char *pattern); /* index of a route pattern */
+size_t srv_metrics_label_static(void);
+size_t srv_metrics_label_unmatched(void);
+const char *srv_metrics_label_text(size_t label); /* the route label's value */
+void srv_metrics_observe(srv_metrics *m, size_t label, const char *method, int status,
+                         double seconds);
+
+#endif

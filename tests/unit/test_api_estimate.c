@@ -1,0 +1,194 @@
+/* POST /v1/estimate's decoder and validation through api/: results in
+ * order with their bound, every bad op named by its index and field, a
+ * dtype the hardware lacks refused, calibration "none" vs "latest". */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "api/api_int.h"
+
+static api_ctx *ctx;
+
+static int setup(void **state) {
+  (void)state;
+  svc_err err;
+  if (api_ctx_new(&ctx, ":memory:", &err)) fail_msg("%s", err.message);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  api_ctx_free(ctx);
+  return 0;
+}
+
+static int estimate(const char *body, char **out, svc_err *err) {
+  svc_err_clear(err);
+  *out = NULL;
+  return api_estimate(ctx, body, strlen(body), out, err);
+}
+
+static void expect_error(const char *body, int code, const char *field) {
+  char *out = NULL;
+  svc_err err;
+  int rc = estimate(body, &out, &err);
+  if (rc != -code) fail_msg("%s: got %d (%s) want %d", body, rc, err.message, -code);
+  assert_string_equal(err.field, field);
+  assert_null(out);
+}
+
+static void test_api_estimate__results_in_order_with_bounds(void **state) {
+  (void)state;
+  char *out = NULL;
+  svc_err err;
+  const char *req =
+      "{\"hardware\":\"h200\",\"ops\":["
+      "{\"op\":\"gemm\",\"m\":8192,\"n\":8192,\"k\":8192,\"dtype\":\"bf16\"},"
+      "{\"op\":\"elementwise\",\"kind\":\"add\",\"numel\":268435456,\"dtype\":\"fp32\"},"
+      "{\"op\":\"embedding_bag\",\"rows\":1000000,\"dim\":64,\"batch\":8192,\"pooling\":20},"
+      "{\"op\":\"allreduce\",\"bytes\":1e9,\"ranks\":8}]}";
+  assert_int_equal(estimate(req, &out, &err), 0);
+  cJSON *doc = cJSON_Parse(out), *res = cJSON_GetObjectItem(doc, "results");
+  assert_int_equal(cJSON_GetArraySize(res), 4);
+  const char *ops[] = {"gemm", "elementwise", "embedding_bag", "allreduce"};
+  const char *bounds[] = {"compute", "memory", NULL, "network"};
+  for (int i = 0; i < 4; i++) {
+    cJSON *r = cJSON_GetArrayItem(res, i);
+    assert_string_equal(cJSON_GetObjectItem(r, "op")->valuestring, ops[i]);
+    assert_true(cJSON_GetObjectItem(r, "ms")->valuedouble > 0);
+    if (bounds[i]) assert_string_equal(cJSON_GetObjectItem(r, "bound")->valuestring, bounds[i]);
+    assert_non_null(cJSON_GetObjectItem(r, "terms"));
+  }
+  /* A large bf16 GEMM is compute bound: its time is near 2MNK / peak. */
+  double ms = cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "ms")->valuedouble;
+  double ideal_ms = 2.0 * 8192.0 * 8192 * 8192 / 989.4e12 * 1e3;
+  assert_true(ms > ideal_ms && ms < 2 * ideal_ms);
+  cJSON_Delete(doc);
+  free(out);
+}
+
+static void test_api_estimate__bad_ops_name_index_and_field(void **state) {
+  (void)state;
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":1,\"n\":1,\"k\":1},"
+               "{\"op\":\"conv\"}]}",
+               SVC_BAD_FIELD, "ops[1].op");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":-4,\"n\":1,\"k\":1}]}",
+               SVC_OUT_OF_RANGE, "ops[0].m");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":1e300,\"n\":1,\"k\":1}]}",
+               SVC_OUT_OF_RANGE, "ops[0].m");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":2.5,\"n\":1,\"k\":1}]}",
+               SVC_BAD_FIELD, "ops[0].m");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":\"8\",\"n\":1,\"k\":1}]}",
+               SVC_BAD_FIELD, "ops[0].m");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"n\":1,\"k\":1}]}",
+               SVC_MISSING_FIELD, "ops[0].m");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":1,\"n\":1,\"k\":1,"
+               "\"dtype\":\"fp13\"}]}",
+               SVC_BAD_FIELD, "ops[0].dtype");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":1,\"n\":1,\"k\":1,"
+               "\"colour\":1}]}",
+               SVC_UNKNOWN_FIELD, "ops[0].colour");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"elementwise\",\"kind\":\"exp\","
+               "\"numel\":10}]}",
+               SVC_BAD_FIELD, "ops[0].kind");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"allreduce\",\"bytes\":10,\"ranks\":0}]}",
+               SVC_OUT_OF_RANGE, "ops[0].ranks");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"embedding_bag\",\"rows\":10,\"dim\":4,"
+               "\"batch\":2,\"pass\":\"sideways\"}]}",
+               SVC_BAD_FIELD, "ops[0].pass");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[]}", SVC_BAD_FIELD, "ops");
+  expect_error("{\"hardware\":\"h200\"}", SVC_MISSING_FIELD, "ops");
+  expect_error("{\"ops\":[]}", SVC_MISSING_FIELD, "hardware");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[1]}", SVC_BAD_FIELD, "ops[0]");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":1,\"n\":1,\"k\":1}],"
+               "\"calibration\":\"sometimes\"}",
+               SVC_BAD_FIELD, "calibration");
+}
+
+static void test_api_estimate__unknown_hardware_and_missing_dtype(void **state) {
+  (void)state;
+  expect_error("{\"hardware\":\"tpu-v9\",\"ops\":[{\"op\":\"gemm\",\"m\":1,\"n\":1,\"k\":1}]}",
+               SVC_NOT_FOUND, "hardware");
+  /* The A100 has no fp8 tensor cores. */
+  expect_error("{\"hardware\":\"a100-80gb-sxm\",\"ops\":[{\"op\":\"gemm\",\"m\":64,\"n\":64,"
+               "\"k\":64,\"dtype\":\"fp8\"}]}",
+               SVC_UNSUPPORTED_DTYPE, "ops[0].dtype");
+}
+
+static void test_api_estimate__too_many_ops(void **state) {
+  (void)state;
+  size_t cap = 5000 * 48 + 64;
+  char *body = malloc(cap), *out = NULL;
+  size_t n = (size_t)snprintf(body, cap, "{\"hardware\":\"h200\",\"ops\":[");
+  for (int i = 0; i < 5000; i++)
+    n += (size_t)snprintf(body + n, cap - n, "%s{\"op\":\"gemm\",\"m\":1,\"n\":1,\"k\":1}",
+                          i ? "," : "");
+  n += (size_t)snprintf(body + n, cap - n, "]}");
+  svc_err err;
+  assert_int_equal(api_estimate(ctx, body, n, &out, &err), -SVC_BAD_FIELD);
+  assert_string_equal(err.field, "ops");
+  free(body);
+}
+
+static void test_api_estimate__calibration_changes_prediction(void **state) {
+  (void)state;
+#define REQ(c)                                                                                     \
+  "{\"hardware\":\"h200\",\"calibration\":\"" c "\",\"ops\":[{\"op\":\"elementwise\",\"kind\":"        \
+  "\"add\",\"numel\":100000000,\"dtype\":\"fp32\"}]}"
+  char body[512], *a = NULL, *b = NULL;
+  svc_err err;
+  cost_calib c = {0};
+  int v;
+  /* Halve the streaming efficiency: a memory-bound op must get slower. */
+  const char *name = NULL;
+  double def = 0, lo = 0, hi = 0;
+  cost_hw hw;
+  assert_int_equal(api_hw_lookup(ctx, "h200", 0, &hw, &err), 0);
+  int found = 0;
+  for (int i = 0; i < cost_param_count(); i++) {
+    cost_param_info(i, &hw, &name, &def, &lo, &hi);
+    svc_strlcpy(c.names[c.n], name, sizeof c.names[0]);
+    c.values[c.n] = def;
+    if (!strcmp(name, "stream_eff")) { /* the bandwidth fraction streaming ops reach */
+      c.values[c.n] = lo > def / 2 ? lo : def / 2;
+      found = 1;
+    }
+    c.n++;
+  }
+  assert_true(found);
+  assert_int_equal(api_calib_store(ctx, "h200", &c, NULL, &v, &err), 0);
+  snprintf(body, sizeof body, "%s", REQ("latest"));
+  assert_int_equal(api_estimate(ctx, body, strlen(body), &a, &err), 0);
+  snprintf(body, sizeof body, "%s", REQ("none"));
+  assert_int_equal(api_estimate(ctx, body, strlen(body), &b, &err), 0);
+  cJSON *da = cJSON_Parse(a), *db = cJSON_Parse(b);
+  double ma = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(da, "results"), 0), "ms")
+                  ->valuedouble;
+  double mb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(db, "results"), 0), "ms")
+                  ->valuedouble;
+  assert_true(ma > mb * 1.3);
+  assert_int_equal(cJSON_GetObjectItem(da, "calibration")->valueint, v);
+  assert_int_equal(cJSON_GetObjectItem(db, "calibration")->valueint, 0);
+  cJSON_Delete(da);
+  cJSON_Delete(db);
+  free(a);
+  free(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_api_estimate__results_in_order_with_bounds),
+      cmocka_unit_test(test_api_estimate__bad_ops_name_index_and_field),
+      cmocka_unit_test(test_api_estimate__unknown_hardware_and_missing_dtype),
+      cmocka_unit_test(test_api_estimate__too_many_ops),
+      cmocka_unit_test(test_api_estimate__calibration_changes_prediction),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

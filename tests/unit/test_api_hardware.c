@@ -1,0 +1,312 @@
+/* The hardware descriptor codec and catalog operations through api/, on a
+ * real SQLite file: the seeded catalog, every validation rule naming its
+ * field, and writes that fail leaving the stored descriptor as it was. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "api/api_int.h"
+
+static char path[64];
+
+static int setup(void **state) {
+  snprintf(path, sizeof path, "/tmp/cdplan-api-XXXXXX");
+  close(mkstemp(path));
+  unlink(path);
+  api_ctx *ctx = NULL;
+  svc_err err;
+  if (api_ctx_new(&ctx, path, &err)) fail_msg("open: %s", err.message);
+  *state = ctx;
+  return 0;
+}
+
+static int teardown(void **state) {
+  api_ctx_free(*state);
+  char p[96];
+  unlink(path);
+  snprintf(p, sizeof p, "%s-wal", path);
+  unlink(p);
+  snprintf(p, sizeof p, "%s-shm", path);
+  unlink(p);
+  return 0;
+}
+
+/* A valid descriptor, as a cJSON document to mutate. */
+static cJSON *sample(const char *name) {
+  char *text = NULL;
+  size_t len = 0;
+  assert_int_equal(svc_read_file(CDPLAN_SOURCE_DIR "/data/hardware/h200.json", 1 << 20, &text,
+                                 &len, NULL),
+                   0);
+  cJSON *doc = cJSON_Parse(text);
+  free(text);
+  assert_non_null(doc);
+  cJSON_ReplaceItemInObject(doc, "name", cJSON_CreateString(name));
+  return doc;
+}
+
+/* Create doc and return the result code; err gets the error. */
+static int create(api_ctx *ctx, cJSON *doc, svc_err *err) {
+  char *body = cJSON_PrintUnformatted(doc), *out = NULL;
+  int rc = api_hw_create(ctx, body, strlen(body), &out, err);
+  free(body);
+  free(out);
+  return rc;
+}
+
+static void expect_field(api_ctx *ctx, cJSON *doc, int code, const char *field) {
+  svc_err err;
+  svc_err_clear(&err);
+  assert_int_equal(create(ctx, doc, &err), -code);
+  assert_string_equal(err.field, field);
+  cJSON_Delete(doc);
+}
+
+static void test_api_hw__seeded_catalog_decodes_every_file(void **state) {
+  api_ctx *ctx = *state;
+  size_t n = 0;
+  svc_err err;
+  for (; api_catalog_files[n].name; n++) {
+    cJSON *doc = cJSON_ParseWithLength(api_catalog_files[n].text, api_catalog_files[n].len);
+    cost_hw hw;
+    assert_non_null(doc);
+    if (api_hw_decode(doc, &hw, &err))
+      fail_msg("%s: %s (%s)", api_catalog_files[n].name, err.message, err.field);
+    /* The file is named after the descriptor. */
+    char want[80];
+    snprintf(want, sizeof want, "%s.json", hw.name);
+    assert_string_equal(api_catalog_files[n].name, want);
+    assert_true(hw.peak_flops[COST_DT_BF16] > 0 || hw.peak_flops[COST_DT_FP32] > 0);
+    cJSON_Delete(doc);
+  }
+  assert_true(n >= 1);
+  char *out = NULL;
+  assert_int_equal(api_hw_list(ctx, NULL, &out, &err), 0);
+  cJSON *list = cJSON_Parse(out);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(list, "hardware")), (int)n);
+  cJSON_Delete(list);
+  free(out);
+}
+
+static void test_api_hw__decode_converts_units(void **state) {
+  (void)state;
+  cJSON *doc = sample("unit-check");
+  cost_hw hw;
+  svc_err err;
+  assert_int_equal(api_hw_decode(doc, &hw, &err), 0);
+  assert_int_equal(hw.compute_units, 132);
+  assert_true(hw.clock_hz > 1.9e9 && hw.clock_hz < 2.1e9);
+  assert_true(hw.peak_flops[COST_DT_BF16] > 9e14 && hw.peak_flops[COST_DT_BF16] < 1.1e15);
+  assert_true(hw.hbm_bw > 4e12);
+  assert_true(hw.n_mma >= 1);
+  cJSON_Delete(doc);
+}
+
+static void test_api_hw__rules_name_the_field(void **state) {
+  api_ctx *ctx = *state;
+  cJSON *d;
+  d = sample("Bad Name");
+  expect_field(ctx, d, SVC_BAD_FIELD, "name");
+  d = sample("ok1");
+  cJSON_AddNumberToObject(d, "colour", 3);
+  expect_field(ctx, d, SVC_UNKNOWN_FIELD, "colour");
+  d = sample("ok2");
+  cJSON_ReplaceItemInObject(d, "compute_units", cJSON_CreateNumber(131.5));
+  expect_field(ctx, d, SVC_BAD_FIELD, "compute_units");
+  d = sample("ok3");
+  cJSON_ReplaceItemInObject(d, "hbm_bandwidth_bytes_per_s", cJSON_CreateNumber(-1));
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "hbm_bandwidth_bytes_per_s");
+  d = sample("ok4");
+  cJSON_ReplaceItemInObject(d, "hbm_bytes", cJSON_CreateNumber(1e300));
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "hbm_bytes");
+  d = sample("ok5");
+  cJSON_ReplaceItemInObject(d, "clock_mhz", cJSON_CreateString("fast"));
+  expect_field(ctx, d, SVC_BAD_FIELD, "clock_mhz");
+  d = sample("ok6");
+  cJSON_DeleteItemFromObject(d, "vendor");
+  expect_field(ctx, d, SVC_MISSING_FIELD, "vendor");
+  d = sample("ok7");
+  cJSON_AddNumberToObject(cJSON_GetObjectItem(d, "peak_tflops"), "fp128", 1);
+  expect_field(ctx, d, SVC_UNKNOWN_FIELD, "peak_tflops.fp128");
+  d = sample("ok8");
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(d, "peak_tflops"), "bf16", cJSON_CreateNumber(0));
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "peak_tflops.bf16");
+  d = sample("ok9");
+  cJSON_DeleteItemFromObject(cJSON_GetObjectItem(d, "sources"), "tdp_watts");
+  expect_field(ctx, d, SVC_MISSING_FIELD, "tdp_watts");
+  d = sample("ok10");
+  cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), "warp_drive", "x");
+  expect_field(ctx, d, SVC_UNKNOWN_FIELD, "sources.warp_drive");
+  d = sample("ok11");
+  cJSON_ReplaceItemInObject(d, "hbm_usable_bytes", cJSON_CreateNumber(2e11));
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "hbm_usable_bytes");
+  d = sample("ok12");
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "matrix_instructions"), 1),
+                            "dtype", cJSON_CreateString("fp99"));
+  expect_field(ctx, d, SVC_BAD_FIELD, "matrix_instructions[1].dtype");
+  d = sample("ok13");
+  char longname[80];
+  memset(longname, 'a', 70);
+  longname[70] = '\0';
+  cJSON_ReplaceItemInObject(d, "name", cJSON_CreateString(longname));
+  expect_field(ctx, d, SVC_BAD_FIELD, "name");
+}
+
+static void test_api_hw__bad_bodies(void **state) {
+  api_ctx *ctx = *state;
+  char *out = NULL;
+  svc_err err;
+  assert_int_equal(api_hw_create(ctx, "{\"name\":", 8, &out, &err), -SVC_BAD_JSON);
+  assert_int_equal(api_hw_create(ctx, "[1,2]", 5, &out, &err), -SVC_BAD_JSON);
+  assert_int_equal(api_hw_create(ctx, "{} x", 4, &out, &err), -SVC_BAD_JSON);
+  assert_int_equal(api_hw_create(ctx, "", 0, &out, &err), -SVC_BAD_JSON);
+  assert_null(out);
+}
+
+static void test_api_hw__create_get_replace_delete(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  char *out = NULL, *body;
+  int created = -1;
+  cJSON *d = sample("lab-gpu");
+  assert_int_equal(create(ctx, d, &err), 0);
+  assert_int_equal(create(ctx, d, &err), -SVC_CONFLICT);
+  cJSON_ReplaceItemInObject(d, "tdp_watts", cJSON_CreateNumber(650));
+  body = cJSON_PrintUnformatted(d);
+  assert_int_equal(api_hw_replace(ctx, "lab-gpu", body, strlen(body), &created, &out, &err), 0);
+  assert_int_equal(created, 0);
+  free(out);
+  /* The URL's name and the body's must agree. */
+  assert_int_equal(api_hw_replace(ctx, "other", body, strlen(body), &created, &out, &err),
+                   -SVC_BAD_FIELD);
+  free(body);
+  assert_int_equal(api_hw_get(ctx, "lab-gpu", &out, &err), 0);
+  cJSON *got = cJSON_Parse(out);
+  assert_int_equal(cJSON_GetObjectItem(got, "tdp_watts")->valueint, 650);
+  cJSON_Delete(got);
+  free(out);
+  assert_int_equal(api_hw_delete(ctx, "lab-gpu", &err), 0);
+  assert_int_equal(api_hw_get(ctx, "lab-gpu", &out, &err), -SVC_NOT_FOUND);
+  assert_int_equal(api_hw_delete(ctx, "lab-gpu", &err), -SVC_NOT_FOUND);
+  cJSON_Delete(d);
+}
+
+static void test_api_hw__failed_replace_keeps_stored_doc(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  char *before = NULL, *after = NULL, *out = NULL;
+  int created = 0;
+  assert_int_equal(api_hw_get(ctx, "h200", &before, &err), 0);
+  cJSON *d = sample("h200");
+  cJSON_ReplaceItemInObject(d, "hbm_bytes", cJSON_CreateNumber(-5));
+  char *body = cJSON_PrintUnformatted(d);
+  assert_int_equal(api_hw_replace(ctx, "h200", body, strlen(body), &created, &out, &err),
+                   -SVC_OUT_OF_RANGE);
+  assert_int_equal(api_hw_get(ctx, "h200", &after, &err), 0);
+  assert_string_equal(before, after);
+  free(body);
+  free(before);
+  free(after);
+  cJSON_Delete(d);
+}
+
+static void write_file(const char *p, const char *text) {
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_api_hw__import_is_all_or_nothing(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  char dir[64] = "/tmp/cdplan-import-XXXXXX", p[128], *out = NULL;
+  assert_non_null(mkdtemp(dir));
+  cJSON *good = sample("imp-good");
+  char *text = cJSON_PrintUnformatted(good);
+  snprintf(p, sizeof p, "%s/a.json", dir);
+  write_file(p, text);
+  free(text);
+  snprintf(p, sizeof p, "%s/b.json", dir);
+  write_file(p, "{\"name\":\"imp-bad\"}");
+  assert_true(api_hw_import_dir(ctx, dir, &out, &err) < 0);
+  assert_non_null(strstr(err.message, "b.json"));
+  assert_int_equal(api_hw_get(ctx, "imp-good", &out, &err), -SVC_NOT_FOUND);
+  unlink(p);
+  assert_int_equal(api_hw_import_dir(ctx, dir, &out, &err), 0);
+  assert_non_null(strstr(out, "imp-good"));
+  free(out);
+  snprintf(p, sizeof p, "%s/a.json", dir);
+  unlink(p);
+  rmdir(dir);
+  cJSON_Delete(good);
+}
+
+static void test_api_hw__list_vendor_filter(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  char *out = NULL;
+  assert_int_equal(api_hw_list(ctx, "nvidia", &out, &err), 0);
+  cJSON *doc = cJSON_Parse(out);
+  cJSON *it;
+  int n = 0;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hardware")) {
+    assert_string_equal(cJSON_GetObjectItem(it, "vendor")->valuestring, "nvidia");
+    n++;
+  }
+  assert_true(n >= 1);
+  cJSON_Delete(doc);
+  free(out);
+  assert_int_equal(api_hw_list(ctx, "NV DIA", &out, &err), -SVC_BAD_FIELD);
+  assert_string_equal(err.field, "vendor");
+}
+
+static void test_api_hw__calibration_shows_and_feeds_lookup(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  cost_calib c = {0};
+  cost_hw hw;
+  int v = 0;
+  char *out = NULL;
+  c.n = 1;
+  strcpy(c.names[0], "mem_eff");
+  c.values[0] = 0.77;
+  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.version, 0);
+  assert_int_equal(api_calib_store(ctx, "h200", &c, NULL, &v, &err), 0);
+  assert_int_equal(v, 1);
+  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.version, 1);
+  assert_string_equal(hw.calib.names[0], "mem_eff");
+  assert_int_equal(api_hw_lookup(ctx, "h200", 0, &hw, &err), 0);
+  assert_int_equal(hw.calib.version, 0);
+  assert_int_equal(api_hw_get(ctx, "h200", &out, &err), 0);
+  assert_non_null(strstr(out, "\"calibration\":{\"version\":1"));
+  free(out);
+  assert_int_equal(api_hw_lookup(ctx, "nope", 1, &hw, &err), -SVC_NOT_FOUND);
+  assert_string_equal(err.field, "hardware");
+}
+
+int main(void) {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+  const struct CMUnitTest tests[] = {
+      T(test_api_hw__seeded_catalog_decodes_every_file),
+      T(test_api_hw__decode_converts_units),
+      T(test_api_hw__rules_name_the_field),
+      T(test_api_hw__bad_bodies),
+      T(test_api_hw__create_get_replace_delete),
+      T(test_api_hw__failed_replace_keeps_stored_doc),
+      T(test_api_hw__import_is_all_or_nothing),
+      T(test_api_hw__list_vendor_filter),
+      T(test_api_hw__calibration_shows_and_feeds_lookup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

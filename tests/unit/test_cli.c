@@ -1,0 +1,166 @@
+/* The cdplan binary as users run it: JSON on stdout, errors as JSON on
+ * stderr with the documented exit statuses, --help on every subcommand,
+ * requests from a file or stdin. Runs the real binary on a temp database. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/common.h"
+
+static char db[64];
+
+typedef struct {
+  int status;
+  char *out, *err;
+} run_result;
+
+/* Run cdplan with argv (NULL-terminated, without the program), feeding
+ * input (may be NULL) on stdin. */
+static run_result run(const char *input, const char *const *args) {
+  char outp[] = "/tmp/cdplan-cli-out-XXXXXX", errp[] = "/tmp/cdplan-cli-err-XXXXXX",
+       inp[] = "/tmp/cdplan-cli-in-XXXXXX";
+  int fo = mkstemp(outp), fe = mkstemp(errp), fi = mkstemp(inp);
+  run_result r = {0};
+  if (input) assert_int_equal(write(fi, input, strlen(input)), (ssize_t)strlen(input));
+  lseek(fi, 0, SEEK_SET);
+  const char *argv[32] = {CDPLAN_BIN};
+  int n = 1;
+  for (; args[n - 1] && n < 30; n++) argv[n] = args[n - 1];
+  argv[n] = NULL;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fi, 0);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    setenv("CDPLAN_DB", db, 1);
+    execv(CDPLAN_BIN, (char *const *)argv);
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  size_t len;
+  svc_read_file(outp, 1 << 24, &r.out, &len, NULL);
+  svc_read_file(errp, 1 << 24, &r.err, &len, NULL);
+  close(fo);
+  close(fe);
+  close(fi);
+  unlink(outp);
+  unlink(errp);
+  unlink(inp);
+  return r;
+}
+
+static void done(run_result *r) {
+  free(r->out);
+  free(r->err);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(db, sizeof db, "/tmp/cdplan-cli-db-XXXXXX");
+  close(mkstemp(db));
+  unlink(db);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char p[96];
+  unlink(db);
+  snprintf(p, sizeof p, "%s-wal", db);
+  unlink(p);
+  snprintf(p, sizeof p, "%s-shm", db);
+  unlink(p);
+  return 0;
+}
+
+static void test_cli__hw_list_and_show_from_seeded_db(void **state) {
+  (void)state;
+  run_result r = run(NULL, (const char *[]){"hw", "list", NULL});
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"name\":\"h200\""));
+  done(&r);
+  r = run(NULL, (const char *[]){"hw", "list", "amd", NULL});
+  assert_int_equal(r.status, 0);
+  assert_null(strstr(r.out, "\"vendor\":\"nvidia\""));
+  done(&r);
+  r = run(NULL, (const char *[]){"hw", "show", "h200", NULL});
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"compute_units\":132"));
+  done(&r);
+}
+
+static void test_cli__errors_are_json_on_stderr(void **state) {
+  (void)state;
+  run_result r = run(NULL, (const char *[]){"hw", "show", "no-such-gpu", NULL});
+  assert_int_equal(r.status, 1);
+  assert_string_equal(r.out, "");
+  assert_non_null(strstr(r.err, "{\"error\":{\"code\":\"not_found\""));
+  done(&r);
+  r = run(NULL, (const char *[]){"frobnicate", NULL});
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "\"code\":\"bad_args\""));
+  done(&r);
+  r = run(NULL, (const char *[]){"hw", "list", "--bogus", NULL});
+  assert_int_equal(r.status, 2);
+  done(&r);
+  r = run("{\"name\": 5}", (const char *[]){"hw", "add", "-", NULL});
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "\"field\":\"name\""));
+  done(&r);
+  r = run(NULL, (const char *[]){"hw", "add", "/nonexistent/file.json", NULL});
+  assert_int_equal(r.status, 3);
+  assert_non_null(strstr(r.err, "\"code\":\"io\""));
+  done(&r);
+}
+
+static void test_cli__help_on_every_subcommand(void **state) {
+  (void)state;
+  const char *const cmds[][3] = {{"serve", "--help", NULL},     {"hw", "list", "--help"},
+                                 {"hw", "show", "--help"},      {"hw", "add", "--help"},
+                                 {"hw", "import", "--help"},    {"estimate", "--help", NULL},
+                                 {"calibrate", "--help", NULL}, {"--help", NULL, NULL}};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    const char *args[4] = {cmds[i][0], cmds[i][1], cmds[i][2], NULL};
+    run_result r = run(NULL, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Usage"));
+    done(&r);
+  }
+}
+
+static void test_cli__estimate_from_stdin_with_hw_override(void **state) {
+  (void)state;
+  const char *req = "{\"hardware\":\"mi300x\",\"ops\":[{\"op\":\"gemm\",\"m\":4096,\"n\":4096,"
+                    "\"k\":4096,\"dtype\":\"bf16\"}]}";
+  run_result r = run(req, (const char *[]){"estimate", "-", "--hw", "h200", NULL});
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"hardware\":\"h200\""));
+  assert_non_null(strstr(r.out, "\"ms\":"));
+  done(&r);
+  r = run("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":0,\"n\":1,\"k\":1}]}",
+          (const char *[]){"estimate", "-", NULL});
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "\"field\":\"ops[0].m\""));
+  done(&r);
+}
+
+int main(void) {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+  const struct CMUnitTest tests[] = {
+      T(test_cli__hw_list_and_show_from_seeded_db),
+      T(test_cli__errors_are_json_on_stderr),
+      T(test_cli__help_on_every_subcommand),
+      T(test_cli__estimate_from_stdin_with_hw_override),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

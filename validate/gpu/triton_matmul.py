@@ -1,0 +1,74 @@
+"""Triton matmul kernel swept by runner.py's kernel_sweep job.
+
+C[M, N] = A[M, K] @ B[K, N]; A and B row-major (any strides are accepted),
+fp32 accumulation, output in C's dtype. Tiled BLOCK_M x BLOCK_N x BLOCK_K with
+the GROUP_M swizzle of program ids (L2 reuse), masked loads on the K edge and
+masked stores on the M/N edges (rows/columns past the edge are wrapped with a
+modulo on load, as in Triton's tutorial kernel, so loads never leave the
+buffers). Imported lazily: only GPU job kinds need triton.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for kk in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - kk * BLOCK_K
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    c = acc.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+def grid_for(M, N, bm, bn):
+    return (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+
+
+def launch(a, b, c, cfg):
+    """Run the kernel once with config cfg (dict bm, bn, bk, warps, stages, group_m)."""
+    M, K = a.shape
+    N = b.shape[1]
+    matmul_kernel[grid_for(M, N, cfg["bm"], cfg["bn"])](
+        a, b, c, M, N, K,
+        a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
+        num_warps=cfg["warps"], num_stages=cfg["stages"])
+
+
+def precompile(a, b, c, M, N, K, cfg):
+    """Compile (into Triton's on-disk cache) without launching, for row-major
+    A[M,K], B[K,N], C[M,N]; a, b, c may be tiny tensors of the right dtypes:
+    only their dtypes and alignment enter the specialization."""
+    matmul_kernel.warmup(
+        a, b, c, M, N, K, K, 1, N, 1, N, 1,
+        BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
+        num_warps=cfg["warps"], num_stages=cfg["stages"], grid=(1,))
