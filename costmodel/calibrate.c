@@ -12,9 +12,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#ifdef CM_DEBUG
-#include <stdio.h>
-#endif
 
 #include "costmodel/costmodel_int.h"
 
@@ -288,9 +285,6 @@ int cost_calibrate(const cost_hw *hw, const cost_sample *samples, size_t n, cost
         lambda *= 4;
       }
     }
-#ifdef CM_DEBUG
-    fprintf(stderr, "pass %d it %d sse %g lambda %g improved %d na %d\n", pass, pit, sse, lambda, improved, na);
-#endif
     if (improved != 1) break;
   }
   }

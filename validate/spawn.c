@@ -3,6 +3,7 @@
  * so that a job spawned from one server thread does not inherit another
  * request's pipe. Each runner gets its own process group so that a kill
  * reaches whatever it started (compiler workers). */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -19,7 +19,10 @@ int fixture_start(http_fixture *f, const char *token) {
   svc_err err;
   memset(f, 0, sizeof *f);
   snprintf(f->dir, sizeof f->dir, "/tmp/cdplan-test-XXXXXX");
-  if (!mkdtemp(f->dir)) return -1;
+  if (!mkdtemp(f->dir)) {
+    f->dir[0] = '\0'; /* nothing for fixture_stop to remove */
+    return -1;
+  }
   snprintf(f->db, sizeof f->db, "%s/test.db", f->dir);
   snprintf(f->web, sizeof f->web, "%s/web", f->dir);
   if (mkdir(f->web, 0700) != 0) return -1;
@@ -59,8 +62,13 @@ void fixture_stop(http_fixture *f) {
                                       "test.db-journal", "outside.txt", "web/index.html",
                                       "web/app.js",      "web/.hidden", "web/escape.txt"};
   char path[160];
+  /* Also undoes a partial fixture_start: every step is NULL-safe. */
   srv_stop(f->s);
   api_ctx_free(f->api);
+  if (!f->dir[0]) {
+    memset(f, 0, sizeof *f);
+    return;
+  }
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", f->dir, names[i]);
     unlink(path);

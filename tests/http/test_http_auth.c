@@ -5,12 +5,7 @@
 
 #define TOKEN "s3cret-token"
 
-static int setup_token(void **state) {
-  http_fixture *f = calloc(1, sizeof *f);
-  if (!f || fixture_start(f, TOKEN) < 0) return -1;
-  *state = f;
-  return 0;
-}
+static int setup_token(void **state) { return setup_with_token(state, TOKEN); }
 
 static char *descriptor_body(const char *name) {
   cJSON *d = fixture_descriptor(name);

@@ -14,12 +14,21 @@
 
 #include "http_fixture.h"
 
-static inline int setup_open(void **state) {
+/* Start a fixture (token NULL: writes open). cmocka skips teardown when
+ * setup fails, so a failed start cleans up here. */
+static inline int setup_with_token(void **state, const char *token) {
   http_fixture *f = calloc(1, sizeof *f);
-  if (!f || fixture_start(f, NULL) < 0) return -1;
+  if (!f) return -1;
+  if (fixture_start(f, token) < 0) {
+    fixture_stop(f);
+    free(f);
+    return -1;
+  }
   *state = f;
   return 0;
 }
+
+static inline int setup_open(void **state) { return setup_with_token(state, NULL); }
 
 static inline int teardown(void **state) {
   http_fixture *f = *state;

@@ -1,0 +1,245 @@
+/* costmodel/step: the time and peak memory of one training step of a
+ * whole model -- a DLRM-style recommendation model or a GPT-style
+ * transformer -- under a recipe (GPUs, batch, precision, sharding,
+ * checkpointing, framework), priced kernel by kernel with the op models of
+ * costmodel.h. Pure like the rest of costmodel/: no I/O, no globals; the
+ * only allocation is O(tables) scratch inside cost_step (sharding).
+ *
+ * Framework profile: the per-kernel host overheads of plain PyTorch eager
+ * vs fused TorchRec/FBGEMM kernels, and the few costs the op models do not
+ * cover (the sparse optimizer's coalesce, the sort behind the interaction's
+ * backward). Its parameters are read from hw->calib by name (the "step_"
+ * entries, fitted by cost_step_fit from whole-step measurements) with
+ * documented defaults otherwise.
+ *
+ * Formulas and sources: docs/step-model.md.
+ */
+#ifndef CDPLAN_COSTMODEL_STEP_H
+#define CDPLAN_COSTMODEL_STEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costmodel/costmodel.h"
+
+#define COST_STEP_MAX_LAYERS 64
+
+typedef enum { COST_WL_DLRM = 0, COST_WL_TRANSFORMER, COST_WL__COUNT } cost_wl_kind;
+
+typedef enum {
+  COST_OPT_SGD = 0,
+  COST_OPT_ADAM,
+  COST_OPT_ADAGRAD,
+  COST_OPT_ROWWISE_ADAGRAD,
+  COST_OPT__COUNT
+} cost_optimizer;
+
+typedef enum {
+  COST_SHARD_DATA_PARALLEL = 0,
+  COST_SHARD_TABLE_WISE,
+  COST_SHARD_ROW_WISE,
+  COST_SHARD_COLUMN_WISE,
+  COST_SHARD__COUNT
+} cost_sharding;
+
+typedef enum { COST_PLACE_HBM = 0, COST_PLACE_HOST, COST_PLACE__COUNT } cost_placement;
+typedef enum { COST_CKPT_NONE = 0, COST_CKPT_SELECTIVE, COST_CKPT_FULL, COST_CKPT__COUNT } cost_ckpt;
+typedef enum { COST_FW_PYTORCH_EAGER = 0, COST_FW_TORCHREC_FBGEMM, COST_FW__COUNT } cost_framework;
+typedef enum { COST_DP_DDP = 0, COST_DP_FSDP, COST_DP__COUNT } cost_dense_parallel;
+typedef enum { COST_INTER_DOT = 0, COST_INTER_DCN, COST_INTER__COUNT } cost_interaction;
+
+/* Wire names ("rowwise_adagrad", "table_wise", "host", "selective",
+ * "torchrec_fbgemm", "fsdp", "dcn"); parse returns -1 when unknown. */
+int cost_optimizer_parse(const char *s);
+const char *cost_optimizer_name(int v);
+int cost_sharding_parse(const char *s);
+const char *cost_sharding_name(int v);
+int cost_placement_parse(const char *s);
+const char *cost_placement_name(int v);
+int cost_ckpt_parse(const char *s);
+const char *cost_ckpt_name(int v);
+int cost_framework_parse(const char *s);
+const char *cost_framework_name(int v);
+int cost_dense_parallel_parse(const char *s);
+const char *cost_dense_parallel_name(int v);
+int cost_interaction_parse(const char *s);
+const char *cost_interaction_name(int v);
+
+/* One embedding table (count identical copies). sharding / placement -1 =
+ * the recipe's default. */
+typedef struct {
+  char name[48];
+  int64_t rows, dim, pooling, count;
+  int sharding;  /* cost_sharding or -1 */
+  int placement; /* cost_placement or -1 */
+} cost_table;
+
+typedef struct {
+  int64_t dense_features;
+  size_t n_tables;
+  const cost_table *tables; /* borrowed: the caller owns the array */
+  int n_bottom, n_top;
+  int64_t bottom[COST_STEP_MAX_LAYERS]; /* output widths, dense_features -> ... */
+  int64_t top[COST_STEP_MAX_LAYERS];    /* output widths, interaction -> ... -> 1 */
+  int interaction;                      /* cost_interaction */
+  int64_t cross_layers;                 /* dcn: cross layers (0 for dot) */
+  int64_t pad_interaction_to;           /* 0 = no padding */
+  int dense_optimizer, sparse_optimizer; /* cost_optimizer */
+} cost_dlrm;
+
+typedef struct {
+  int64_t layers, hidden, heads, kv_heads, ffn, seq_len, vocab;
+  int64_t moe_experts, moe_top_k; /* 0 = dense FFN */
+} cost_transformer;
+
+typedef struct {
+  int kind; /* cost_wl_kind */
+  cost_dlrm dlrm;
+  cost_transformer tf;
+} cost_workload;
+
+typedef struct {
+  int64_t gpus;          /* total GPUs */
+  int64_t batch_per_gpu; /* DLRM: samples per GPU; transformer: micro-batch (sequences) */
+  int64_t tp, pp;        /* transformer: tensor / pipeline parallel sizes (1 = none) */
+  int64_t global_batch;  /* transformer: sequences per step (0 = batch_per_gpu * dp) */
+  int64_t gpus_per_node; /* 0 = hw->scaleup_domain */
+  int precision;           /* cost_dtype of dense compute (fp32, bf16, fp16, fp8) */
+  int embedding_precision; /* cost_dtype of embedding tables */
+  int framework;           /* cost_framework */
+  int sharding;            /* default cost_sharding of tables */
+  int placement;           /* default cost_placement of tables */
+  int checkpointing;       /* cost_ckpt */
+  int dense_parallel;      /* cost_dense_parallel */
+  int64_t pad_to;          /* round MLP widths and embedding dims up to a multiple (0/1 = off) */
+  int sequence_parallel;   /* transformer: Megatron sequence parallelism (0/1) */
+} cost_recipe;
+
+/* Defaults: 1 GPU, fp32, pytorch_eager, data_parallel tables in HBM, no
+ * checkpointing, DDP, tp = pp = 1. */
+void cost_recipe_init(cost_recipe *r);
+
+/* ---- Results ------------------------------------------------------------ */
+
+typedef enum {
+  COST_COMP_GEMM = 0,   /* MLP / transformer GEMMs, interaction bmm, attention */
+  COST_COMP_EMBEDDING,  /* embedding lookups and their backward */
+  COST_COMP_COMMUNICATION, /* exposed (not overlapped) collectives, pipeline p2p */
+  COST_COMP_OPTIMIZER,  /* dense and sparse optimizer updates */
+  COST_COMP_OTHER,      /* elementwise, casts, loss, interaction gather, pipeline bubble */
+  COST_COMP_OVERHEAD,   /* host-bound time: the GPU idles while the framework dispatches */
+  COST_COMP__COUNT
+} cost_component;
+const char *cost_component_name(int c);
+
+typedef enum {
+  COST_MEM_WEIGHTS = 0,
+  COST_MEM_GRADIENTS,       /* dense gradients and sparse-gradient buffers */
+  COST_MEM_OPTIMIZER_STATE,
+  COST_MEM_ACTIVATIONS,     /* saved for backward (and data inputs) at the peak */
+  COST_MEM_EMBEDDINGS,      /* embedding tables (+ their optimizer state) */
+  COST_MEM_WORKSPACE,       /* cuBLAS workspace, allocator reserve, transient buffers */
+  COST_MEM__COUNT
+} cost_mem_use;
+const char *cost_mem_use_name(int u);
+
+typedef enum {
+  COST_KC_GEMM_FWD = 0,
+  COST_KC_GEMM_BWD,
+  COST_KC_ATTENTION,
+  COST_KC_INTERACTION,
+  COST_KC_ELEMENTWISE,
+  COST_KC_EMB_FWD,
+  COST_KC_EMB_BWD,
+  COST_KC_SPARSE_OPT,
+  COST_KC_DENSE_OPT,
+  COST_KC_ALLTOALL,
+  COST_KC_ALLREDUCE,
+  COST_KC_ALLGATHER_RS, /* FSDP gathers / reduce-scatters, sequence-parallel */
+  COST_KC_P2P,
+  COST_KC_BUBBLE,
+  COST_KC_HOST,
+  COST_KC__COUNT
+} cost_kclass;
+const char *cost_kclass_name(int k);
+
+typedef struct {
+  double step_ms;
+  double samples_per_s; /* DLRM: global samples/s; transformer: sequences/s */
+  double tokens_per_s;  /* transformer only */
+  double peak_memory_bytes; /* per GPU (the most loaded one) */
+  double hbm_usable_bytes;
+  int fits;             /* peak <= usable HBM */
+  double gpu_ms;        /* busy time of the GPU's streams */
+  double host_ms;       /* framework dispatch time on the host */
+  double model_flops;   /* per GPU per step, without recompute */
+  double mfu;           /* model FLOP/s over the dense peak of the precision */
+  double pipeline_bubble; /* transformer: (p-1)/m */
+  int64_t kernels;      /* kernel launches per step per GPU */
+  int peak_phase;       /* 0 = end of forward, 1 = backward */
+  double comp_ms[COST_COMP__COUNT];
+  double mem_bytes[COST_MEM__COUNT];
+  double class_ms[COST_KC__COUNT]; /* GPU time per kernel class (comm: full, not just exposed) */
+  int64_t class_kernels[COST_KC__COUNT];
+} cost_step_result;
+
+/* Errors beyond the COST_E* of costmodel.h. */
+#define COST_ESTEP_SHAPE (-10) /* inconsistent shapes (dims vs bottom MLP, padding < width) */
+#define COST_ESTEP_OVERFLOW (-11) /* a byte count past 2^62 */
+
+/* Predict one step. Returns 0, or a negative COST_E* / COST_ESTEP_* code
+ * (out zeroed). O(tables * log tables + layers). */
+int cost_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+              cost_step_result *out);
+
+/* ---- Framework profile and its fit --------------------------------------- */
+
+typedef enum {
+  COST_SP_EAGER_OP_US = 0, /* host time per eager op (Python + dispatcher + launch) */
+  COST_SP_SPARSE_UPD_NS,   /* eager sparse optimizer: per looked-up index (coalesce + scatter) */
+  COST_SP_INDEX_SORT_NS,   /* eager index_put(accumulate) backward: per element (sort-based) */
+  COST_SP_WORKSPACE_MB,    /* allocator-held workspace beyond the model (cuBLAS, sort, caches) */
+  COST_SP_FUSED_OP_US,     /* host time per op with fused TorchRec/FBGEMM kernels */
+  COST_SP_HOST_GATHER_NS,  /* host-placed tables: per looked-up row on the host */
+  COST_SP__COUNT
+} cost_step_param;
+
+/* Name ("step_eager_op_us", ...), default, bounds of a profile parameter. */
+int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi);
+/* The value in use: hw->calib's entry of that name, else the default. */
+double cost_step_param(const cost_hw *hw, int id);
+
+/* One whole-step measurement. */
+typedef struct {
+  cost_workload w;
+  cost_recipe r;
+  double step_ms;
+  double peak_bytes; /* 0 = not measured */
+} cost_step_sample;
+
+typedef struct {
+  int n;
+  double median_step_err_before, max_step_err_before;
+  double median_step_err, max_step_err;  /* in-sample, after the fit */
+  double median_mem_err, max_mem_err;
+  double median_step_err_loo, max_step_err_loo; /* leave-one-out */
+  double median_mem_err_loo, max_mem_err_loo;
+  double values[COST_SP__COUNT];
+  int fitted[COST_SP__COUNT];
+} cost_step_fit_report;
+
+/* Fit the profile parameters the samples inform (eager op time, sparse
+ * update and index sort per element from step_ms; workspace from
+ * peak_bytes) by bounded least squares on log error, starting from the
+ * defaults. Writes (adds or replaces) the step_ entries of *calib, keeping
+ * its other entries; hw's own calib is used for the op models. rep may be
+ * NULL. Returns 0, COST_EINVAL when no sample is usable, or COST_ENOHW
+ * when calib has no room (COST_MAX_CALIB). */
+int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_calib *calib,
+                  cost_step_fit_report *rep);
+
+/* Evaluate with an explicit profile vector (the fit's inner loop). */
+int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w,
+                const cost_recipe *r, cost_step_result *out);
+
+#endif

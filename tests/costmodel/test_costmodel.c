@@ -1,0 +1,253 @@
+/* test_costmodel: the limits of each formula, with datasheet defaults. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "costmodel/costmodel.h"
+#include "tests/costmodel/h200_fixture.h"
+
+static double term(const cost_result *r, const char *name) {
+  for (int i = 0; i < r->n_terms; i++)
+    if (strcmp(r->terms[i].name, name) == 0) return r->terms[i].value;
+  return NAN;
+}
+
+static double gemm_ms(const cost_hw *hw, int64_t m, int64_t n, int64_t k, int dt) {
+  cost_gemm_op op = {.m = m, .n = n, .k = k, .batch = 1, .dtype = dt, .layout = "nn"};
+  cost_result r;
+  assert_int_equal(cost_gemm(hw, &op, &r), 0);
+  return r.ms;
+}
+
+static void test_costmodel_dtype__names_roundtrip(void **state) {
+  (void)state;
+  for (int i = 0; i < COST_DT__COUNT; i++)
+    assert_int_equal(cost_dtype_parse(cost_dtype_name((cost_dtype)i)), i);
+  assert_int_equal(cost_dtype_parse("fp7"), -1);
+  assert_true(cost_dtype_bytes(COST_DT_BF16) == 2 && cost_dtype_bytes(COST_DT_TF32) == 4);
+  assert_string_equal(cost_bound_name(COST_BOUND_NETWORK), "network");
+}
+
+static void test_costmodel_gemm__large_approaches_peak(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  const int dts[] = {COST_DT_BF16, COST_DT_FP16, COST_DT_TF32, COST_DT_FP8, COST_DT_FP32};
+  for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+    cost_gemm_op op = {.m = 16384, .n = 16384, .k = 16384, .batch = 1, .dtype = dts[i]};
+    cost_result r;
+    assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+    double eff = cost_param_value(&hw, dts[i] == COST_DT_FP32 ? "gemm_eff_fp32"
+                                       : dts[i] == COST_DT_TF32 ? "gemm_eff_tf32"
+                                       : dts[i] == COST_DT_FP8  ? "gemm_eff_fp8"
+                                       : dts[i] == COST_DT_FP16 ? "gemm_eff_fp16"
+                                                                : "gemm_eff_bf16");
+    double frac = r.achieved_flops_per_s / (hw.peak_flops[dts[i]] * eff);
+    assert_true(frac > 0.93 && frac <= 1.0 + 1e-9);
+    assert_int_equal(r.bound, COST_BOUND_COMPUTE);
+  }
+}
+
+static void test_costmodel_gemm__wave_quantization(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  /* 11 x 12 = 132 tiles of 128x256 fill the 132 SMs exactly; one more
+   * column of N needs a second wave (or smaller, less efficient tiles). */
+  double full = gemm_ms(&hw, 128 * 11, 256 * 12, 8192, COST_DT_BF16);
+  double over = gemm_ms(&hw, 128 * 11, 256 * 12 + 16, 8192, COST_DT_BF16);
+  double less = gemm_ms(&hw, 128 * 11, 256 * 12 - 16, 8192, COST_DT_BF16);
+  assert_true(over / full > 1.15); /* best fallback: 64x64 tiles in 9 waves */
+  assert_true(fabs(less / full - 1.0) < 0.05);
+}
+
+static void test_costmodel_gemm__alignment_penalty(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  double k479 = gemm_ms(&hw, 8192, 1024, 479, COST_DT_BF16);
+  double k480 = gemm_ms(&hw, 8192, 1024, 480, COST_DT_BF16);
+  double k488 = gemm_ms(&hw, 8192, 1024, 488, COST_DT_BF16);
+  assert_true(k479 / k480 > 3.0); /* gemm.json: ~3.7x */
+  assert_true(k488 / k480 < 1.1); /* 976-byte rows are 16-byte aligned */
+  /* N sets ldb and ldc: an odd N falls off the fast path too, M does not. */
+  assert_true(gemm_ms(&hw, 8192, 1023, 512, COST_DT_BF16) / gemm_ms(&hw, 8192, 1024, 512, COST_DT_BF16) > 2.0);
+  assert_true(gemm_ms(&hw, 8191, 1024, 512, COST_DT_BF16) / gemm_ms(&hw, 8192, 1024, 512, COST_DT_BF16) < 1.1);
+  cost_gemm_op op = {.m = 8192, .n = 1024, .k = 479, .batch = 1, .dtype = COST_DT_BF16};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(term(&r, "align_bytes") == 2);
+}
+
+static void test_costmodel_gemm__skinny_is_memory_bound(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_gemm_op op = {.m = 1, .n = 8192, .k = 8192, .batch = 1, .dtype = COST_DT_BF16};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_int_equal(r.bound, COST_BOUND_MEMORY);
+  assert_true(r.achieved_bytes_per_s < hw.hbm_bw);
+}
+
+static void test_costmodel_gemm__errors(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_result r;
+  cost_gemm_op op = {.m = 64, .n = 64, .k = 64, .batch = 1, .dtype = COST_DT_FP4};
+  assert_int_equal(cost_gemm(&hw, &op, &r), COST_EDTYPE); /* H200 has no fp4 */
+  hw.peak_flops[COST_DT_FP8] = 0;
+  op.dtype = COST_DT_FP8;
+  assert_int_equal(cost_gemm(&hw, &op, &r), COST_EDTYPE);
+  op.dtype = COST_DT_BF16;
+  op.k = 0;
+  assert_int_equal(cost_gemm(&hw, &op, &r), COST_EINVAL);
+  op.k = 64;
+  memcpy(op.layout, "nx", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &r), COST_EINVAL);
+  op.dtype = 99;
+  assert_int_equal(cost_gemm(&hw, &op, &r), COST_EINVAL);
+}
+
+static void test_costmodel_elementwise__scales_with_bytes(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  double launch = cost_param_value(&hw, "launch_us") * 1e-3;
+  cost_elementwise_op a = {COST_EW_ADD, (int64_t)1 << 28, COST_DT_FP32}, b = a;
+  b.numel *= 2;
+  cost_result ra, rb;
+  assert_int_equal(cost_elementwise(&hw, &a, &ra), 0);
+  assert_int_equal(cost_elementwise(&hw, &b, &rb), 0);
+  assert_int_equal(ra.bound, COST_BOUND_MEMORY);
+  assert_true(fabs((rb.ms - launch) / (ra.ms - launch) - 2.0) < 1e-9);
+  assert_true(fabs(rb.bytes / ra.bytes - 2.0) < 1e-12);
+  /* bf16 moves half the bytes of fp32 */
+  a.dtype = COST_DT_BF16;
+  assert_int_equal(cost_elementwise(&hw, &a, &rb), 0);
+  assert_true(fabs(rb.bytes / ra.bytes - 0.5) < 1e-12);
+  /* tiny ops are launch-bound */
+  a.numel = 1024;
+  assert_int_equal(cost_elementwise(&hw, &a, &ra), 0);
+  assert_int_equal(ra.bound, COST_BOUND_LATENCY);
+}
+
+static void test_costmodel_embedding__monotone(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_embedding_op e = {.rows = 2000000, .dim = 128, .batch = 16384, .pooling = 32,
+                         .dtype = COST_DT_FP32, .pass = COST_EMB_FWD};
+  cost_result r1, r2, r3;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &r1), 0);
+  e.pooling = 64;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &r2), 0);
+  assert_true(r2.ms > 1.6 * r1.ms - 0.01);
+  e.pass = COST_EMB_FWD_BWD;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &r3), 0);
+  assert_true(r3.ms > r2.ms);
+  e.rows = 0;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &r3), COST_EINVAL);
+}
+
+static void test_costmodel_collective__ranks_and_bytes(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_result r;
+  cost_collective_op c = {COST_COLL_ALLREDUCE, 1 << 30, 1, COST_SCOPE_NODE};
+  assert_int_equal(cost_collective(&hw, &c, &r), 0);
+  assert_true(r.ms == 0);
+  double prev = 0;
+  for (int k = 0; k < COST_COLL__COUNT; k++) {
+    c.kind = k;
+    c.ranks = 8;
+    prev = 0;
+    for (double bytes = 1024; bytes <= 1e10; bytes *= 8) {
+      c.bytes = bytes;
+      assert_int_equal(cost_collective(&hw, &c, &r), 0);
+      assert_true(r.ms > prev);
+      assert_int_equal(r.bound, COST_BOUND_NETWORK);
+      prev = r.ms;
+    }
+  }
+  /* Large all-reduce: 2 (p-1)/p n / (bw * eff) */
+  c.kind = COST_COLL_ALLREDUCE;
+  c.bytes = 8e9;
+  assert_int_equal(cost_collective(&hw, &c, &r), 0);
+  double expect = 2.0 * 7 / 8 * 8e9 / (450e9 * 0.8) * 1e3;
+  assert_true(fabs(r.ms / expect - 1) < 0.01);
+  cost_result rc;
+  c.scope = COST_SCOPE_CLUSTER;
+  assert_int_equal(cost_collective(&hw, &c, &rc), 0);
+  assert_true(rc.ms > 5 * r.ms);
+  c.ranks = 0;
+  assert_int_equal(cost_collective(&hw, &c, &rc), COST_EINVAL);
+}
+
+static void test_costmodel_calibrate__recovers_synthetic(void **state) {
+  (void)state;
+  cost_hw truth, hw;
+  h200_fixture(&truth);
+  h200_fixture(&hw);
+  /* Known parameters, then samples made by the model itself. */
+  const char *names[] = {"launch_us", "gemm_eff_bf16", "gemm_mem_eff", "stream_eff", "gemm_eff_tf32"};
+  const double vals[] = {3.0, 0.7, 0.65, 0.8, 0.6};
+  truth.calib.n = 5;
+  truth.calib.version = 1;
+  for (int i = 0; i < 5; i++) {
+    strcpy(truth.calib.names[i], names[i]);
+    truth.calib.values[i] = vals[i];
+  }
+  cost_sample s[64];
+  size_t n = 0;
+  const int64_t shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {1, 8192, 8192}, {16, 4096, 4096},
+                               {2048, 2048, 2048}, {64, 64, 64}, {32768, 1024, 1024}, {1, 16384, 4096}};
+  for (int i = 0; i < 8; i++)
+    for (int d = 0; d < 2; d++) {
+      cost_sample *x = &s[n++];
+      memset(x, 0, sizeof *x);
+      x->kind = COST_OP_GEMM;
+      x->u.gemm = (cost_gemm_op){shapes[i][0], shapes[i][1], shapes[i][2], 1, d ? COST_DT_TF32 : COST_DT_BF16, "nn"};
+    }
+  for (int i = 0; i < 6; i++) {
+    cost_sample *x = &s[n++];
+    memset(x, 0, sizeof *x);
+    x->kind = COST_OP_ELEMENTWISE;
+    x->u.ew = (cost_elementwise_op){COST_EW_ADD, (int64_t)1 << (14 + 3 * i), COST_DT_FP32};
+  }
+  for (size_t i = 0; i < n; i++) {
+    cost_result r;
+    assert_int_equal(cost_sample_predict(&truth, &s[i], &r), 0);
+    s[i].ms = r.ms;
+  }
+  cost_calib out;
+  cost_fit_report rep;
+  assert_int_equal(cost_calibrate(&hw, s, n, &out, &rep), 0);
+  hw.calib = out;
+  for (int i = 0; i < 5; i++) assert_true(fabs(cost_param_value(&hw, names[i]) / vals[i] - 1) < 0.03);
+  assert_true(rep.cls[COST_CLASS_GEMM].median_after < 0.005);
+  assert_true(rep.cls[COST_CLASS_ELEMENTWISE].median_after < 0.005);
+  assert_int_equal(cost_calibrate(&hw, s, 0, &out, &rep), COST_EINVAL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_costmodel_dtype__names_roundtrip),
+      cmocka_unit_test(test_costmodel_gemm__large_approaches_peak),
+      cmocka_unit_test(test_costmodel_gemm__wave_quantization),
+      cmocka_unit_test(test_costmodel_gemm__alignment_penalty),
+      cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
+      cmocka_unit_test(test_costmodel_gemm__errors),
+      cmocka_unit_test(test_costmodel_elementwise__scales_with_bytes),
+      cmocka_unit_test(test_costmodel_embedding__monotone),
+      cmocka_unit_test(test_costmodel_collective__ranks_and_bytes),
+      cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
