@@ -35,5 +35,11 @@ int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err);
 
 int cli_serve(cli_opts *o);
 int cli_calibrate(cli_opts *o);
+/* cli/validate.c: these parse their own options (see main.c). */
+int cli_validate_submit(cli_opts *o);
+int cli_validate_status(cli_opts *o);
+int cli_validate_cancel(cli_opts *o);
+int cli_validate_ingest(cli_opts *o);
+int cli_validate_report(cli_opts *o);
 
 #endif

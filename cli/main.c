@@ -148,6 +148,21 @@ static const cli_cmd commands[] = {
      "Fit the cost model's efficiency parameters for NAME to measurement files\n"
      "(formats of data/measurements/h200), store them as a new calibration version,\n"
      "and print the fit's error."},
+    {"validate submit", cli_validate_submit,
+     "cdplan validate submit FILE|- [--backend local|slurm|bundle] [--out DIR] [--hw NAME] [--db PATH]",
+     "Submit a validation run: {\"kind\",\"hardware\",\"params\",\"prediction\"?,\"backend\"?}.\n"
+     "local runs validate/gpu/runner.py here; slurm submits it with sbatch; bundle writes\n"
+     "job.json, runner.py and run.sh to --out DIR to run anywhere. Prints the job and its token."},
+    {"validate status", cli_validate_status, "cdplan validate status [ID] [--wait SECONDS] [--db PATH]",
+     "Show one validation job (polled against its backend first), or list them all.\n"
+     "--wait polls until the job is done, failed or cancelled, or the time is up."},
+    {"validate cancel", cli_validate_cancel, "cdplan validate cancel ID [--db PATH]",
+     "Stop a queued or running validation job."},
+    {"validate ingest", cli_validate_ingest, "cdplan validate ingest RESULT.json|- [--db PATH]",
+     "Store a runner's result (from a bundle); the result's \"id\" names the job."},
+    {"validate report", cli_validate_report, "cdplan validate report ID [--calibrate] [--db PATH]",
+     "Predicted against measured per case with median, p90 and max relative error;\n"
+     "--calibrate also fits a new calibration version from the measurements."},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -225,7 +240,8 @@ int main(int argc, char **argv) {
     }
     return usage_error("unknown command ", argv[1]);
   }
-  if (!strcmp(cmd->name, "serve")) { /* serve parses its own options */
+  /* serve and validate parse their own options */
+  if (!strcmp(cmd->name, "serve") || !strncmp(cmd->name, "validate ", 9)) {
     o.argc = argc - skip;
     o.argv = argv + skip;
     for (int i = 0; i < o.argc; i++)

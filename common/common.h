@@ -56,4 +56,10 @@ int svc_read_file(const char *path, size_t max, char **out, size_t *len, svc_err
 /* Monotonic clock in seconds. */
 double svc_now(void);
 
+/* ---- SHA-256 (common/sha256.c) ----
+ * FIPS 180-4 SHA-256 of len bytes: the raw 32-byte digest, or as 64
+ * lower-case hex digits plus a NUL. Used to store API tokens hashed. */
+void svc_sha256(const void *data, size_t len, unsigned char out[32]);
+void svc_sha256_hex(const void *data, size_t len, char out[65]);
+
 #endif

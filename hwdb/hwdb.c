@@ -62,6 +62,15 @@ static const char *const migrations[] = {
     "  at REAL NOT NULL,"
     "  note TEXT);"
     "CREATE INDEX val_job_history_job ON val_job_history(job_id, seq);",
+    /* 3: API tokens (hwdb/tokens.c): the SHA-256 of each secret, never the
+     * secret; revoked rows are kept with revoked_at set. */
+    "CREATE TABLE api_token ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  name TEXT NOT NULL,"
+    "  scopes TEXT NOT NULL,"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  created_at REAL NOT NULL,"
+    "  revoked_at REAL);",
 };
 
 int hwdb_fail(hwdb *db, svc_err *err, const char *what) {

@@ -128,4 +128,28 @@ void hwdb_job_dispose(hwdb_job *job);
 void hwdb_job_list_free(hwdb_job *list, size_t n);
 void hwdb_job_history_free(hwdb_job_event *ev, size_t n);
 
+/* ---- API tokens (hwdb/tokens.c; owned by the hardening work: api/tokens.c) ----
+ * A token row: its name, its scopes (opaque comma-separated text such as
+ * "read,plan") and the hex SHA-256 of its secret; the secret is never
+ * stored. revoked_at is 0 while the token is active. */
+typedef struct {
+  int64_t id;
+  char name[64];
+  char scopes[64];
+  char hash[65];
+  double created_at, revoked_at; /* unix seconds; revoked_at 0 = active */
+} hwdb_token;
+
+/* Insert t (name, scopes, hash read); fills t->id and t->created_at. 409
+ * when the hash exists. */
+int hwdb_token_add(hwdb *db, hwdb_token *t, svc_err *err);
+/* The active token with this hash; 404 when none (or revoked). */
+int hwdb_token_find(hwdb *db, const char *hash, hwdb_token *out, svc_err *err);
+/* Every token, revoked ones too, by id; *out is malloc'd (free()). */
+int hwdb_token_list(hwdb *db, hwdb_token **out, size_t *n, svc_err *err);
+/* Mark token id revoked (idempotent); 404 when no such id. */
+int hwdb_token_revoke(hwdb *db, int64_t id, svc_err *err);
+/* How many tokens are not revoked. */
+int hwdb_token_count_active(hwdb *db, int64_t *n, svc_err *err);
+
 #endif

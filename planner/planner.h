@@ -27,6 +27,7 @@
 
 #include "common/common.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/step.h"
 
 #define PLAN_MAX_CW 8     /* column-wise shards per table, at most */
 #define PLAN_MAX_CHOICES 16 /* values per knob */
@@ -151,7 +152,7 @@ typedef struct {
   int64_t batch_per_gpu;
   int dense_dtype; /* cost_dtype */
   int emb_dtype;   /* cost_dtype */
-  int checkpointing; /* activation checkpointing of the MLP blocks */
+  int checkpointing; /* cost_ckpt: none, selective, full */
   int fsdp;          /* 0 DDP, 1 FSDP for the dense part */
   int pad;           /* dims padded to alignment / tile multiples */
 } plan_recipe;
@@ -164,23 +165,25 @@ typedef struct {
 } plan_dense_cost;
 
 /* Prices the dense part. The api plugs in the step model; planner/dense.c
- * provides plan_dense_dlrm for a DLRM MLP stack. */
+ * provides plan_dense_step over the step model. */
 typedef int (*plan_dense_fn)(void *user, const cost_hw *hw, const plan_recipe *r,
                              plan_dense_cost *out, svc_err *err);
 
-#define PLAN_MAX_LAYERS 16
+/* The dense part priced by the step model (costmodel/step.h): the
+ * workload with its tables replaced by one negligible data-parallel table
+ * of the same count and dim, so that cost_step prices the MLPs, the
+ * interaction, the dense optimizer, DDP/FSDP communication, activations
+ * and workspace; the embedding work is what plan_emb_* adds. user = const
+ * plan_step_dense *. */
 typedef struct {
-  int64_t dense_features;
-  int n_bottom, n_top;
-  int64_t bottom[PLAN_MAX_LAYERS], top[PLAN_MAX_LAYERS];
-  int64_t n_sparse;      /* tables feeding the interaction */
-  int64_t emb_dim;       /* the interaction's embedding dim */
-  int64_t pad_interaction_to; /* 0 = none */
-} plan_dlrm_dense;
+  cost_workload w;    /* kind COST_WL_DLRM; w.dlrm.tables borrowed */
+  cost_recipe base;   /* framework and the fields plan_recipe does not set */
+} plan_step_dense;
 
-/* Built-in DLRM dense model (user = const plan_dlrm_dense *). */
-int plan_dense_dlrm(void *user, const cost_hw *hw, const plan_recipe *r, plan_dense_cost *out,
+int plan_dense_step(void *user, const cost_hw *hw, const plan_recipe *r, plan_dense_cost *out,
                     svc_err *err);
+/* The pad multiple for a dtype on hw: the matrix instruction's n (8..128). */
+int64_t plan_pad_multiple(const cost_hw *hw, int dtype);
 
 /* What the request lets the planner turn. A knob with one value is fixed. */
 typedef struct {
@@ -189,7 +192,7 @@ typedef struct {
   int64_t global_batch;            /* > 0: batch_per_gpu = global / gpus (overrides batch) */
   int n_dense_dtype, dense_dtype[PLAN_MAX_CHOICES];
   int n_emb_dtype, emb_dtype[PLAN_MAX_CHOICES];
-  int n_ckpt, ckpt[2];
+  int n_ckpt, ckpt[3];
   int n_fsdp, fsdp[2];
   int n_pad, pad[2];
   int n_nodes, nodes[PLAN_MAX_CHOICES]; /* node counts (objective cost) */

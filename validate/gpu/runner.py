@@ -1147,7 +1147,7 @@ def _one_step_case(env, t, nn, c):
         times.append((time.perf_counter() - t0) * 1000.0)
     total_ms = (time.perf_counter() - t_all) * 1000.0
     step_ms = total_ms / c["steps"]
-    lval = float(loss)
+    lval = float(loss.detach())
     peak = None if env.cpu_mode else int(t.cuda.max_memory_allocated())
     out = {"step_ms": step_ms, "step_ms_median": statistics.median(times),
            "step_ms_min": min(times), "samples_per_s": B / (step_ms * 1e-3),

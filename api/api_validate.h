@@ -1,0 +1,61 @@
+/* api: validation runs (/v1/validations, `cdplan validate ...`). JSON in
+ * and out like every api operation: *out is a malloc'd JSON document the
+ * caller frees; on failure a negative svc_code with err filled.
+ *
+ * Ids arrive as the text of a URL segment or CLI argument ("12") and are
+ * checked here (400 bad_field "id" when not a positive integer, 404 when
+ * no such job). The job document:
+ *   {"id","kind","hardware","backend","state","params","prediction"?,
+ *    "timeout_s","gpus","created_at","started_at"?,"finished_at"?,
+ *    "note"?,"slurm_job_id"?,"pid"?,"workdir"?,
+ *    "history":[{"state","at","note"}],"result"?}
+ * (times are unix seconds). Submission adds "token" (shown once; only its
+ * hash is kept) and "job" (the runner's job.json document).
+ */
+#ifndef CDPLAN_API_VALIDATE_H
+#define CDPLAN_API_VALIDATE_H
+
+#include <stddef.h>
+
+#include "api/api.h"
+
+/* Options only a local caller (the CLI) may give. */
+typedef struct {
+  const char *backend;    /* overrides the body's "backend" when not NULL */
+  const char *bundle_dir; /* bundle: write job.json, runner.py, run.sh here */
+} api_val_opts;
+
+/* POST /v1/validations: {"kind","hardware","params":{},"prediction"?,
+ * "backend":"local|slurm|bundle" (default local),"timeout_s"?,"gpus"?}.
+ * 201 with the job document. A job whose backend could not start it is
+ * returned with state "failed" and the reason in "note". */
+int api_validation_submit(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+/* The same with CLI options (opts may be NULL). */
+int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len,
+                               const api_val_opts *opts, char **out, svc_err *err);
+/* GET /v1/validations/{id}: the job, polled against its backend first. */
+int api_validation_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
+/* GET /v1/validations: {"validations":[job without history/result...]},
+ * newest first (at most 200); active jobs are polled first. */
+int api_validation_list(api_ctx *ctx, char **out, svc_err *err);
+/* POST /v1/validations/{id}/cancel: the cancelled job; 409 when final. */
+int api_validation_cancel(api_ctx *ctx, const char *id, char **out, svc_err *err);
+/* POST /v1/validations/{id}/results: body is the runner's result; token
+ * is the job's token (header X-Job-Token): 401 when missing, 403 when
+ * wrong, 409 when the job is already final. Returns the job. */
+int api_validation_results(api_ctx *ctx, const char *id, const char *token, const char *body,
+                           size_t len, char **out, svc_err *err);
+/* `cdplan validate ingest RESULT.json`: a trusted local caller; the job
+ * id comes from the result's "id". Returns the job. */
+int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+/* GET /v1/validations/{id}/report[?calibrate=1]: predicted against
+ * measured per case with error statistics; calibrate != 0 also fits a new
+ * calibration version from the result (api_calibrate) and includes its
+ * report under "calibration". 409 while the job has no result. */
+int api_validation_report(api_ctx *ctx, const char *id, int calibrate, char **out, svc_err *err);
+/* Poll every queued or running job: call once when the server starts
+ * (state lost by a restart is recovered from Slurm and the job files) and
+ * then every few seconds. *active (may be NULL) gets how many remain. */
+int api_validation_tick(api_ctx *ctx, int *active, svc_err *err);
+
+#endif

@@ -1,0 +1,157 @@
+/* cdplan validate submit|status|cancel|ingest|report: validation runs from
+ * the command line. These subcommands parse their own options (--backend,
+ * --out, --calibrate, --wait beside the common --db and --hw) and call one
+ * api function each (api/api_validate.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/api_validate.h"
+#include "cli/cli.h"
+
+typedef struct {
+  const char *backend, *out;
+  int calibrate;
+  double wait_s;
+  const char *pos[4];
+  int npos;
+} val_args;
+
+static int bad_args(const char *msg, const char *arg) {
+  svc_err err;
+  svc_err_set(&err, SVC_BAD_ARGS, "", "%s%s (see cdplan validate COMMAND --help)", msg,
+              arg ? arg : "");
+  return cli_fail(&err);
+}
+
+/* Options anywhere; at most max positionals. 0 or an exit status. */
+static int parse(cli_opts *o, val_args *a, int max) {
+  memset(a, 0, sizeof *a);
+  for (int i = 0; i < o->argc; i++) {
+    const char *s = o->argv[i];
+    int has_val = i + 1 < o->argc;
+    if (!strcmp(s, "--calibrate")) {
+      a->calibrate = 1;
+    } else if (!strcmp(s, "--db") || !strcmp(s, "--hw") || !strcmp(s, "--backend") ||
+               !strcmp(s, "--out") || !strcmp(s, "--wait")) {
+      if (!has_val) return bad_args("option needs a value: ", s);
+      const char *v = o->argv[++i];
+      if (!strcmp(s, "--db")) o->db = v;
+      if (!strcmp(s, "--hw")) o->hw = v;
+      if (!strcmp(s, "--backend")) a->backend = v;
+      if (!strcmp(s, "--out")) a->out = v;
+      if (!strcmp(s, "--wait")) {
+        char *end = NULL;
+        a->wait_s = strtod(v, &end);
+        if (!end || *end || !(a->wait_s >= 0 && a->wait_s <= 86400))
+          return bad_args("--wait takes seconds (0 to 86400), not ", v);
+      }
+    } else if (s[0] == '-' && s[1] != '\0') {
+      return bad_args("unknown option ", s);
+    } else {
+      if (a->npos >= max) return bad_args("too many arguments at ", s);
+      a->pos[a->npos++] = s;
+    }
+  }
+  return 0;
+}
+
+static int finish(api_ctx *ctx, int rc, char *out, const svc_err *err) {
+  api_ctx_free(ctx);
+  return rc ? cli_fail(err) : cli_emit(out);
+}
+
+int cli_validate_submit(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *in = NULL, *body = NULL, *out = NULL;
+  size_t len = 0, blen = 0;
+  val_args a;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if ((rc = parse(o, &a, 1))) return rc;
+  if (a.npos != 1) return bad_args("submit takes one request FILE or -", NULL);
+  if (a.out && (!a.backend || strcmp(a.backend, "bundle")))
+    return bad_args("--out goes with --backend bundle", NULL);
+  if (a.backend && !strcmp(a.backend, "bundle") && !a.out)
+    return bad_args("--backend bundle needs --out DIR", NULL);
+  if ((rc = cli_read_input(a.pos[0], &in, &len, &err))) goto cleanup;
+  if (o->hw && (rc = api_override_hardware(in, len, o->hw, &body, &blen, &err))) goto cleanup;
+  if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
+  api_val_opts opts = {.backend = a.backend, .bundle_dir = a.out};
+  rc = api_validation_submit_opts(ctx, body ? body : in, body ? blen : len, &opts, &out, &err);
+cleanup:
+  free(in);
+  free(body);
+  return finish(ctx, rc, out, &err);
+}
+
+/* With --wait, poll until the job is final or the time is up. */
+int cli_validate_status(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL;
+  val_args a;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if ((rc = parse(o, &a, 1))) return rc;
+  if ((rc = cli_open(o, &ctx, &err))) return finish(ctx, rc, out, &err);
+  if (a.npos == 0) return finish(ctx, api_validation_list(ctx, &out, &err), out, &err);
+  double deadline = svc_now() + a.wait_s;
+  for (;;) {
+    if ((rc = api_validation_get(ctx, a.pos[0], &out, &err))) break;
+    /* The job document puts its own "state" before params and history,
+     * so the first "state" member is the job's. */
+    const char *st = strstr(out, "\"state\":\"");
+    int active = st && (!strncmp(st + 9, "queued\"", 7) || !strncmp(st + 9, "running\"", 8));
+    if (!active || svc_now() >= deadline) break;
+    free(out);
+    out = NULL;
+    usleep(200000);
+  }
+  return finish(ctx, rc, out, &err);
+}
+
+int cli_validate_cancel(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL;
+  val_args a;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if ((rc = parse(o, &a, 1))) return rc;
+  if (a.npos != 1) return bad_args("cancel takes one validation ID", NULL);
+  if (!(rc = cli_open(o, &ctx, &err))) rc = api_validation_cancel(ctx, a.pos[0], &out, &err);
+  return finish(ctx, rc, out, &err);
+}
+
+int cli_validate_ingest(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *in = NULL, *out = NULL;
+  size_t len = 0;
+  val_args a;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if ((rc = parse(o, &a, 1))) return rc;
+  if (a.npos != 1) return bad_args("ingest takes one RESULT.json or -", NULL);
+  if (!(rc = cli_read_input(a.pos[0], &in, &len, &err)) && !(rc = cli_open(o, &ctx, &err)))
+    rc = api_validation_ingest(ctx, in, len, &out, &err);
+  free(in);
+  return finish(ctx, rc, out, &err);
+}
+
+int cli_validate_report(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL;
+  val_args a;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if ((rc = parse(o, &a, 1))) return rc;
+  if (a.npos != 1) return bad_args("report takes one validation ID", NULL);
+  if (!(rc = cli_open(o, &ctx, &err)))
+    rc = api_validation_report(ctx, a.pos[0], a.calibrate, &out, &err);
+  return finish(ctx, rc, out, &err);
+}

@@ -1,0 +1,199 @@
+/* step.c: the entry point of the step model, the accumulator the workload
+ * files add their kernels to, the timeline that turns kernels into a step
+ * time, and the wire names of the step enums.
+ *
+ * Timeline (docs/step-model.md, "Host and GPU"): each phase takes
+ * max(host dispatch, GPU busy + exposed communication) when the host can
+ * run ahead, host + GPU when the phase synchronizes (eager sparse
+ * optimizer). The "overhead" component is the part of the step in which
+ * the GPU idles waiting for the host.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "costmodel/step_int.h"
+
+static int parse_in(const char *const *names, int n, const char *s) {
+  if (!s) return -1;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(names[i], s)) return i;
+  return -1;
+}
+#define NAMES(fn, arr, count)                                                                      \
+  int cost_##fn##_parse(const char *s) { return parse_in(arr, count, s); }                         \
+  const char *cost_##fn##_name(int v) { return v >= 0 && v < count ? arr[v] : "unknown"; }
+
+static const char *const opt_names[] = {"sgd", "adam", "adagrad", "rowwise_adagrad"};
+static const char *const shard_names[] = {"data_parallel", "table_wise", "row_wise",
+                                          "column_wise"};
+static const char *const place_names[] = {"hbm", "host"};
+static const char *const ckpt_names[] = {"none", "selective", "full"};
+static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm"};
+static const char *const dp_names[] = {"ddp", "fsdp"};
+static const char *const inter_names[] = {"dot", "dcn"};
+NAMES(optimizer, opt_names, COST_OPT__COUNT)
+NAMES(sharding, shard_names, COST_SHARD__COUNT)
+NAMES(placement, place_names, COST_PLACE__COUNT)
+NAMES(ckpt, ckpt_names, COST_CKPT__COUNT)
+NAMES(framework, fw_names, COST_FW__COUNT)
+NAMES(dense_parallel, dp_names, COST_DP__COUNT)
+NAMES(interaction, inter_names, COST_INTER__COUNT)
+
+static const char *const comp_names[COST_COMP__COUNT] = {
+    "gemm", "embedding", "communication", "optimizer", "other", "overhead"};
+static const char *const mem_names[COST_MEM__COUNT] = {
+    "weights", "gradients", "optimizer_state", "activations", "embeddings", "workspace"};
+static const char *const kc_names[COST_KC__COUNT] = {
+    "gemm_fwd",   "gemm_bwd",  "attention",      "interaction", "elementwise",
+    "embedding_fwd", "embedding_bwd", "sparse_optimizer", "dense_optimizer", "alltoall",
+    "allreduce",  "allgather_reducescatter", "p2p", "pipeline_bubble", "host_dispatch"};
+const char *cost_component_name(int c) {
+  return c >= 0 && c < COST_COMP__COUNT ? comp_names[c] : "unknown";
+}
+const char *cost_mem_use_name(int u) { return u >= 0 && u < COST_MEM__COUNT ? mem_names[u] : "unknown"; }
+const char *cost_kclass_name(int k) { return k >= 0 && k < COST_KC__COUNT ? kc_names[k] : "unknown"; }
+
+void cost_recipe_init(cost_recipe *r) {
+  memset(r, 0, sizeof *r);
+  r->gpus = 1;
+  r->batch_per_gpu = 1;
+  r->tp = r->pp = 1;
+  r->precision = COST_DT_FP32;
+  r->embedding_precision = COST_DT_FP32;
+}
+
+int64_t step_pad(int64_t x, int64_t m) { return m > 1 ? (x + m - 1) / m * m : x; }
+
+void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int framework,
+                   cost_step_result *r) {
+  memset(a, 0, sizeof *a);
+  a->hw = hw;
+  a->prof = prof;
+  a->r = r;
+  cost_params_resolve(hw, a->p);
+  a->bw = hw->hbm_bw * a->p[P_STREAM_EFF];
+  a->launch_s = a->p[P_LAUNCH_US] * 1e-6;
+  a->op_s = (framework == COST_FW_TORCHREC_FBGEMM ? prof[COST_SP_FUSED_OP_US]
+                                                  : prof[COST_SP_EAGER_OP_US]) *
+            1e-6;
+}
+
+void step_add(step_acc *a, int kclass, int comp, int phase, double s, int64_t kernels,
+              int64_t host_ops) {
+  if (!(s >= 0) || !isfinite(s)) s = 0;
+  a->gpu[phase] += s;
+  a->host[phase] += (double)host_ops * a->op_s;
+  a->r->class_ms[kclass] += s * 1e3;
+  a->r->class_kernels[kclass] += kernels;
+  a->r->comp_ms[comp] += s * 1e3;
+  a->r->kernels += kernels;
+}
+
+void step_comm(step_acc *a, int kclass, double s, double exposed_s, int64_t kernels) {
+  a->r->class_ms[kclass] += s * 1e3;
+  a->r->class_kernels[kclass] += kernels;
+  a->r->kernels += kernels;
+  a->comm_exposed += fmax(0.0, fmin(s, exposed_s));
+  a->host[PH_FB] += (double)kernels * a->op_s;
+}
+
+void step_host(step_acc *a, int phase, double s) { a->host[phase] += s; }
+
+double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
+                 const char *layout) {
+  cost_gemm_op g = {.m = m, .n = n, .k = k, .batch = batch, .dtype = dtype};
+  cost_result res;
+  memcpy(g.layout, layout, 3);
+  if (m <= 0 || n <= 0 || k <= 0) return 0;
+  int rc = cost_gemm_p(a->hw, a->p, &g, &res);
+  if (rc) {
+    if (!a->err) a->err = rc;
+    return 0;
+  }
+  return res.ms * 1e-3;
+}
+
+double step_stream(step_acc *a, double bytes) {
+  return a->launch_s + (bytes > 0 ? bytes / a->bw : 0);
+}
+
+double step_coll(step_acc *a, int kind, double bytes, int64_t ranks, int64_t gpus_per_node) {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  cost_collective_op c = {.kind = kind, .bytes = bytes, .ranks = ranks};
+  int64_t gpn = gpus_per_node > 0 ? gpus_per_node
+                                  : (a->hw->scaleup_domain > 0 ? a->hw->scaleup_domain : 8);
+  c.scope = ranks <= gpn ? COST_SCOPE_NODE : COST_SCOPE_CLUSTER;
+  cost_result res;
+  int rc = cost_collective_p(a->hw, a->p, &c, &res);
+  if (rc) {
+    if (!a->err) a->err = rc;
+    return 0;
+  }
+  return res.ms * 1e-3;
+}
+
+void step_finish(step_acc *a) {
+  cost_step_result *r = a->r;
+  double fb_gpu = a->gpu[PH_FB] + a->comm_exposed;
+  double t_fb = fmax(a->host[PH_FB], fb_gpu);
+  double t_opt = a->sync_opt ? a->host[PH_OPT] + a->gpu[PH_OPT]
+                             : fmax(a->host[PH_OPT], a->gpu[PH_OPT]);
+  double t = t_fb + t_opt;
+  if (!a->sync_opt) t = fmax(a->host[PH_FB] + a->host[PH_OPT], fb_gpu + a->gpu[PH_OPT]);
+  r->step_ms = t * 1e3;
+  r->gpu_ms = (a->gpu[PH_FB] + a->gpu[PH_OPT]) * 1e3;
+  r->host_ms = (a->host[PH_FB] + a->host[PH_OPT]) * 1e3;
+  r->comp_ms[COST_COMP_COMMUNICATION] = a->comm_exposed * 1e3;
+  double busy = 0;
+  for (int c = 0; c < COST_COMP__COUNT; c++)
+    if (c != COST_COMP_OVERHEAD) busy += r->comp_ms[c];
+  r->comp_ms[COST_COMP_OVERHEAD] = fmax(0.0, r->step_ms - busy);
+  r->class_ms[COST_KC_HOST] = r->host_ms;
+}
+
+int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w,
+                const cost_recipe *r, cost_step_result *out) {
+  step_acc a;
+  int rc;
+  if (!out) return COST_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!hw || !w || !r || !prof) return COST_EINVAL;
+  if (!(hw->hbm_bw > 0) || hw->compute_units <= 0) return COST_ENOHW;
+  if (r->gpus < 1 || r->batch_per_gpu < 1 || r->precision < 0 || r->precision >= COST_DT__COUNT ||
+      r->embedding_precision < 0 || r->embedding_precision >= COST_DT__COUNT ||
+      r->framework < 0 || r->framework >= COST_FW__COUNT)
+    return COST_EINVAL;
+  if (!(hw->peak_flops[r->precision] > 0)) return COST_EDTYPE;
+  step_acc_init(&a, hw, prof, r->framework, out);
+  if (w->kind == COST_WL_DLRM)
+    rc = step_dlrm(&a, &w->dlrm, r);
+  else if (w->kind == COST_WL_TRANSFORMER)
+    rc = step_transformer(&a, &w->tf, r);
+  else
+    rc = COST_EINVAL;
+  if (!rc && a.err) rc = a.err;
+  if (rc) {
+    memset(out, 0, sizeof *out);
+    return rc;
+  }
+  step_finish(&a);
+  out->hbm_usable_bytes = hw->hbm_usable_bytes > 0 ? hw->hbm_usable_bytes : hw->hbm_bytes;
+  out->peak_memory_bytes = 0;
+  for (int u = 0; u < COST_MEM__COUNT; u++) out->peak_memory_bytes += out->mem_bytes[u];
+  out->fits = out->peak_memory_bytes <= out->hbm_usable_bytes;
+  if (out->step_ms > 0 && hw->peak_flops[r->precision] > 0)
+    out->mfu = out->model_flops / (out->step_ms * 1e-3) / hw->peak_flops[r->precision];
+  return 0;
+}
+
+int cost_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+              cost_step_result *out) {
+  double prof[COST_SP__COUNT];
+  if (!hw) {
+    if (out) memset(out, 0, sizeof *out);
+    return COST_EINVAL;
+  }
+  step_profile_resolve(hw, prof);
+  return cost_step_p(hw, prof, w, r, out);
+}

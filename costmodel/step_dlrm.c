@@ -1,0 +1,484 @@
+/* step_dlrm.c: one training step of a DLRM-style model (Naumov et al.,
+ * "Deep Learning Recommendation Model for Personalization and
+ * Recommendation Systems", 2019): bottom MLP, embedding bags, a dot (or
+ * DCN cross) interaction, top MLP, BCE loss, dense + sparse optimizers.
+ *
+ * Every kernel of forward, backward and optimizer is priced with the op
+ * models (cost_gemm_p, cost_embedding_p, cost_collective_p, streaming
+ * bytes); a Linear layer y = x W^T is the GEMM (M=batch, N=out, K=in, "nt")
+ * forward, dgrad (M=batch, N=in, K=out, "nn") and wgrad (M=out, N=in,
+ * K=batch, "tn") backward. What plain PyTorch eager adds -- autocast casts,
+ * per-op host dispatch, the sparse-gradient buffers and the synchronizing
+ * sparse optimizer -- is the framework profile's; TorchRec/FBGEMM fuses all
+ * tables into one TBE kernel per pass with the optimizer in its backward.
+ * Memory is tracked alongside: what is alive at the end of the forward
+ * (activations saved for backward, eager locals) and at the embedding
+ * backward (sparse gradients); the peak is the larger. See
+ * docs/step-model.md for the inventory and its check against
+ * data/measurements/h200/dlrm_step.json.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "costmodel/step_int.h"
+
+#define BYTE_LIMIT 4.6e18 /* 2^62: byte counts past this are refused */
+
+/* Per-GPU load of the embedding work. */
+typedef struct {
+  double t_f, t_b, t_opt; /* GPU seconds: lookups, their backward, sparse optimizer */
+  double host_s;      /* host seconds (host-placed tables) */
+  double table_bytes, state_bytes, sparse_grad_bytes, saved_bytes, out_bytes, idx_bytes;
+  double lookups, n_local; /* looked-up rows, table shards on this GPU */
+  int64_t ops_fb, ops_opt, kernels;
+} emb_load;
+
+typedef struct {
+  double cost; /* seconds, the LPT key */
+  emb_load l;
+} tw_item;
+
+static void load_add(emb_load *d, const emb_load *s, double times) {
+  d->t_f += s->t_f * times;
+  d->t_b += s->t_b * times;
+  d->t_opt += s->t_opt * times;
+  d->host_s += s->host_s * times;
+  d->table_bytes += s->table_bytes * times;
+  d->state_bytes += s->state_bytes * times;
+  d->sparse_grad_bytes += s->sparse_grad_bytes * times;
+  d->saved_bytes += s->saved_bytes * times;
+  d->out_bytes += s->out_bytes * times;
+  d->idx_bytes += s->idx_bytes * times;
+  d->lookups += s->lookups * times;
+  d->n_local += s->n_local * times;
+  d->ops_fb += (int64_t)(s->ops_fb * times);
+  d->ops_opt += (int64_t)(s->ops_opt * times);
+  d->kernels += (int64_t)(s->kernels * times);
+}
+
+/* Optimizer state per row (bytes) for a sparse optimizer. */
+static double sparse_state_bytes(int opt, int64_t dim) {
+  switch (opt) {
+  case COST_OPT_ROWWISE_ADAGRAD: return 4.0;
+  case COST_OPT_ADAGRAD: return 4.0 * (double)dim;
+  case COST_OPT_ADAM: return 8.0 * (double)dim;
+  default: return 0;
+  }
+}
+
+/* The work of one table shard: bags lookups of `pooling` rows of `dim`
+ * from `rows`. */
+static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, int64_t rows,
+                       int64_t dim, int64_t bags, int64_t pooling, int placement, emb_load *o) {
+  memset(o, 0, sizeof *o);
+  int edt = r->embedding_precision;
+  double eb = cost_dtype_bytes((cost_dtype)edt), lookups = (double)bags * (double)pooling;
+  double row_bytes = (double)dim * eb, ob = eb < 2 ? 2 : eb; /* pooled output dtype */
+  int eager = r->framework == COST_FW_PYTORCH_EAGER;
+  double st_row = sparse_state_bytes(d->sparse_optimizer, dim);
+  o->lookups = lookups;
+  o->n_local = 1;
+  o->out_bytes = (double)bags * (double)dim * ob;
+  o->idx_bytes = lookups * 8.0;
+  if (placement == COST_PLACE_HOST) {
+    /* Lookups, sparse backward and update on the host (the runner's CPU
+     * EmbeddingBag); pooled rows and their gradients cross PCIe. */
+    double per = a->prof[COST_SP_HOST_GATHER_NS] * 1e-9;
+    o->host_s = lookups * per * 3.0; /* gather, sparse grad, update */
+    o->t_f = step_stream(a, 0) + o->out_bytes / 50e9; /* PCIe 5.0 x16, ~50 GB/s */
+    o->t_b = o->t_f;
+    o->kernels = 2;
+    o->ops_fb = 2;
+    o->saved_bytes = (double)bags * 8.0 * 2;
+    return;
+  }
+  o->table_bytes = (double)rows * row_bytes;
+  o->state_bytes = (double)rows * st_row;
+  cost_embedding_op e = {.rows = rows, .dim = dim, .batch = bags, .pooling = pooling,
+                         .dtype = edt, .pass = COST_EMB_FWD};
+  cost_result fwd, both;
+  int rc = cost_embedding_p(a->hw, a->p, &e, &fwd);
+  e.pass = COST_EMB_FWD_BWD;
+  if (!rc) rc = cost_embedding_p(a->hw, a->p, &e, &both);
+  if (rc) {
+    if (!a->err) a->err = rc;
+    return;
+  }
+  double t_f = fwd.ms * 1e-3, t_b = (both.ms - fwd.ms) * 1e-3;
+  if (eager) {
+    /* EmbeddingBag(sparse=True): ~3 ops forward, ~10 in the sparse
+     * backward (offset2bag, index_select, sort/unique), and the optimizer's
+     * add_ of an uncoalesced sparse gradient: coalesce (sort + segment
+     * reduce) then index_add -- per looked-up index, plus the rows read and
+     * written (and the state rows for adagrad/adam). */
+    double upd_rows = st_row > 0 ? 2.0 + 2.0 * st_row / row_bytes : 2.0;
+    int upd_ops = d->sparse_optimizer == COST_OPT_SGD ? 10 : 20;
+    o->t_f = t_f;
+    o->t_b = t_b;
+    o->t_opt = upd_ops * a->launch_s + lookups * a->prof[COST_SP_SPARSE_UPD_NS] * 1e-9 +
+               lookups * row_bytes * (1.0 + upd_rows) / a->bw;
+    o->ops_fb = 13;
+    o->ops_opt = upd_ops;
+    o->kernels = 13 + upd_ops;
+    o->sparse_grad_bytes = lookups * ((double)dim * eb + 8.0);
+    o->saved_bytes = lookups * 8.0 + (double)bags * 16.0; /* offset2bag, bag_size, offsets */
+  } else {
+    /* FBGEMM TBE: forward gather; backward sorts the indices (radix sort,
+     * ~4 passes over 16-byte key/value pairs) and applies the optimizer to
+     * each unique row in place: read grads, read+write rows and state. */
+    double uniq = (double)rows * -expm1(-lookups / (double)rows);
+    double bwd_bytes = lookups * (row_bytes + 16.0 * 4.0 * 2.0) +
+                       uniq * 2.0 * (row_bytes + st_row);
+    o->t_f = t_f - a->launch_s;
+    o->t_b = bwd_bytes / a->bw;
+    o->saved_bytes = lookups * 8.0;
+  }
+}
+
+/* Sharding of the tables across gpus: data-parallel, row- and
+ * column-wise shards load every GPU alike; table-wise tables are placed
+ * by LPT (longest processing time first) and the busiest GPU counts. */
+static int cmp_item(const void *x, const void *y) {
+  double a = ((const tw_item *)x)->cost, b = ((const tw_item *)y)->cost;
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+typedef struct {
+  emb_load even, busiest;
+  double a2a_bytes;       /* per rank, forward (backward the same) */
+  double rs_bytes;        /* row-wise: reduce-scatter forward / allgather backward */
+  double dp_grad_bytes;   /* data-parallel tables: allreduced gradients */
+  int64_t n_tables;       /* total (counts expanded) */
+  int64_t interaction_dim;
+  int64_t dim0;           /* common dim (dot), -1 if mixed */
+} emb_plan;
+
+static int heap_pop_push(double *h, int64_t *idx, int64_t n, double add) {
+  /* min-heap of bin loads: add to the root, sift down; returns root bin */
+  int64_t root = idx[0];
+  h[0] += add;
+  int64_t i = 0;
+  for (;;) {
+    int64_t l = 2 * i + 1, rr = l + 1, m = i;
+    if (l < n && h[l] < h[m]) m = l;
+    if (rr < n && h[rr] < h[m]) m = rr;
+    if (m == i) break;
+    double t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    int64_t ti = idx[i];
+    idx[i] = idx[m];
+    idx[m] = ti;
+    i = m;
+  }
+  return (int)root;
+}
+
+static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, emb_plan *pl) {
+  int64_t G = r->gpus, B = r->batch_per_gpu;
+  size_t n_tw = 0;
+  tw_item *items = NULL;
+  memset(pl, 0, sizeof *pl);
+  pl->dim0 = -2;
+  for (size_t i = 0; i < d->n_tables; i++) {
+    const cost_table *t = &d->tables[i];
+    int sh = t->sharding >= 0 ? t->sharding : r->sharding;
+    if (G > 1 && sh == COST_SHARD_TABLE_WISE && t->count % G) n_tw++;
+  }
+  if (n_tw) {
+    /* the remainders of count mod G go through LPT, one item per table */
+    items = calloc(n_tw, sizeof *items);
+    if (!items) return COST_EINVAL;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < d->n_tables; i++) {
+    const cost_table *t = &d->tables[i];
+    int sh = G > 1 ? (t->sharding >= 0 ? t->sharding : r->sharding) : COST_SHARD_DATA_PARALLEL;
+    int pc = t->placement >= 0 ? t->placement : r->placement;
+    int64_t dim = step_pad(t->dim, r->pad_to), cnt = t->count > 0 ? t->count : 1;
+    double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = eb < 2 ? 2 : eb;
+    emb_load l;
+    pl->n_tables += cnt;
+    pl->interaction_dim += dim * cnt;
+    pl->dim0 = pl->dim0 == -2 ? dim : (pl->dim0 == dim ? dim : -1);
+    if ((double)t->rows * (double)dim * eb > BYTE_LIMIT) {
+      free(items);
+      return COST_ESTEP_OVERFLOW;
+    }
+    switch (sh) {
+    case COST_SHARD_TABLE_WISE:
+      table_load(a, d, r, t->rows, dim, G * B, t->pooling, pc, &l);
+      load_add(&pl->even, &l, (double)(cnt / G));
+      if (cnt % G) {
+        items[k].l = l;
+        items[k].cost = (l.t_f + l.t_b + l.t_opt + l.host_s) * (double)(cnt % G);
+        load_add(&items[k].l, &l, (double)(cnt % G) - 1.0); /* the item carries cnt % G tables */
+        k++;
+      }
+      pl->a2a_bytes += (double)B * (double)dim * ob * (double)cnt;
+      break;
+    case COST_SHARD_COLUMN_WISE: {
+      int64_t cdim = (dim + G - 1) / G;
+      table_load(a, d, r, t->rows, cdim, G * B, t->pooling, pc, &l);
+      load_add(&pl->even, &l, (double)cnt);
+      pl->a2a_bytes += (double)B * (double)dim * ob * (double)cnt;
+      break;
+    }
+    case COST_SHARD_ROW_WISE:
+      table_load(a, d, r, (t->rows + G - 1) / G, dim, G * B, t->pooling, pc, &l);
+      /* each GPU sees about 1/G of the global lookups */
+      l.t_f /= (double)G;
+      l.t_b /= (double)G;
+      l.t_opt /= (double)G;
+      l.sparse_grad_bytes /= (double)G;
+      l.lookups /= (double)G;
+      load_add(&pl->even, &l, (double)cnt);
+      pl->rs_bytes += (double)G * (double)B * (double)dim * ob * (double)cnt;
+      break;
+    default: /* data parallel (and every table on one GPU) */
+      table_load(a, d, r, t->rows, dim, B, t->pooling, pc, &l);
+      load_add(&pl->even, &l, (double)cnt);
+      if (G > 1 && pc == COST_PLACE_HBM) pl->dp_grad_bytes += l.table_bytes * (double)cnt;
+      break;
+    }
+  }
+  if (k) {
+    /* LPT: biggest first onto the least loaded GPU (Graham 1969: within
+     * 4/3 of the optimum makespan). */
+    int64_t nb = G;
+    double *h = calloc((size_t)nb, sizeof *h);
+    int64_t *idx = calloc((size_t)nb, sizeof *idx);
+    emb_load *bins = calloc((size_t)nb, sizeof *bins);
+    if (!h || !idx || !bins) {
+      free(h), free(idx), free(bins), free(items);
+      return COST_EINVAL;
+    }
+    for (int64_t b = 0; b < nb; b++) idx[b] = b;
+    qsort(items, k, sizeof *items, cmp_item);
+    for (size_t i = 0; i < k; i++) {
+      int64_t bin = heap_pop_push(h, idx, nb, items[i].cost);
+      load_add(&bins[bin], &items[i].l, 1.0);
+    }
+    int64_t worst = 0;
+    for (int64_t b = 1; b < nb; b++)
+      if (bins[b].t_f + bins[b].t_b + bins[b].t_opt + bins[b].host_s >
+          bins[worst].t_f + bins[worst].t_b + bins[worst].t_opt + bins[worst].host_s)
+        worst = b;
+    pl->busiest = bins[worst];
+    free(h), free(idx), free(bins);
+  }
+  free(items);
+  return 0;
+}
+
+/* One dense layer (in -> out) forward, backward, casts; memory saved.
+ * need_dgrad 0 for the first layer (its input needs no gradient). */
+typedef struct {
+  double saved;   /* bytes saved for backward per layer output */
+  double params;  /* parameters */
+  double fwd_s, bwd_s;
+} mlp_acc;
+
+static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int64_t out,
+                   int relu, int need_dgrad, int recompute, mlp_acc *m) {
+  int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER;
+  double ab = cost_dtype_bytes((cost_dtype)dt), act = (double)B * (double)out * ab;
+  int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
+  double wbytes = (double)in * (double)out;
+  double f = step_gemm(a, B, out, in, 1, dt, "nt");
+  step_add(a, COST_KC_GEMM_FWD, COST_COMP_GEMM, PH_FB, f * (recompute ? 2 : 1), recompute ? 2 : 1,
+           recompute ? 2 : 1);
+  if (relu) {
+    double e = step_stream(a, 2 * act);
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, e * (recompute ? 2 : 1),
+             recompute ? 2 : 1, recompute ? 2 : 1);
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * act), 1, 1);
+    m->saved += act;
+  }
+  double g = step_gemm(a, out, in, B, 1, dt, "tn");
+  if (need_dgrad) g += step_gemm(a, B, in, out, 1, dt, "nn");
+  step_add(a, COST_KC_GEMM_BWD, COST_COMP_GEMM, PH_FB, g, need_dgrad ? 2 : 1, need_dgrad ? 2 : 1);
+  /* bias gradient: a column reduction over the batch */
+  step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, act), 1, 1);
+  if (cast) /* autocast: W and b cast per forward, their grads cast back */
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, 4 * step_stream(a, wbytes * 6), 4, 4);
+  m->params += wbytes + (double)out;
+  m->fwd_s += f;
+}
+
+int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
+  cost_step_result *res = a->r;
+  int64_t G = r->gpus, B = r->batch_per_gpu;
+  int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER;
+  double ab = cost_dtype_bytes((cost_dtype)dt);
+  double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = eb < 2 ? 2 : eb;
+  int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
+  emb_plan pl;
+  mlp_acc mb = {0}, mt = {0};
+  int rc;
+  if (d->n_tables == 0 || !d->tables || d->n_bottom < 1 || d->n_top < 1 ||
+      d->n_bottom > COST_STEP_MAX_LAYERS || d->n_top > COST_STEP_MAX_LAYERS ||
+      d->dense_features < 1)
+    return COST_EINVAL;
+  if ((rc = plan_tables(a, d, r, &pl))) return rc;
+  if (a->err) return a->err;
+  a->sync_opt = eager;
+
+  /* bottom MLP */
+  int ck_full = r->checkpointing == COST_CKPT_FULL, ck_sel = r->checkpointing == COST_CKPT_SELECTIVE;
+  int64_t in = d->dense_features;
+  for (int i = 0; i < d->n_bottom; i++) {
+    int64_t out = i == d->n_bottom - 1 ? d->bottom[i] : step_pad(d->bottom[i], r->pad_to);
+    linear(a, r, B, in, out, 1, i > 0, ck_full, &mb);
+    in = out;
+  }
+  int64_t xdim = in;
+  double data_bytes = (double)B * ((double)d->dense_features * 4.0 + 4.0) + pl.even.idx_bytes +
+                      pl.busiest.idx_bytes;
+  double bottom_saved = mb.saved + (cast ? (double)B * (double)d->dense_features * ab : 0);
+  if (cast) step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, 2 * step_stream(a, 0), 2, 2);
+
+  /* embeddings: lookups and their backward (GPU), host-placed work */
+  emb_load E = pl.even;
+  load_add(&E, &pl.busiest, 1.0);
+  /* eager: ~3 of each table's ops are forward, the rest backward; fused:
+   * one TBE kernel per pass */
+  int64_t fwd_ops = eager ? (int64_t)E.n_local * 3 : 1;
+  if (eager && fwd_ops > E.ops_fb) fwd_ops = E.ops_fb;
+  step_add(a, COST_KC_EMB_FWD, COST_COMP_EMBEDDING, PH_FB, E.t_f + (eager ? 0 : a->launch_s),
+           fwd_ops, fwd_ops);
+  step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, E.t_b, eager ? E.ops_fb - fwd_ops : 1,
+           eager ? E.ops_fb - fwd_ops : 1);
+  if (E.t_opt > 0 || E.ops_opt)
+    step_add(a, COST_KC_SPARSE_OPT, COST_COMP_OPTIMIZER, PH_OPT, E.t_opt, E.ops_opt, E.ops_opt);
+  step_host(a, PH_FB, E.host_s * 2.0 / 3.0);
+  step_host(a, PH_OPT, E.host_s / 3.0);
+  if (!eager) step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 3 * a->launch_s, 3, 3);
+
+  /* communication of the embeddings (on the critical path) */
+  if (G > 1) {
+    double t = step_coll(a, COST_COLL_ALLTOALL, pl.a2a_bytes, G, r->gpus_per_node);
+    step_comm(a, COST_KC_ALLTOALL, 2 * t, 2 * t, t > 0 ? 2 : 0);
+    t = step_coll(a, COST_COLL_REDUCESCATTER, pl.rs_bytes, G, r->gpus_per_node);
+    double t2 = step_coll(a, COST_COLL_ALLGATHER, pl.rs_bytes, G, r->gpus_per_node);
+    step_comm(a, COST_KC_ALLGATHER_RS, t + t2, t + t2, t > 0 ? 2 : 0);
+    t = step_coll(a, COST_COLL_ALLREDUCE, pl.dp_grad_bytes, G, r->gpus_per_node);
+    step_comm(a, COST_KC_ALLREDUCE, t, t, t > 0 ? 1 : 0);
+  }
+
+  /* interaction */
+  int64_t F = 1 + pl.n_tables, width, D = pl.dim0;
+  double inter_saved = 0, inter_bwd_bytes = 0, emb_out = (double)B * (double)pl.interaction_dim * ob;
+  if (d->interaction == COST_INTER_DOT) {
+    if (D != xdim) return COST_ESTEP_SHAPE;
+    double pairs = (double)F * (double)(F - 1) / 2.0;
+    width = (int64_t)pairs + D;
+    double T = (double)B * (double)F * (double)D;
+    double tb = ob > ab ? ob : ab; /* stack promotes to the wider type */
+    double fw = step_stream(a, 2 * T * tb) + (cast ? step_stream(a, T * (tb + ab)) : 0) +
+                step_stream(a, 2 * (double)B * pairs * ab) + step_stream(a, 2 * (double)B * width * ab);
+    double bmm = step_gemm(a, F, F, D, B, dt, "nt");
+    double bw_bmm = 2 * step_gemm(a, F, D, F, B, dt, "nn");
+    /* backward of Z[:, li, lj]: zeros + index_put(accumulate=True), which
+     * sorts the B*pairs linear indices in eager PyTorch */
+    double sort = eager ? (double)B * pairs * a->prof[COST_SP_INDEX_SORT_NS] * 1e-9 : 0;
+    double bw = step_stream(a, (double)B * F * F * ab) + step_stream(a, 3 * (double)B * pairs * ab) +
+                sort + step_stream(a, 3 * T * ab) + (cast ? step_stream(a, T * (tb + ab)) : 0);
+    int nk_f = 4 + cast, nk_b = (eager ? 8 : 4) + cast;
+    step_add(a, COST_KC_INTERACTION, COST_COMP_GEMM, PH_FB, bmm * (ck_sel ? 2 : 1) + bw_bmm, 3, 3);
+    step_add(a, COST_KC_INTERACTION, COST_COMP_OTHER, PH_FB, fw + bw, nk_f + nk_b, nk_f + nk_b);
+    /* eager locals alive to the end of the forward: T (and its cast), Z */
+    inter_saved = T * tb + (cast && !ck_sel ? T * ab : 0) +
+                  (ck_sel ? 0 : (double)B * F * F * ab) + (double)B * width * ab;
+    inter_bwd_bytes = T * tb;
+    if (!eager) inter_saved = T * ab + (double)B * width * ab;
+  } else {
+    /* DCN-style cross layers over x0 = [x, embeddings] (Wang et al., "DCN
+     * V2", 2021): x_{l+1} = x0 * (W x_l + b) + x_l */
+    int64_t dd = xdim + pl.interaction_dim;
+    width = dd;
+    double X = (double)B * (double)dd;
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * ab) * 2, 2, 2);
+    for (int64_t l = 0; l < d->cross_layers; l++) {
+      mlp_acc mc = {0};
+      linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
+      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3, 3);
+      mb.params += mc.params;
+      inter_saved += 2 * X * ab;
+    }
+    inter_saved += X * ab;
+    inter_bwd_bytes = X * ab;
+  }
+  int64_t top_in = width;
+  if (d->pad_interaction_to > 0) {
+    if (d->pad_interaction_to < width) return COST_ESTEP_SHAPE;
+    top_in = d->pad_interaction_to;
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB,
+             2 * step_stream(a, 2 * (double)B * top_in * ab), 2, 2);
+    inter_saved += (double)B * top_in * ab;
+  }
+
+  /* top MLP, loss */
+  in = top_in;
+  for (int i = 0; i < d->n_top; i++) {
+    int last = i == d->n_top - 1;
+    int64_t out = last ? d->top[i] : step_pad(d->top[i], r->pad_to);
+    linear(a, r, B, in, out, !last, 1, ck_full, &mt);
+    in = out;
+  }
+  step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, 8 * step_stream(a, (double)B * 8), 8, 8);
+
+  /* dense optimizer (+ DDP/FSDP communication) */
+  double P = mb.params + mt.params;
+  double shard = r->dense_parallel == COST_DP_FSDP ? (double)G : 1.0;
+  double ob_opt = d->dense_optimizer == COST_OPT_ADAM ? 28.0
+                  : d->dense_optimizer == COST_OPT_SGD ? 12.0 : 20.0;
+  double st_opt = d->dense_optimizer == COST_OPT_ADAM ? 8.0
+                  : d->dense_optimizer == COST_OPT_SGD ? 0.0 : 4.0;
+  step_add(a, COST_KC_DENSE_OPT, COST_COMP_OPTIMIZER, PH_OPT,
+           2 * step_stream(a, P / shard * ob_opt / 2), 2, 2);
+  if (G > 1) {
+    double bwd_dense = res->class_ms[COST_KC_GEMM_BWD] * 1e-3;
+    if (r->dense_parallel == COST_DP_FSDP) {
+      double ag = step_coll(a, COST_COLL_ALLGATHER, P * ab, G, r->gpus_per_node);
+      double rs = step_coll(a, COST_COLL_REDUCESCATTER, P * 4, G, r->gpus_per_node);
+      step_comm(a, COST_KC_ALLGATHER_RS, 2 * ag + rs, fmax(2 * ag + rs - bwd_dense, ag), 3);
+    } else {
+      /* DDP buckets (25 MB) overlap the backward; the last bucket is exposed */
+      double ar = step_coll(a, COST_COLL_ALLREDUCE, P * 4, G, r->gpus_per_node);
+      double last = ar * fmin(1.0, 25e6 / fmax(P * 4, 1));
+      step_comm(a, COST_KC_ALLREDUCE, ar, fmax(ar - bwd_dense, last), (int64_t)ceil(P * 4 / 25e6));
+    }
+  }
+
+  /* memory at the peak */
+  double ws = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
+  double w_dense = P / shard * 4.0 + (cast ? P * ab : 0);
+  double g_dense = P / shard * 4.0 + (shard > 1 ? P * 4.0 / 1.0 * 0 : 0);
+  double acts_common = data_bytes + bottom_saved + E.saved_bytes;
+  double fwd_end = acts_common + emb_out * (eager ? 1 : 0) + inter_saved + mt.saved +
+                   (double)B * 4 * 2;
+  double mlp_ckpt = ck_full ? (mb.saved + mt.saved) - (double)B * ((double)xdim + top_in) * ab : 0;
+  fwd_end -= mlp_ckpt > 0 ? mlp_ckpt : 0;
+  double bwd_grads = (eager ? E.sparse_grad_bytes : 0) + inter_bwd_bytes + g_dense;
+  double bwd = acts_common + bwd_grads + (eager ? 0 : E.lookups * 48.0);
+  res->peak_phase = bwd > fwd_end;
+  res->mem_bytes[COST_MEM_WEIGHTS] = w_dense;
+  res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = P / shard * st_opt;
+  res->mem_bytes[COST_MEM_EMBEDDINGS] = E.table_bytes + E.state_bytes;
+  res->mem_bytes[COST_MEM_WORKSPACE] = ws + (eager ? 0 : E.lookups * 48.0 * res->peak_phase);
+  if (res->peak_phase) {
+    res->mem_bytes[COST_MEM_GRADIENTS] = bwd_grads;
+    res->mem_bytes[COST_MEM_ACTIVATIONS] = acts_common;
+  } else {
+    res->mem_bytes[COST_MEM_ACTIVATIONS] = fwd_end;
+  }
+  for (int u = 0; u < COST_MEM__COUNT; u++)
+    if (!(res->mem_bytes[u] < BYTE_LIMIT)) return COST_ESTEP_OVERFLOW;
+
+  /* model FLOPs: 3x the forward GEMMs (fwd + dgrad + wgrad) + interaction */
+  res->model_flops = 3.0 * 2.0 * (double)B * P;
+  if (d->interaction == COST_INTER_DOT)
+    res->model_flops += 3.0 * 2.0 * (double)B * (double)F * (double)F * (double)D;
+  return 0;
+}

@@ -1,0 +1,330 @@
+/* step_fit.c: the framework profile's parameters, their defaults and
+ * bounds, and their fit to whole-step measurements.
+ *
+ * Fit (what cdplan calibrate does with a dlrm_step.json): the time
+ * parameters minimise sum log(pred/meas)^2 over the samples'
+ * step_ms by Levenberg-Marquardt in log-parameter space with projection
+ * onto the bounds (Nocedal & Wright, Numerical Optimization, 2nd ed.,
+ * ch. 10), numeric Jacobian; the workspace is the mean residual of the
+ * peak memory (a constant, so least squares has it in closed form). Only
+ * parameters the samples inform are moved: the index-sort cost only when
+ * a sample has a dot interaction in eager mode, and so on. Leave-one-out
+ * errors are reported beside the in-sample ones so that the fit's
+ * honesty can be judged.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "costmodel/step_int.h"
+
+typedef struct {
+  const char *name;
+  double def, lo, hi;
+} sp_def;
+
+/* Defaults (docs/step-model.md, "Framework profile"):
+ *  eager_op_us: host time of one eager PyTorch op -- Python, the dispatcher
+ *    (autocast, autograd recording) and cudaLaunchKernel -- is ~5-10 us
+ *    (H. He, "Making Deep Learning Go Brrrr From First Principles", 2022;
+ *    PyTorch 2.0 release notes motivating torch.compile).
+ *  sparse_update_ns: coalescing an uncoalesced sparse gradient is a radix
+ *    sort of its int64 indices (~8 passes) plus a segment reduction: ~2 ns
+ *    per index at H100-class bandwidth.
+ *  index_sort_ns: index_put_(accumulate=True) sorts the linearised indices
+ *    with their positions (cub radix sort of 64-bit pairs, ~4 passes): ~0.3
+ *    ns per element.
+ *  workspace_mb: cuBLAS/cuBLASLt workspaces (32 MiB on Hopper in PyTorch)
+ *    and the caching allocator's rounding: 64 MiB.
+ *  fused_op_us: a TorchRec/FBGEMM op is still dispatched from Python.
+ *  host_gather_ns: a random row gather from host DRAM by the CPU embedding
+ *    bag, ~100 ns DRAM latency overlapped ~2x. */
+static const sp_def sp_table[COST_SP__COUNT] = {
+    [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
+    [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
+    [COST_SP_INDEX_SORT_NS] = {"step_index_sort_ns", 0.3, 0.01, 20.0},
+    [COST_SP_WORKSPACE_MB] = {"step_workspace_mb", 64.0, 0.0, 8192.0},
+    [COST_SP_FUSED_OP_US] = {"step_fused_op_us", 8.0, 1.0, 50.0},
+    [COST_SP_HOST_GATHER_NS] = {"step_host_gather_ns", 50.0, 1.0, 10000.0},
+};
+
+int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {
+  if (id < 0 || id >= COST_SP__COUNT) return COST_EINVAL;
+  if (name) *name = sp_table[id].name;
+  if (def) *def = sp_table[id].def;
+  if (lo) *lo = sp_table[id].lo;
+  if (hi) *hi = sp_table[id].hi;
+  return 0;
+}
+
+void step_profile_resolve(const cost_hw *hw, double *prof) {
+  for (int i = 0; i < COST_SP__COUNT; i++) prof[i] = sp_table[i].def;
+  int n = hw->calib.n < 0 ? 0 : (hw->calib.n > COST_MAX_CALIB ? COST_MAX_CALIB : hw->calib.n);
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < COST_SP__COUNT; i++)
+      if (!strcmp(hw->calib.names[k], sp_table[i].name) && isfinite(hw->calib.values[k]))
+        prof[i] = fmin(sp_table[i].hi, fmax(sp_table[i].lo, hw->calib.values[k]));
+}
+
+double cost_step_param(const cost_hw *hw, int id) {
+  double prof[COST_SP__COUNT];
+  if (!hw || id < 0 || id >= COST_SP__COUNT) return NAN;
+  step_profile_resolve(hw, prof);
+  return prof[id];
+}
+
+/* ---- fit ------------------------------------------------------------------ */
+
+#define MAXP 3
+static const int time_ids[MAXP] = {COST_SP_EAGER_OP_US, COST_SP_SPARSE_UPD_NS,
+                                   COST_SP_INDEX_SORT_NS};
+
+typedef struct {
+  const cost_hw *hw;
+  const cost_step_sample *s;
+  size_t n;
+  long skip; /* sample left out, -1 none */
+} fit_ctx;
+
+static int pred(const fit_ctx *c, const double *prof, size_t i, cost_step_result *out) {
+  return cost_step_p(c->hw, prof, &c->s[i].w, &c->s[i].r, out);
+}
+
+/* residuals log(pred/meas) of the used samples; returns the sum of squares */
+static double residuals(const fit_ctx *c, const double *prof, double *res) {
+  double ss = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    cost_step_result r;
+    if ((long)i == c->skip || !(c->s[i].step_ms > 0)) continue;
+    double e = pred(c, prof, i, &r) == 0 && r.step_ms > 0 ? log(r.step_ms / c->s[i].step_ms) : 5.0;
+    res[k++] = e;
+    ss += e * e;
+  }
+  return ss;
+}
+
+static void set_x(double *prof, const int *ids, int np, const double *x) {
+  for (int j = 0; j < np; j++) prof[ids[j]] = exp(x[j]);
+}
+
+/* Solve the np x np system A d = g (np <= 3) by Gaussian elimination. */
+static int solve(double A[MAXP][MAXP], double *g, int np, double *d) {
+  for (int i = 0; i < np; i++) {
+    int piv = i;
+    for (int r = i + 1; r < np; r++)
+      if (fabs(A[r][i]) > fabs(A[piv][i])) piv = r;
+    if (fabs(A[piv][i]) < 1e-300) return -1;
+    for (int k = 0; k < np; k++) {
+      double t = A[i][k];
+      A[i][k] = A[piv][k];
+      A[piv][k] = t;
+    }
+    double t = g[i];
+    g[i] = g[piv];
+    g[piv] = t;
+    for (int r = i + 1; r < np; r++) {
+      double f = A[r][i] / A[i][i];
+      for (int k = i; k < np; k++) A[r][k] -= f * A[i][k];
+      g[r] -= f * g[i];
+    }
+  }
+  for (int i = np - 1; i >= 0; i--) {
+    double s = g[i];
+    for (int k = i + 1; k < np; k++) s -= A[i][k] * d[k];
+    d[i] = s / A[i][i];
+  }
+  return 0;
+}
+
+static void fit_time(const fit_ctx *c, double *prof, const int *ids, int np, size_t m) {
+  double x[MAXP], lo[MAXP], hi[MAXP], lambda = 1e-2;
+  double *r0 = calloc(m, sizeof *r0), *J = calloc(m * MAXP, sizeof *J), *r1 = calloc(m, sizeof *r1);
+  if (!r0 || !J || !r1) goto done;
+  for (int j = 0; j < np; j++) {
+    x[j] = log(prof[ids[j]]);
+    lo[j] = log(sp_table[ids[j]].lo);
+    hi[j] = log(sp_table[ids[j]].hi);
+  }
+  double ss = residuals(c, prof, r0);
+  for (int it = 0; it < 60; it++) {
+    for (int j = 0; j < np; j++) {
+      double save = x[j], h = 1e-4;
+      x[j] += h;
+      set_x(prof, ids, np, x);
+      residuals(c, prof, r1);
+      for (size_t i = 0; i < m; i++) J[i * MAXP + j] = (r1[i] - r0[i]) / h;
+      x[j] = save;
+    }
+    set_x(prof, ids, np, x);
+    double A[MAXP][MAXP] = {{0}}, g[MAXP] = {0}, d[MAXP], xn[MAXP];
+    for (size_t i = 0; i < m; i++)
+      for (int j = 0; j < np; j++) {
+        g[j] -= J[i * MAXP + j] * r0[i];
+        for (int k = 0; k < np; k++) A[j][k] += J[i * MAXP + j] * J[i * MAXP + k];
+      }
+    int improved = 0;
+    for (int tries = 0; tries < 8 && !improved; tries++) {
+      double Al[MAXP][MAXP], gl[MAXP];
+      for (int j = 0; j < np; j++) {
+        for (int k = 0; k < np; k++) Al[j][k] = A[j][k];
+        Al[j][j] += lambda * (A[j][j] + 1e-9);
+        gl[j] = g[j];
+      }
+      if (solve(Al, gl, np, d)) break;
+      for (int j = 0; j < np; j++) xn[j] = fmin(hi[j], fmax(lo[j], x[j] + d[j]));
+      set_x(prof, ids, np, xn);
+      double ssn = residuals(c, prof, r1);
+      if (ssn < ss) {
+        improved = 1;
+        ss = ssn;
+        memcpy(x, xn, sizeof x);
+        memcpy(r0, r1, m * sizeof *r0);
+        lambda = fmax(lambda / 4, 1e-7);
+      } else {
+        lambda *= 8;
+      }
+    }
+    set_x(prof, ids, np, x);
+    if (!improved) break;
+  }
+done:
+  free(r0), free(J), free(r1);
+}
+
+/* workspace = mean of (measured - predicted without workspace) */
+static void fit_workspace(const fit_ctx *c, double *prof) {
+  double sum = 0;
+  int k = 0;
+  double save = prof[COST_SP_WORKSPACE_MB];
+  prof[COST_SP_WORKSPACE_MB] = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    cost_step_result r;
+    if ((long)i == c->skip || !(c->s[i].peak_bytes > 0) || pred(c, prof, i, &r)) continue;
+    sum += c->s[i].peak_bytes - r.peak_memory_bytes;
+    k++;
+  }
+  double mb = k ? sum / k / 1048576.0 : save;
+  prof[COST_SP_WORKSPACE_MB] =
+      fmin(sp_table[COST_SP_WORKSPACE_MB].hi, fmax(sp_table[COST_SP_WORKSPACE_MB].lo, mb));
+}
+
+static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
+  int ids[MAXP], np = 0, any_dot = 0, any_eager = 0, any_mem = 0;
+  size_t m = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    if ((long)i == c->skip) continue;
+    const cost_step_sample *s = &c->s[i];
+    if (s->step_ms > 0) m++;
+    if (s->peak_bytes > 0) any_mem = 1;
+    if (s->r.framework == COST_FW_PYTORCH_EAGER && s->w.kind == COST_WL_DLRM) {
+      any_eager = 1;
+      any_dot |= s->w.dlrm.interaction == COST_INTER_DOT;
+    }
+  }
+  if (any_eager && m >= 3) {
+    ids[np++] = time_ids[0];
+    ids[np++] = time_ids[1];
+    if (any_dot && m >= 4) ids[np++] = time_ids[2];
+  }
+  if (np) fit_time(c, prof, ids, np, m);
+  if (any_mem) fit_workspace(c, prof);
+  if (fitted) {
+    for (int j = 0; j < np; j++) fitted[ids[j]] = 1;
+    if (any_mem) fitted[COST_SP_WORKSPACE_MB] = 1;
+  }
+}
+
+static int cmp_d(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+static double median_of(double *v, int n) {
+  if (n <= 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp_d);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* median and max |pred/meas-1| of step (which=0) or memory (1) */
+static void errors(const fit_ctx *c, const double *prof, int which, double *med, double *mx) {
+  double *e = calloc(c->n + 1, sizeof *e);
+  int k = 0;
+  *med = *mx = NAN;
+  if (!e) return;
+  for (size_t i = 0; i < c->n; i++) {
+    cost_step_result r;
+    double meas = which ? c->s[i].peak_bytes : c->s[i].step_ms;
+    if (!(meas > 0) || pred(c, prof, i, &r)) continue;
+    e[k++] = fabs((which ? r.peak_memory_bytes : r.step_ms) / meas - 1.0);
+  }
+  if (k) {
+    *mx = 0;
+    for (int i = 0; i < k; i++) *mx = fmax(*mx, e[i]);
+    *med = median_of(e, k);
+  }
+  free(e);
+}
+
+static int calib_set(cost_calib *c, const char *name, double v) {
+  for (int i = 0; i < c->n && i < COST_MAX_CALIB; i++)
+    if (!strcmp(c->names[i], name)) {
+      c->values[i] = v;
+      return 0;
+    }
+  if (c->n >= COST_MAX_CALIB) return COST_ENOHW;
+  snprintf(c->names[c->n], sizeof c->names[c->n], "%s", name);
+  c->values[c->n++] = v;
+  return 0;
+}
+
+int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_calib *calib,
+                  cost_step_fit_report *rep) {
+  double def[COST_SP__COUNT], prof[COST_SP__COUNT];
+  int fitted[COST_SP__COUNT] = {0};
+  fit_ctx c = {.hw = hw, .s = s, .n = n, .skip = -1};
+  size_t used = 0;
+  if (!hw || !s || !calib) return COST_EINVAL;
+  for (int i = 0; i < COST_SP__COUNT; i++) def[i] = sp_table[i].def;
+  for (size_t i = 0; i < n; i++) {
+    cost_step_result r;
+    if (s[i].step_ms > 0 && pred(&c, def, i, &r) == 0) used++;
+  }
+  if (!used) return COST_EINVAL;
+  memcpy(prof, def, sizeof prof);
+  fit_all(&c, prof, fitted);
+  if (rep) {
+    memset(rep, 0, sizeof *rep);
+    rep->n = (int)used;
+    errors(&c, def, 0, &rep->median_step_err_before, &rep->max_step_err_before);
+    errors(&c, prof, 0, &rep->median_step_err, &rep->max_step_err);
+    errors(&c, prof, 1, &rep->median_mem_err, &rep->max_mem_err);
+    /* leave-one-out: refit without sample i, predict i */
+    double *es = calloc(n + 1, sizeof *es), *em = calloc(n + 1, sizeof *em);
+    int ks = 0, km = 0;
+    rep->max_step_err_loo = rep->max_mem_err_loo = 0;
+    for (size_t i = 0; es && em && i < n && n > 2; i++) {
+      double pl[COST_SP__COUNT];
+      cost_step_result r;
+      fit_ctx cl = c;
+      cl.skip = (long)i;
+      memcpy(pl, def, sizeof pl);
+      fit_all(&cl, pl, NULL);
+      if (pred(&c, pl, i, &r)) continue;
+      if (s[i].step_ms > 0) es[ks++] = fabs(r.step_ms / s[i].step_ms - 1);
+      if (s[i].peak_bytes > 0) em[km++] = fabs(r.peak_memory_bytes / s[i].peak_bytes - 1);
+    }
+    for (int i = 0; i < ks; i++) rep->max_step_err_loo = fmax(rep->max_step_err_loo, es[i]);
+    for (int i = 0; i < km; i++) rep->max_mem_err_loo = fmax(rep->max_mem_err_loo, em[i]);
+    rep->median_step_err_loo = median_of(es, ks);
+    rep->median_mem_err_loo = median_of(em, km);
+    free(es), free(em);
+    memcpy(rep->values, prof, sizeof prof);
+    memcpy(rep->fitted, fitted, sizeof fitted);
+  }
+  for (int i = 0; i < COST_SP__COUNT; i++) {
+    if (!fitted[i]) continue;
+    int rc = calib_set(calib, sp_table[i].name, prof[i]);
+    if (rc) return rc;
+  }
+  return 0;
+}

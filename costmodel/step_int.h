@@ -1,0 +1,62 @@
+/* costmodel/step internals: the accumulator a step's kernels are added to,
+ * and the helpers the step_*.c files share. Not for use outside costmodel/.
+ *
+ * Timeline model (docs/step-model.md): the host dispatches every op of the
+ * step; the GPU runs them in order. Where nothing synchronizes, the host
+ * runs ahead and a phase takes max(host, GPU). The eager sparse optimizer
+ * synchronizes (coalesce needs the unique count on the host), so its phase
+ * is serial: host + GPU.
+ */
+#ifndef CDPLAN_COSTMODEL_STEP_INT_H
+#define CDPLAN_COSTMODEL_STEP_INT_H
+
+#include "costmodel/costmodel_int.h"
+#include "costmodel/step.h"
+
+enum { PH_FB = 0, PH_OPT = 1, PH__COUNT };
+
+typedef struct {
+  const cost_hw *hw;
+  const double *prof; /* profile vector, COST_SP__COUNT */
+  double p[P__COUNT]; /* op-model parameters (hw->calib resolved once) */
+  double bw;          /* streaming bytes/s: hbm_bw * stream_eff */
+  double launch_s;    /* per-kernel GPU floor */
+  double op_s;        /* host time per op of the framework */
+  cost_step_result *r;
+  double gpu[PH__COUNT], host[PH__COUNT]; /* seconds */
+  double comm_exposed;                    /* seconds on the critical path */
+  int sync_opt;                           /* optimizer phase is serial */
+  int err;                                /* first op-model error */
+} step_acc;
+
+void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int framework,
+                   cost_step_result *r);
+/* Add GPU time (seconds) of n kernels of a class to a component and phase;
+ * host_ops framework ops are dispatched for them. */
+void step_add(step_acc *a, int kclass, int comp, int phase, double s, int64_t kernels,
+              int64_t host_ops);
+/* A collective: full time into its class, the exposed part onto the
+ * critical path. */
+void step_comm(step_acc *a, int kclass, double s, double exposed_s, int64_t kernels);
+/* Host-only time (host-placed tables), seconds. */
+void step_host(step_acc *a, int phase, double s);
+
+/* Seconds of a GEMM / a streaming kernel of `bytes` / a collective. */
+double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
+                 const char *layout);
+double step_stream(step_acc *a, double bytes);
+double step_coll(step_acc *a, int kind, double bytes, int64_t ranks, int64_t gpus_per_node);
+
+/* Combine the phases into step_ms, the components and shares. */
+void step_finish(step_acc *a);
+
+/* Round x up to a multiple of m (m <= 1: x). */
+int64_t step_pad(int64_t x, int64_t m);
+
+int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r);
+int step_transformer(step_acc *a, const cost_transformer *t, const cost_recipe *r);
+
+/* Resolve the profile vector from hw->calib (defaults elsewhere). */
+void step_profile_resolve(const cost_hw *hw, double *prof);
+
+#endif

@@ -1,0 +1,191 @@
+/* emb_agg.c: the decomposition for large instances.
+ *
+ * Stage 1, a rank-collapsed MILP that is a relaxation of the full model
+ * (so its proven bound is a valid bound for the full problem): identical
+ * ranks are aggregated, so only how many tables of each class take each
+ * option is decided, n[c,o]:
+ *   avg load  U + (sum of item/node work) / R <= L - fixed
+ *   avg mem   Um + (sum of item/node bytes) / R <= cap
+ *   U = sum uniform ms * n, Um = sum uniform bytes * n (every rank pays them)
+ * and, for the large classes only (exact "big items"), a binary b[c,o]
+ * for "some table of c uses o" with n <= n_c b and
+ *   U + piece_ms b <= L - fixed,  Um + piece_bytes b <= cap
+ * (whichever rank gets the piece carries all uniform work too). Small
+ * classes are continuous (an aggregated knapsack): dropping their
+ * integrality only weakens the bound, never invalidates it.
+ * Stage 2: round the counts (largest remainder), pack the pieces onto
+ * ranks by LPT under capacity, then improve by moves and swaps.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/planner_int.h"
+
+#define MAX_LARGE 400
+
+typedef struct {
+  int *ncol; /* nclass * nopt, -1 when the option is not ok */
+  char *large;
+} agg_layout;
+
+static double piece_count(const emb_inst *in, const emb_opt *e) {
+  return e->kind == EK_ITEM ? e->k : e->kind == EK_NODE ? in->G : 0;
+}
+
+static int cmp_desc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x > y ? -1 : x < y;
+}
+
+/* Classes whose biggest piece is a sizeable share of the greedy's max
+ * load or of the capacity; at most MAX_LARGE of them. */
+static void mark_large(const emb_inst *in, double warm_ms, char *large) {
+  double *key = malloc((in->nclass ? in->nclass : 1) * sizeof *key), thr = 0;
+  if (!key) return;
+  for (size_t c = 0; c < in->nclass; c++) {
+    double k = 0;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, in->cls_rep[c], o);
+      if (!e->ok || e->kind == EK_UNIFORM) continue;
+      double s = fmax(e->ms / warm_ms, e->bytes / in->p->cap_bytes);
+      if (s > k) k = s;
+    }
+    key[c] = k;
+  }
+  double *sorted = malloc((in->nclass ? in->nclass : 1) * sizeof *sorted);
+  if (sorted) {
+    memcpy(sorted, key, in->nclass * sizeof *sorted);
+    qsort(sorted, in->nclass, sizeof *sorted, cmp_desc);
+    if (in->nclass > MAX_LARGE) thr = sorted[MAX_LARGE - 1];
+    free(sorted);
+  }
+  for (size_t c = 0; c < in->nclass; c++) large[c] = key[c] >= 0.02 && key[c] >= thr;
+  free(key);
+}
+
+static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *ly, int *Lcol) {
+  size_t no = in->nclass * (size_t)in->nopt;
+  ly->ncol = malloc((no ? no : 1) * sizeof *ly->ncol);
+  ly->large = calloc(in->nclass ? in->nclass : 1, 1);
+  if (!ly->ncol || !ly->large) return -1;
+  if (isfinite(warm_ms) && warm_ms > 0) mark_large(in, warm_ms, ly->large);
+  double R = in->R, capgb = in->p->cap_bytes / 1e9;
+  int L = *Lcol = milp_col(m, 0, INFINITY, 1.0, MILP_CONT);
+  int U = milp_col(m, 0, INFINITY, 0, MILP_CONT), Um = milp_col(m, 0, INFINITY, 0, MILP_CONT);
+  int urow = milp_row(m, MILP_FX, 0), umrow = milp_row(m, MILP_FX, 0);
+  milp_nz(m, urow, U, -1), milp_nz(m, umrow, Um, -1);
+  int avg = milp_row(m, MILP_UP, -in->fixed_ms), avgm = milp_row(m, MILP_UP, capgb);
+  milp_nz(m, avg, U, 1), milp_nz(m, avg, L, -1), milp_nz(m, avgm, Um, 1);
+  for (size_t c = 0; c < in->nclass; c++) {
+    double cnt = (double)in->cls_count[c];
+    int crow = milp_row(m, MILP_FX, cnt);
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, in->cls_rep[c], o);
+      size_t id = c * (size_t)in->nopt + (size_t)o;
+      ly->ncol[id] = -1;
+      if (!e->ok) continue;
+      int col = milp_col(m, 0, cnt, 0, ly->large[c] ? MILP_INT : MILP_CONT);
+      ly->ncol[id] = col;
+      milp_nz(m, crow, col, 1);
+      if (e->kind == EK_UNIFORM) {
+        milp_nz(m, urow, col, e->ms), milp_nz(m, umrow, col, e->bytes / 1e9);
+        continue;
+      }
+      double pcs = piece_count(in, e);
+      milp_nz(m, avg, col, pcs * e->ms / R);
+      milp_nz(m, avgm, col, pcs * e->bytes / 1e9 / R);
+      if (!ly->large[c]) continue;
+      int b = milp_col(m, 0, 1, 0, MILP_INT);
+      int link = milp_row(m, MILP_UP, 0);
+      milp_nz(m, link, col, 1), milp_nz(m, link, b, -cnt);
+      int mx = milp_row(m, MILP_UP, -in->fixed_ms);
+      milp_nz(m, mx, U, 1), milp_nz(m, mx, b, e->ms), milp_nz(m, mx, L, -1);
+      int mm = milp_row(m, MILP_UP, capgb);
+      milp_nz(m, mm, Um, 1), milp_nz(m, mm, b, e->bytes / 1e9);
+    }
+  }
+  return m->oom ? -1 : 0;
+}
+
+/* Integer counts per class by largest remainder, then one option per
+ * table (the class's tables dealt out in index order). */
+static int round_choice(const emb_inst *in, const agg_layout *ly, const double *x, int *choice) {
+  size_t *fill = calloc(in->nclass ? in->nclass : 1, sizeof *fill);
+  long *cnt = malloc((size_t)in->nopt * sizeof *cnt);
+  double *frac = malloc((size_t)in->nopt * sizeof *frac);
+  size_t **members = calloc(in->nclass ? in->nclass : 1, sizeof *members);
+  int rc = -1;
+  if (!fill || !cnt || !frac || !members) goto cleanup;
+  for (size_t c = 0; c < in->nclass; c++)
+    if (!(members[c] = malloc(in->cls_count[c] * sizeof **members))) goto cleanup;
+  for (size_t i = 0; i < in->n; i++) members[in->cls_of[i]][fill[in->cls_of[i]]++] = i;
+  for (size_t c = 0; c < in->nclass; c++) {
+    long total = 0, want = (long)in->cls_count[c];
+    for (int o = 0; o < in->nopt; o++) {
+      int col = ly->ncol[c * (size_t)in->nopt + (size_t)o];
+      double v = col >= 0 ? fmax(0, x[col]) : 0;
+      cnt[o] = (long)floor(v + 1e-6);
+      frac[o] = col >= 0 ? v - (double)cnt[o] : -1;
+      total += cnt[o];
+    }
+    while (total < want) {
+      int best = -1;
+      for (int o = 0; o < in->nopt; o++)
+        if (frac[o] >= 0 && (best < 0 || frac[o] > frac[best])) best = o;
+      if (best < 0) goto cleanup;
+      cnt[best]++, frac[best] = -0.5, total++;
+    }
+    while (total > want) { /* numerical excess: drop from the smallest remainder */
+      int o = 0;
+      while (o < in->nopt && cnt[o] == 0) o++;
+      cnt[o]--, total--;
+    }
+    size_t q = 0;
+    for (int o = 0; o < in->nopt; o++)
+      for (long j = 0; j < cnt[o]; j++) choice[members[c][q++]] = o;
+  }
+  rc = 0;
+cleanup:
+  if (members)
+    for (size_t c = 0; c < in->nclass; c++) free(members[c]);
+  free(members), free(fill), free(cnt), free(frac);
+  return rc;
+}
+
+int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
+                         double deadline, plan_table_plan *plans, int *have_plans, double *bound,
+                         int *status, svc_err *err) {
+  plan_milp m;
+  agg_layout ly = {0};
+  milp_sol sol = {0};
+  int *choice = NULL, rc = 0, Lcol = 0;
+  milp_init(&m);
+  *have_plans = 0, *bound = 0, *status = MILP_NOSOL;
+  if (build(in, warm_ms, &m, &ly, &Lcol)) {
+    rc = svc_err_set(err, SVC_NOMEM, "", "out of memory building the model");
+    goto cleanup;
+  }
+  /* Stage 1 gets most of the time; packing is fast. */
+  double now = svc_now(), budget = (deadline - now) * 0.7;
+  milp_opts mo = {.time_limit_s = (now - t0) + budget, .mip_gap = o->mip_gap * 0.5, .presolve = 0,
+                  .progress = o->progress, .progress_user = o->progress_user, .t0 = t0};
+  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  *status = sol.status;
+  *bound = isfinite(sol.bound) ? sol.bound : 0;
+  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE) goto cleanup;
+  if (!(choice = malloc((in->n ? in->n : 1) * sizeof *choice))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  if (round_choice(in, &ly, sol.x, choice)) goto cleanup;
+  if (emb_pack(in, choice, plans)) goto cleanup;
+  emb_local_search(in, plans, deadline);
+  *have_plans = 1;
+cleanup:
+  free(choice);
+  milp_sol_dispose(&sol);
+  milp_dispose(&m);
+  free(ly.ncol), free(ly.large);
+  return rc;
+}

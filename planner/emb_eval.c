@@ -1,0 +1,343 @@
+/* emb_eval.c: pricing a given assignment, the TorchRec-style greedy
+ * baseline, LPT packing of chosen options, and the local search that
+ * improves a packing.
+ *
+ * The greedy follows TorchRec's planner (EmbeddingShardingPlanner with the
+ * GreedyPerfPartitioner): each table's options are proposed in order of
+ * their total cost over all ranks ("perf"), tables are taken in order of
+ * decreasing cost, and each shard goes to the least-loaded rank whose
+ * memory still has room; a table whose cheapest option does not fit falls
+ * back to its next proposal. It is both the warm start of the exact solve
+ * and the baseline the bench compares against.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/planner_int.h"
+
+int emb_result_alloc(plan_emb_result *r, size_t n, int ranks, svc_err *err) {
+  memset(r, 0, sizeof *r);
+  r->n_tables = n, r->ranks = ranks;
+  r->tables = calloc(n ? n : 1, sizeof *r->tables);
+  r->rank_ms = calloc((size_t)ranks, sizeof *r->rank_ms);
+  r->rank_bytes = calloc((size_t)ranks, sizeof *r->rank_bytes);
+  r->greedy_ms = INFINITY;
+  if (!r->tables || !r->rank_ms || !r->rank_bytes) {
+    plan_emb_result_dispose(r);
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
+  return 0;
+}
+
+void plan_emb_result_dispose(plan_emb_result *r) {
+  if (!r) return;
+  free(r->tables), free(r->rank_ms), free(r->rank_bytes);
+  memset(r, 0, sizeof *r);
+}
+
+static double pieces(const emb_inst *in, const emb_opt *e) {
+  return e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k;
+}
+
+int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *res, int *fits,
+             svc_err *err) {
+  int rc = emb_result_alloc(res, in->n, in->R, err);
+  if (rc) return rc;
+  double u_ms = in->fixed_ms, u_b = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    const plan_table_plan *pl = &plans[i];
+    int o = emb_opt_index(in, pl->shard, pl->place, pl->k);
+    const emb_opt *e = o >= 0 ? EOPT(in, i, o) : NULL;
+    if (!e || !e->allowed) {
+      plan_emb_result_dispose(res);
+      return svc_err_set(err, SVC_BAD_FIELD, "sharding",
+                         "table '%s': %s%s is not allowed here", in->t[i].name,
+                         plan_shard_name(pl->shard),
+                         pl->place == PLAN_PLACE_HOST ? " (host placement)" : "");
+    }
+    res->tables[i] = *pl;
+    if (e->kind == EK_UNIFORM) {
+      u_ms += e->ms, u_b += e->bytes;
+    } else if (e->kind == EK_NODE) {
+      if (pl->node < 0 || pl->node >= in->N) goto bad_rank;
+      for (int g = 0; g < in->G; g++) {
+        res->rank_ms[pl->node * in->G + g] += e->ms;
+        res->rank_bytes[pl->node * in->G + g] += e->bytes;
+      }
+    } else {
+      for (int j = 0; j < e->k; j++) {
+        int r = e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j];
+        if (r < 0 || r >= in->R) goto bad_rank;
+        res->rank_ms[r] += e->ms, res->rank_bytes[r] += e->bytes;
+      }
+    }
+    continue;
+  bad_rank:
+    plan_emb_result_dispose(res);
+    return svc_err_set(err, SVC_BAD_FIELD, "sharding", "table '%s': rank or node out of range",
+                       in->t[i].name);
+  }
+  int ok = 1;
+  res->max_ms = 0;
+  for (int r = 0; r < in->R; r++) {
+    res->rank_ms[r] += u_ms, res->rank_bytes[r] += u_b;
+    if (res->rank_ms[r] > res->max_ms) res->max_ms = res->rank_ms[r];
+    if (res->rank_bytes[r] > in->p->cap_bytes * (1 + 1e-9)) ok = 0;
+  }
+  if (fits) *fits = ok;
+  return 0;
+}
+
+/* ---- placing one table with a fixed option ------------------------------- */
+
+typedef struct {
+  double *ms, *b;
+  double cap;
+} ranks_state;
+
+/* Least-loaded rank with room for bytes, avoiding ranks in skip[0..ns). */
+static int best_rank(const emb_inst *in, const ranks_state *s, double bytes, const int *skip,
+                     int ns) {
+  int best = -1;
+  for (int r = 0; r < in->R; r++) {
+    if (s->b[r] + bytes > s->cap) continue;
+    int used = 0;
+    for (int j = 0; j < ns; j++) used |= skip[j] == r;
+    if (used) continue;
+    if (best < 0 || s->ms[r] < s->ms[best] - 1e-12 ||
+        (s->ms[r] <= s->ms[best] + 1e-12 && s->b[r] < s->b[best]))
+      best = r;
+  }
+  return best;
+}
+
+/* Place table i with option o into s, filling pl. 0, or -1 (s unchanged). */
+static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table_plan *pl) {
+  const emb_opt *e = EOPT(in, i, o);
+  memset(pl, 0, sizeof *pl);
+  pl->shard = e->shard, pl->place = e->place, pl->k = e->k;
+  if (e->kind == EK_UNIFORM) {
+    for (int r = 0; r < in->R; r++)
+      if (s->b[r] + e->bytes > s->cap) return -1;
+    for (int r = 0; r < in->R; r++) s->ms[r] += e->ms, s->b[r] += e->bytes;
+    return 0;
+  }
+  if (e->kind == EK_NODE) {
+    int best = -1;
+    double best_max = INFINITY;
+    for (int nd = 0; nd < in->N; nd++) {
+      double mx = 0;
+      int fit = 1;
+      for (int g = 0; g < in->G; g++) {
+        int r = nd * in->G + g;
+        fit &= s->b[r] + e->bytes <= s->cap;
+        if (s->ms[r] > mx) mx = s->ms[r];
+      }
+      if (fit && mx < best_max) best = nd, best_max = mx;
+    }
+    if (best < 0) return -1;
+    pl->node = best;
+    for (int g = 0; g < in->G; g++) {
+      int r = best * in->G + g;
+      s->ms[r] += e->ms, s->b[r] += e->bytes;
+    }
+    return 0;
+  }
+  int got[PLAN_MAX_CW];
+  for (int j = 0; j < e->k; j++) {
+    /* shards of one table prefer distinct ranks, but may share one */
+    int r = best_rank(in, s, e->bytes, got, j < in->R ? j : 0);
+    if (r < 0) r = best_rank(in, s, e->bytes, NULL, 0);
+    if (r < 0) {
+      for (int q = 0; q < j; q++) s->ms[got[q]] -= e->ms, s->b[got[q]] -= e->bytes;
+      return -1;
+    }
+    got[j] = r;
+    s->ms[r] += e->ms, s->b[r] += e->bytes;
+  }
+  if (e->shard == PLAN_SHARD_TW)
+    pl->rank = got[0];
+  else
+    memcpy(pl->cw_ranks, got, (size_t)e->k * sizeof *got);
+  return 0;
+}
+
+static int ranks_new(const emb_inst *in, ranks_state *s) {
+  s->ms = calloc((size_t)in->R, sizeof *s->ms);
+  s->b = calloc((size_t)in->R, sizeof *s->b);
+  s->cap = in->p->cap_bytes * (1 + 1e-12);
+  return s->ms && s->b ? 0 : -1;
+}
+
+static void ranks_free(ranks_state *s) { free(s->ms), free(s->b); }
+
+typedef struct {
+  double key;
+  size_t i;
+  int o;
+} keyed;
+
+static int by_key_desc(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  if (x->key != y->key) return x->key > y->key ? -1 : 1;
+  if (x->i != y->i) return x->i < y->i ? -1 : 1;
+  return x->o - y->o;
+}
+
+static int by_key_asc(const void *a, const void *b) { return -by_key_desc(a, b); }
+
+int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
+  ranks_state s = {0};
+  keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
+  keyed cand[64];
+  int rc = 0;
+  if (!ord || ranks_new(in, &s)) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < in->n; i++) {
+    double best = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (e->ok && e->ms * pieces(in, e) < best) best = e->ms * pieces(in, e);
+    }
+    ord[i] = (keyed){.key = isfinite(best) ? best : 0, .i = i};
+  }
+  qsort(ord, in->n, sizeof *ord, by_key_desc);
+  for (size_t q = 0; q < in->n; q++) {
+    size_t i = ord[q].i;
+    int nc = 0;
+    for (int o = 0; o < in->nopt && nc < 64; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (e->ok) cand[nc++] = (keyed){.key = e->ms * pieces(in, e), .i = i, .o = o};
+    }
+    qsort(cand, (size_t)nc, sizeof *cand, by_key_asc);
+    int placed = 0;
+    for (int c = 0; c < nc && !placed; c++) placed = place(in, &s, i, cand[c].o, &plans[i]) == 0;
+    if (!placed) {
+      char need[32], cap[32];
+      emb_fmt_gb(need, sizeof need, emb_min_bytes_per_gpu(in));
+      emb_fmt_gb(cap, sizeof cap, in->p->cap_bytes);
+      rc = svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                       "HBM capacity: table '%s' fits on no GPU under any allowed sharding "
+                       "(the tables need at least %s per GPU; %s usable for embeddings)",
+                       in->t[i].name, need, cap);
+      goto cleanup;
+    }
+  }
+cleanup:
+  ranks_free(&s);
+  free(ord);
+  return rc;
+}
+
+int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
+  ranks_state s = {0};
+  keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
+  int rc = 0;
+  if (!ord || ranks_new(in, &s)) {
+    rc = -1;
+    goto cleanup;
+  }
+  /* uniform first (they load every rank alike), then node items, then
+   * single-rank pieces by decreasing size (LPT) */
+  for (size_t i = 0; i < in->n; i++) {
+    const emb_opt *e = EOPT(in, i, choice[i]);
+    double key = e->kind == EK_UNIFORM ? 1e300 : e->kind == EK_NODE ? 1e299 : e->ms;
+    ord[i] = (keyed){.key = key, .i = i, .o = choice[i]};
+  }
+  qsort(ord, in->n, sizeof *ord, by_key_desc);
+  for (size_t q = 0; q < in->n && !rc; q++)
+    if (place(in, &s, ord[q].i, ord[q].o, &plans[ord[q].i])) rc = -1;
+cleanup:
+  ranks_free(&s);
+  free(ord);
+  return rc;
+}
+
+/* ---- local search ----------------------------------------------------------- */
+
+typedef struct {
+  size_t t;
+  int j; /* shard index (CW) or 0 */
+  double ms, b;
+} piece;
+
+static int *piece_rank(plan_table_plan *plans, const piece *pc) {
+  plan_table_plan *pl = &plans[pc->t];
+  return pl->shard == PLAN_SHARD_TW ? &pl->rank : &pl->cw_ranks[pc->j];
+}
+
+void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadline) {
+  size_t np = 0, cap = 0;
+  piece *pc = NULL;
+  ranks_state s = {0};
+  plan_emb_result res;
+  int fits = 0;
+  if (emb_eval(in, plans, &res, &fits, NULL)) return;
+  if (ranks_new(in, &s)) goto cleanup;
+  memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
+  memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
+  for (size_t i = 0; i < in->n; i++) {
+    int o = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
+    const emb_opt *e = EOPT(in, i, o);
+    if (e->kind != EK_ITEM) continue;
+    for (int j = 0; j < e->k; j++) {
+      if (np == cap) {
+        cap = cap ? cap * 2 : 256;
+        piece *n2 = realloc(pc, cap * sizeof *pc);
+        if (!n2) goto cleanup;
+        pc = n2;
+      }
+      pc[np++] = (piece){.t = i, .j = j, .ms = e->ms, .b = e->bytes};
+    }
+  }
+  for (int iter = 0; iter < 100000; iter++) {
+    if ((iter & 63) == 0 && svc_now() > deadline) break;
+    int top = 0;
+    for (int r = 1; r < in->R; r++)
+      if (s.ms[r] > s.ms[top]) top = r;
+    double L = s.ms[top];
+    int improved = 0;
+    /* move: the biggest piece on top that lands below L elsewhere */
+    for (size_t a = 0; a < np && !improved; a++) {
+      int *ra = piece_rank(plans, &pc[a]);
+      if (*ra != top) continue;
+      int r2 = -1;
+      for (int r = 0; r < in->R; r++)
+        if (r != top && s.b[r] + pc[a].b <= s.cap && s.ms[r] + pc[a].ms < L - 1e-9 &&
+            (r2 < 0 || s.ms[r] < s.ms[r2]))
+          r2 = r;
+      if (r2 >= 0) {
+        s.ms[top] -= pc[a].ms, s.b[top] -= pc[a].b;
+        s.ms[r2] += pc[a].ms, s.b[r2] += pc[a].b;
+        *ra = r2;
+        improved = 1;
+      }
+    }
+    /* swap: a big piece on top with a smaller one elsewhere */
+    for (size_t a = 0; a < np && !improved; a++) {
+      int *ra = piece_rank(plans, &pc[a]);
+      if (*ra != top) continue;
+      for (size_t c = 0; c < np && !improved; c++) {
+        int *rc = piece_rank(plans, &pc[c]);
+        int r2 = *rc;
+        double d = pc[a].ms - pc[c].ms;
+        if (r2 == top || d <= 1e-9) continue;
+        if (s.ms[r2] + d < L - 1e-9 && s.b[r2] - pc[c].b + pc[a].b <= s.cap &&
+            s.b[top] - pc[a].b + pc[c].b <= s.cap) {
+          s.ms[top] -= d, s.ms[r2] += d;
+          s.b[top] += pc[c].b - pc[a].b, s.b[r2] += pc[a].b - pc[c].b;
+          *ra = r2, *rc = top;
+          improved = 1;
+        }
+      }
+    }
+    if (!improved) break;
+  }
+cleanup:
+  free(pc);
+  ranks_free(&s);
+  plan_emb_result_dispose(&res);
+}

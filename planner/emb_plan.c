@@ -1,0 +1,168 @@
+/* emb_plan.c: solving one embedding problem: infeasibility checks that
+ * name the constraint, the greedy baseline, then the exact MILP (small
+ * instances) or the decomposition (large ones) under one time limit, and
+ * the proven gap of whatever is returned. The answer is never worse than
+ * the greedy: both are priced by emb_eval and the better one wins.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/planner_int.h"
+
+/* Valid lower bounds that need no solver: every rank carries fixed_ms and
+ * the average of the cheapest total work; some rank carries each table's
+ * smallest per-rank piece. */
+static double trivial_bound(const emb_inst *in) {
+  double sum = 0, big = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    double tot = INFINITY, piece = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (!e->ok) continue;
+      double pcs = e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k;
+      tot = fmin(tot, e->ms * pcs);
+      piece = fmin(piece, e->ms);
+    }
+    if (isfinite(tot)) sum += tot;
+    if (isfinite(piece)) big = fmax(big, piece);
+  }
+  return in->fixed_ms + fmax(sum / in->R, big);
+}
+
+/* A request that cannot fit says which constraint and by how much. */
+static int check_capacity(const emb_inst *in, svc_err *err) {
+  char need[32], cap[32];
+  emb_fmt_gb(cap, sizeof cap, in->p->cap_bytes);
+  if (!(in->p->cap_bytes > 0))
+    return svc_err_set(err, SVC_INFEASIBLE, "constraints",
+                       "HBM capacity: the dense part leaves no memory for the embedding tables "
+                       "(%.1f GB per GPU usable in total)",
+                       in->p->hw.hbm_usable_bytes / 1e9);
+  for (size_t i = 0; i < in->n; i++) {
+    double smallest = INFINITY;
+    int any = 0;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (e->allowed) smallest = fmin(smallest, e->bytes), any = 1;
+      if (e->ok) goto next;
+    }
+    if (!any)
+      return svc_err_set(err, SVC_INFEASIBLE, "knobs.sharding",
+                         "table '%s' has no allowed sharding on this cluster", in->t[i].name);
+    emb_fmt_gb(need, sizeof need, smallest);
+    return svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                       "HBM capacity: table '%s' needs at least %s per GPU under the allowed "
+                       "shardings; %s usable for embeddings",
+                       in->t[i].name, need, cap);
+  next:;
+  }
+  double min = emb_min_bytes_per_gpu(in);
+  if (min > in->p->cap_bytes) {
+    emb_fmt_gb(need, sizeof need, min);
+    return svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                       "HBM capacity: the tables need at least %s per GPU; %s usable for "
+                       "embeddings",
+                       need, cap);
+  }
+  return 0;
+}
+
+int plan_emb_evaluate(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                      const plan_table_plan *plans, plan_emb_result *out, int *fits, svc_err *err) {
+  emb_inst in;
+  int rc = emb_inst_init(&in, p, tables, n, err);
+  memset(out, 0, sizeof *out);
+  if (rc) return rc;
+  rc = emb_eval(&in, plans, out, fits, err);
+  emb_inst_dispose(&in);
+  return rc;
+}
+
+int plan_emb_greedy(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                    plan_emb_result *out, svc_err *err) {
+  plan_solve_opts o = {.method = PLAN_METHOD_GREEDY};
+  return plan_emb_solve(p, tables, n, &o, out, err);
+}
+
+int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                   const plan_solve_opts *opts, plan_emb_result *out, svc_err *err) {
+  emb_inst in;
+  plan_solve_opts o = opts ? *opts : (plan_solve_opts){0};
+  plan_table_plan *gplans = NULL, *splans = NULL;
+  plan_emb_result gres = {0}, sres = {0};
+  svc_err gerr;
+  int rc, grc, fits = 0, status = MILP_NOSOL, have = 0;
+  double t0 = svc_now(), bound = 0;
+  memset(out, 0, sizeof *out);
+  if (o.time_limit_s <= 0) o.time_limit_s = 10;
+  if (o.mip_gap <= 0) o.mip_gap = 0.005;
+  if (o.exact_max_vars <= 0) o.exact_max_vars = 4000;
+  double deadline = t0 + o.time_limit_s;
+  if ((rc = emb_inst_init(&in, p, tables, n, err))) return rc;
+  if ((rc = check_capacity(&in, err))) goto cleanup;
+  gplans = calloc(n ? n : 1, sizeof *gplans);
+  splans = calloc(n ? n : 1, sizeof *splans);
+  if (!gplans || !splans) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  svc_err_clear(&gerr);
+  grc = emb_greedy(&in, gplans, &gerr);
+  if (!grc && (rc = emb_eval(&in, gplans, &gres, &fits, err))) goto cleanup;
+  double gms = grc ? INFINITY : gres.max_ms;
+  int method = o.method;
+  if (method == PLAN_METHOD_AUTO)
+    method = emb_exact_size(&in) <= (size_t)o.exact_max_vars ? PLAN_METHOD_EXACT
+                                                             : PLAN_METHOD_DECOMPOSED;
+  if (method == PLAN_METHOD_EXACT) {
+    rc = emb_solve_exact(&in, grc ? NULL : gplans, gms * (1 + 1e-9), &o, t0, deadline, splans,
+                         &bound, &status, err);
+    have = status == MILP_OPTIMAL || status == MILP_FEASIBLE;
+  } else if (method == PLAN_METHOD_DECOMPOSED) {
+    rc = emb_solve_decomposed(&in, gms, &o, t0, deadline, splans, &have, &bound, &status, err);
+  }
+  if (rc) goto cleanup;
+  if (method == PLAN_METHOD_EXACT && status == MILP_INFEASIBLE) {
+    rc = svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                     "HBM capacity: no assignment of the tables to the %d GPUs fits; %s", in.R,
+                     grc ? gerr.message : "the largest shards do not pack");
+    goto cleanup;
+  }
+  if (have && (rc = emb_eval(&in, splans, &sres, &fits, err))) goto cleanup;
+  if (have && !fits) { /* a rounding that broke capacity is no answer */
+    plan_emb_result_dispose(&sres);
+    have = 0;
+  }
+  if (grc && !have) {
+    *err = gerr;
+    rc = -gerr.code;
+    goto cleanup;
+  }
+  int use_solver = have && (grc || sres.max_ms < gres.max_ms - 1e-12);
+  if (use_solver) {
+    *out = sres;
+    memset(&sres, 0, sizeof sres);
+    out->method = method;
+  } else {
+    *out = gres;
+    memset(&gres, 0, sizeof gres);
+    out->method = PLAN_METHOD_GREEDY;
+  }
+  out->greedy_ms = gms;
+  double tb = trivial_bound(&in);
+  out->bound_ms = fmin(fmax(bound, tb), out->max_ms);
+  if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
+    out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));
+  out->gap = out->max_ms > 0 ? (out->max_ms - out->bound_ms) / out->max_ms : 0;
+  if (out->gap < 1e-9) out->gap = 0;
+  out->optimal = out->gap <= o.mip_gap + 1e-9;
+  out->solve_s = svc_now() - t0;
+  out->timed_out = svc_now() >= deadline - 1e-3 && !out->optimal;
+cleanup:
+  emb_inst_dispose(&in);
+  plan_emb_result_dispose(&gres);
+  plan_emb_result_dispose(&sres);
+  free(gplans), free(splans);
+  return rc;
+}
