@@ -10,7 +10,11 @@ DB ?= cdplan.db
 CMAKE_FLAGS ?=
 
 APT_PACKAGES = build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
-  libglpk-dev libcmocka-dev curl python3 clang-format
+  libglpk-dev libcmocka-dev curl python3 clang-format slurm-wlm munge
+
+# Browser tests (tests/browser): Debian's Chromium; Node.js + npm only where
+# the machine has no node yet (Debian's nodejs/npm), then playwright-core by npm ci.
+APT_PACKAGES += chromium
 
 .PHONY: deps build run test asan bench format format-check clean
 
@@ -18,12 +22,15 @@ APT_PACKAGES = build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev l
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --offline 2>/dev/null || \
+	  npm ci --no-audit --no-fund
 
 build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)

@@ -19,6 +19,10 @@
 
 #include "api/api.h"
 
+/* The largest result accepted (a sweep's result outgrows API_MAX_BODY):
+ * the server should allow this much on POST /v1/validations/{id}/results. */
+#define API_MAX_RESULT (16u << 20)
+
 /* Options only a local caller (the CLI) may give. */
 typedef struct {
   const char *backend;    /* overrides the body's "backend" when not NULL */
@@ -31,8 +35,8 @@ typedef struct {
  * returned with state "failed" and the reason in "note". */
 int api_validation_submit(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
 /* The same with CLI options (opts may be NULL). */
-int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len,
-                               const api_val_opts *opts, char **out, svc_err *err);
+int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const api_val_opts *opts,
+                               char **out, svc_err *err);
 /* GET /v1/validations/{id}: the job, polled against its backend first. */
 int api_validation_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
 /* GET /v1/validations: {"validations":[job without history/result...]},

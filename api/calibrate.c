@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "api/api_step.h"
 #include "api/measure.h"
 
 static cJSON *report_json(const cost_hw *hw, int version, const cost_calib *c,
@@ -47,7 +48,9 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   cost_fit_report rep;
   cJSON *files = cJSON_CreateArray(), *doc = NULL;
   char *params_report = NULL;
-  int rc, version = 0;
+  api_step_meas steps = {0}; /* whole-step files: the framework profile's fit */
+  cJSON *step_rep = NULL;
+  int rc, version = 0, is_step = 0;
   *out = NULL;
   if (n == 0) {
     rc = svc_err_set(err, SVC_BAD_ARGS, "files", "calibrate needs at least one measurement file");
@@ -57,6 +60,18 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   for (size_t i = 0; i < n; i++) {
     cost_sample *s = NULL;
     size_t k = 0;
+    size_t before = steps.n;
+    if ((rc = api_step_meas_append(texts[i], lens[i], &steps, &is_step, err))) {
+      svc_err_prefix(err, labels[i]);
+      goto cleanup;
+    }
+    if (is_step) {
+      cJSON *f = cJSON_CreateObject();
+      cJSON_AddStringToObject(f, "file", labels[i]);
+      cJSON_AddNumberToObject(f, "step_samples", (double)(steps.n - before));
+      cJSON_AddItemToArray(files, f);
+      continue;
+    }
     if ((rc = api_measure_load(texts[i], lens[i], &s, &k, err))) {
       svc_err_prefix(err, labels[i]);
       goto cleanup;
@@ -76,14 +91,20 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
     cJSON_AddNumberToObject(f, "samples", (double)k);
     cJSON_AddItemToArray(files, f);
   }
-  if (cost_calibrate(&hw, all, total, &calib, &rep) != 0) {
+  if (total == 0 && steps.n) { /* step files only: op parameters stay datasheet */
+    memset(&calib, 0, sizeof calib);
+    memset(&rep, 0, sizeof rep);
+  } else if (cost_calibrate(&hw, all, total, &calib, &rep) != 0) {
     rc = svc_err_set(err, SVC_BAD_FIELD, "files",
                      "no measurement in the files can be used to calibrate %s", hw.name);
     goto cleanup;
   }
+  if (steps.n && (rc = api_step_calibrate(&hw, &steps, &calib, &step_rep, err))) goto cleanup;
   /* Store first so the report carries the version it describes. */
   doc = report_json(&hw, 0, &calib, &rep, files);
   files = NULL;
+  if (step_rep) cJSON_AddItemToObject(doc, "step_profile", step_rep);
+  step_rep = NULL;
   if (!(params_report = api_print(doc))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
@@ -92,6 +113,8 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   cJSON_ReplaceItemInObject(doc, "version", cJSON_CreateNumber(version));
   if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
 cleanup:
+  api_step_meas_dispose(&steps);
+  cJSON_Delete(step_rep);
   free(all);
   free(params_report);
   cJSON_Delete(files);

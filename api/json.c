@@ -22,12 +22,39 @@ const char *api_path_index(char *buf, size_t size, const char *path, const char 
   return buf;
 }
 
+/* No request of ours nests more than a few levels; cJSON allows 1000 and
+ * every decoder above it walks the tree recursively, so deeper documents
+ * are refused by a scan before parsing (strings skipped, escapes too). */
+#define MAX_DEPTH 32
+static int too_deep(const char *p, size_t len) {
+  int depth = 0, in_str = 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = p[i];
+    if (in_str) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_str = 0;
+    } else if (c == '"') {
+      in_str = 1;
+    } else if (c == '[' || c == '{') {
+      if (++depth > MAX_DEPTH) return 1;
+    } else if (c == ']' || c == '}') {
+      depth--;
+    }
+  }
+  return 0;
+}
+
 int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err) {
   *out = NULL;
   if (!body || len == 0) return svc_err_set(err, SVC_BAD_JSON, "", "request body is empty");
   if (len > API_MAX_BODY)
     return svc_err_set(err, SVC_TOO_LARGE, "", "request body is larger than %d bytes",
                        API_MAX_BODY);
+  if (too_deep(body, len))
+    return svc_err_set(err, SVC_BAD_JSON, "", "request body nests deeper than %d levels",
+                       MAX_DEPTH);
   const char *end = NULL;
   cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
   if (!doc) {

@@ -33,7 +33,7 @@ static int num(const cJSON *row, const char *key, const char *path, double lo, d
 
 static int integer(const cJSON *row, const char *key, const char *path, double lo, double hi,
                    int64_t *out, svc_err *err) {
-  double d;
+  double d = 0;
   int rc = num(row, key, path, lo, hi, &d, err);
   if (rc) return rc;
   if (d != floor(d)) {

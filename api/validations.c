@@ -19,6 +19,7 @@
 #include "validate/validate.h"
 
 #define MAX_CASES 100000
+_Static_assert(API_MAX_RESULT == VAL_MAX_RESULT, "one result size limit");
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_."
 
 static const char *const submit_fields[] = {"kind",    "hardware",  "params", "prediction",
@@ -33,13 +34,26 @@ static int parse_id(const char *s, int64_t *id, svc_err *err) {
   return 0;
 }
 
+/* A runner's result: a JSON object of at most VAL_MAX_RESULT bytes (a
+ * large sweep is bigger than a request body may be). */
+static int parse_result(const char *text, size_t len, cJSON **out, svc_err *err) {
+  if (len > VAL_MAX_RESULT)
+    return svc_err_set(err, SVC_TOO_LARGE, "", "a result is at most %u bytes", VAL_MAX_RESULT);
+  if (len <= API_MAX_BODY) return api_parse_body(text, len, out, err);
+  *out = cJSON_ParseWithLength(text, len);
+  if (cJSON_IsObject(*out)) return 0;
+  cJSON_Delete(*out);
+  *out = NULL;
+  return svc_err_set(err, SVC_BAD_JSON, "", "the result is not a JSON object");
+}
+
 /* The result's check (validate/ calls it for output files and POSTs): a
  * JSON object, not an error report, of this job's kind and id. */
 static int check_result(void *arg, int64_t id, const char *text, size_t len, svc_err *err) {
   api_ctx *ctx = arg;
   cJSON *doc = NULL;
   hwdb_job job = {0};
-  int rc = api_parse_body(text, len, &doc, err);
+  int rc = parse_result(text, len, &doc, err);
   if (rc) return rc;
   const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
   const cJSON *jid = cJSON_GetObjectItemCaseSensitive(doc, "id");
@@ -117,9 +131,7 @@ cleanup:
   return rc;
 }
 
-static cJSON *parse_text(const char *text) {
-  return text ? cJSON_Parse(text) : NULL;
-}
+static cJSON *parse_text(const char *text) { return text ? cJSON_Parse(text) : NULL; }
 
 /* The job document; full adds history and result. */
 static int job_doc(api_ctx *ctx, const hwdb_job *j, int full, cJSON **out, svc_err *err) {
@@ -182,8 +194,8 @@ static int reply_job(api_ctx *ctx, int64_t id, cJSON *extra, char **out, svc_err
   return rc;
 }
 
-int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len,
-                               const api_val_opts *opts, char **out, svc_err *err) {
+int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const api_val_opts *opts,
+                               char **out, svc_err *err) {
   cJSON *doc = NULL, *extra = NULL;
   char *params = NULL, *pred = NULL, token[VAL_TOKEN_LEN + 1];
   val_spec spec = {.backend = "local", .gpus = -1};
@@ -293,12 +305,9 @@ int api_validation_cancel(api_ctx *ctx, const char *ids, char **out, svc_err *er
   return reply_job(ctx, id, NULL, out, err);
 }
 
-static int store(api_ctx *ctx, int64_t id, const char *body, size_t len, char **out,
-                 svc_err *err) {
+static int store(api_ctx *ctx, int64_t id, const char *body, size_t len, char **out, svc_err *err) {
   val_cfg cfg;
   int rc;
-  if (len > API_MAX_BODY * 16u)
-    return svc_err_set(err, SVC_TOO_LARGE, "", "a result is at most %u bytes", API_MAX_BODY * 16u);
   if ((rc = cfg_for(ctx, &cfg, err)) || (rc = val_store_result(ctx->db, &cfg, id, body, len, err)))
     return rc;
   return reply_job(ctx, id, NULL, out, err);
@@ -318,7 +327,7 @@ int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out
   int64_t id = 0;
   int rc;
   *out = NULL;
-  if ((rc = api_parse_body(body, len, &doc, err)) ||
+  if ((rc = parse_result(body, len, &doc, err)) ||
       (rc = api_get_int(doc, "id", "", 1, 1, (int64_t)1 << 52, &id, err))) {
     cJSON_Delete(doc);
     return rc;
@@ -393,8 +402,8 @@ static int compare_case(const cJSON *c, int i, const cJSON *rows, const char *me
     cJSON_AddNumberToObject(o, "rel_error", *rel);
   } else {
     cJSON_AddNullToObject(o, "measured");
-    cJSON_AddStringToObject(o, "reason", row ? "the row has no positive measured value"
-                                             : "no result row matches");
+    cJSON_AddStringToObject(
+        o, "reason", row ? "the row has no positive measured value" : "no result row matches");
   }
   cJSON_AddItemToArray(out, o);
   return ok;
@@ -414,8 +423,7 @@ static cJSON *stats_doc(const double *rel, size_t n) {
   return s;
 }
 
-int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **out,
-                          svc_err *err) {
+int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **out, svc_err *err) {
   hwdb_job j = {0};
   cJSON *doc = NULL, *res = NULL, *pred = NULL, *cases, *wrap = NULL;
   double *rel = NULL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_step.h"
 #include "cli/cli.h"
 
 int cli_fail(const svc_err *err) {
@@ -91,6 +92,7 @@ cleanup:
 }
 
 static int cmd_estimate(cli_opts *o) { return run_request(o, api_estimate); }
+static int cmd_step(cli_opts *o) { return run_request(o, api_step); }
 static int cmd_hw_add(cli_opts *o) { return run_request(o, api_hw_create); }
 
 static int cmd_hw_list(cli_opts *o) {
@@ -129,11 +131,20 @@ static int cmd_hw_import(cli_opts *o) {
   return rc ? cli_fail(&err) : cli_emit(out);
 }
 
+int cli_plan(cli_opts *o);    /* cli/plan.c */
+int cli_compare(cli_opts *o); /* cli/plan.c */
+
 static const cli_cmd commands[] = {
-    {"serve", cli_serve, "cdplan serve [--listen ADDR:PORT] [--db PATH] [--token-file FILE] [--web DIR]",
+    {"serve", cli_serve,
+     "cdplan serve [--listen ADDR:PORT] [--db PATH] [--token-file FILE] [--web DIR]\n"
+     "               [--threads N] [--rate N] [--burst N] [--max-conns N] [--timeout S]",
      "Serve the REST API and the dashboard (default 127.0.0.1:8080). Prints\n"
      "{\"listening\":\"http://ADDR:PORT\"} once ready; SIGTERM or SIGINT stop it cleanly.\n"
-     "With --token-file, writes need 'Authorization: Bearer TOKEN'."},
+     "Tokens ('Authorization: Bearer TOKEN'): once `cdplan token create` has made one,\n"
+     "every /v1 route needs a token with its scope; with --token-file only, writes need\n"
+     "that token (it holds every scope). --rate N limits each client address and each\n"
+     "token to N requests/s (bursts of --burst, default 2N; 429 beyond; default off).\n"
+     "--max-conns (default 1024) and --timeout (idle seconds, default 30) bound connections."},
     {"hw list", cmd_hw_list, "cdplan hw list [VENDOR] [--db PATH]",
      "List the hardware catalog, optionally one vendor's (nvidia, amd, ...)."},
     {"hw show", cmd_hw_show, "cdplan hw show NAME [--db PATH]",
@@ -144,16 +155,33 @@ static const cli_cmd commands[] = {
      "Add or replace every *.json descriptor in DIR, all or nothing."},
     {"estimate", cmd_estimate, "cdplan estimate FILE|- [--hw NAME] [--db PATH]",
      "Predict op times: {\"hardware\":NAME,\"ops\":[...]} (see docs/openapi.yaml)."},
+    {"plan", cli_plan, "cdplan plan FILE|- [--hw NAME] [--db PATH]",
+     "Plan batch, precision, checkpointing, DDP/FSDP, padding and the embedding sharding\n"
+     "for a DLRM workload on one accelerator (see docs/planner.md); progress on stderr."},
+    {"compare", cli_compare, "cdplan compare FILE|- [--db PATH]",
+     "Run the recipe tuned for \"from\" unchanged on \"to\" (the direct port) against the\n"
+     "plan made for \"to\": both predictions and the gain split by change."},
+    {"step", cmd_step, "cdplan step FILE|- [--hw NAME] [--db PATH]",
+     "Predict one training step: {\"hardware\":NAME,\"workload\":{...},\"recipe\":{...}}\n"
+     "-> step_ms, samples_per_s, peak_memory_bytes, breakdown, memory, kernel_classes\n"
+     "(see docs/step-model.md and data/workloads/)."},
+    {"kernels select", cli_kernels_select,
+     "cdplan kernels select FILE|- [--hw NAME] [--format json|triton] [--db PATH]",
+     "Rank Triton GEMM tile configs per problem without autotuning:\n"
+     "{\"hardware\":NAME,\"problems\":[{\"m\",\"n\",\"k\",\"dtype\"}],\"candidates\"?:[...]}.\n"
+     "--format triton prints each problem's paste-ready triton.Config list (docs/kernels.md)."},
     {"calibrate", cli_calibrate, "cdplan calibrate --hw NAME FILE... [--db PATH]",
      "Fit the cost model's efficiency parameters for NAME to measurement files\n"
      "(formats of data/measurements/h200), store them as a new calibration version,\n"
      "and print the fit's error."},
     {"validate submit", cli_validate_submit,
-     "cdplan validate submit FILE|- [--backend local|slurm|bundle] [--out DIR] [--hw NAME] [--db PATH]",
+     "cdplan validate submit FILE|- [--backend local|slurm|bundle] [--out DIR] [--hw NAME] "
+     "[--db PATH]",
      "Submit a validation run: {\"kind\",\"hardware\",\"params\",\"prediction\"?,\"backend\"?}.\n"
      "local runs validate/gpu/runner.py here; slurm submits it with sbatch; bundle writes\n"
      "job.json, runner.py and run.sh to --out DIR to run anywhere. Prints the job and its token."},
-    {"validate status", cli_validate_status, "cdplan validate status [ID] [--wait SECONDS] [--db PATH]",
+    {"validate status", cli_validate_status,
+     "cdplan validate status [ID] [--wait SECONDS] [--db PATH]",
      "Show one validation job (polled against its backend first), or list them all.\n"
      "--wait polls until the job is done, failed or cancelled, or the time is up."},
     {"validate cancel", cli_validate_cancel, "cdplan validate cancel ID [--db PATH]",
@@ -163,6 +191,16 @@ static const cli_cmd commands[] = {
     {"validate report", cli_validate_report, "cdplan validate report ID [--calibrate] [--db PATH]",
      "Predicted against measured per case with median, p90 and max relative error;\n"
      "--calibrate also fits a new calibration version from the measurements."},
+    {"token create", cli_token_create,
+     "cdplan token create --scope read,plan,dispatch,admin [--name NAME] [--db PATH]",
+     "Make an API token for `cdplan serve` and print it once: {\"id\",...,\"token\":SECRET}.\n"
+     "Only its SHA-256 is stored. Scopes: read (GET, estimate, step, kernels), plan\n"
+     "(plans, compare), dispatch (validation jobs), admin (catalog, calibration; implies\n"
+     "all). Once any token exists, a running server requires one on every /v1 route."},
+    {"token list", cli_token_list, "cdplan token list [--db PATH]",
+     "List API tokens (id, name, scopes, created_at, revoked_at); never their secrets."},
+    {"token revoke", cli_token_revoke, "cdplan token revoke ID [--db PATH]",
+     "Revoke a token; a running server refuses it within a second."},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -240,8 +278,9 @@ int main(int argc, char **argv) {
     }
     return usage_error("unknown command ", argv[1]);
   }
-  /* serve and validate parse their own options */
-  if (!strcmp(cmd->name, "serve") || !strncmp(cmd->name, "validate ", 9)) {
+  /* serve, validate and token create parse their own options */
+  if (!strcmp(cmd->name, "serve") || !strncmp(cmd->name, "validate ", 9) ||
+      !strcmp(cmd->name, "token create") || !strcmp(cmd->name, "kernels select")) {
     o.argc = argc - skip;
     o.argv = argv + skip;
     for (int i = 0; i < o.argc; i++)

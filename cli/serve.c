@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "api/api_tokens.h"
 #include "server/server.h"
 
 #ifndef CDPLAN_SOURCE_DIR
@@ -56,6 +57,7 @@ int cli_serve(cli_opts *o) {
   char host[256], *token = NULL, openapi[4096], webdef[4096];
   int port = 0, rc = 0;
   unsigned threads = 0;
+  srv_config limits = {0}; /* --rate, --burst, --max-conns, --timeout */
   api_ctx *ctx = NULL;
   srv *s = NULL;
   svc_err err;
@@ -65,7 +67,8 @@ int cli_serve(cli_opts *o) {
     const char *a = o->argv[i];
     const char *v = i + 1 < o->argc ? o->argv[i + 1] : NULL;
     if (!strcmp(a, "--listen") || !strcmp(a, "--db") || !strcmp(a, "--token-file") ||
-        !strcmp(a, "--web") || !strcmp(a, "--threads")) {
+        !strcmp(a, "--web") || !strcmp(a, "--threads") || !strcmp(a, "--rate") ||
+        !strcmp(a, "--burst") || !strcmp(a, "--max-conns") || !strcmp(a, "--timeout")) {
       if (!v) {
         rc = svc_err_set(&err, SVC_BAD_ARGS, "", "%s needs a value", a);
         goto cleanup;
@@ -76,6 +79,10 @@ int cli_serve(cli_opts *o) {
       if (!strcmp(a, "--token-file")) token_file = v;
       if (!strcmp(a, "--web")) web = v;
       if (!strcmp(a, "--threads")) threads = (unsigned)strtoul(v, NULL, 10);
+      if (!strcmp(a, "--rate")) limits.rate = strtod(v, NULL);
+      if (!strcmp(a, "--burst")) limits.burst = strtod(v, NULL);
+      if (!strcmp(a, "--max-conns")) limits.max_conns = (unsigned)strtoul(v, NULL, 10);
+      if (!strcmp(a, "--timeout")) limits.timeout_s = (unsigned)strtoul(v, NULL, 10);
     } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
       svc_log_threshold = SVC_LOG_DEBUG;
     } else {
@@ -104,12 +111,18 @@ int cli_serve(cli_opts *o) {
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   signal(SIGPIPE, SIG_IGN);
   srv_config cfg = {.host = host, .port = port, .token = token, .web_root = web,
-                    .openapi_path = openapi, .threads = threads};
+                    .openapi_path = openapi, .threads = threads, .rate = limits.rate,
+                    .burst = limits.burst, .max_conns = limits.max_conns,
+                    .timeout_s = limits.timeout_s};
   if ((rc = srv_start(&s, ctx, &cfg, &err))) goto cleanup;
   printf("{\"listening\":\"http://%s:%d\"}\n", host, srv_port(s));
   fflush(stdout);
-  svc_log(SVC_LOG_INFO, "serving on http://%s:%d (db %s, writes %s)", host, srv_port(s), o->db,
-          token ? "need a token" : "open");
+  int64_t ntokens = 0;
+  api_tokens_active(ctx, &ntokens, NULL);
+  svc_log(SVC_LOG_INFO, "serving on http://%s:%d (db %s; %s)", host, srv_port(s), o->db,
+          ntokens ? "every /v1 route needs a token"
+          : token ? "writes need the token file's token; reads are open"
+                  : "open to anyone who can connect: no tokens (see cdplan token create)");
   int sig = 0;
   sigwait(&set, &sig);
   svc_log(SVC_LOG_INFO, "signal %d: stopping", sig);

@@ -97,7 +97,10 @@ int cli_validate_status(cli_opts *o) {
   svc_err_clear(&err);
   if ((rc = parse(o, &a, 1))) return rc;
   if ((rc = cli_open(o, &ctx, &err))) return finish(ctx, rc, out, &err);
-  if (a.npos == 0) return finish(ctx, api_validation_list(ctx, &out, &err), out, &err);
+  if (a.npos == 0) {
+    rc = api_validation_list(ctx, &out, &err); /* before finish() reads out */
+    return finish(ctx, rc, out, &err);
+  }
   double deadline = svc_now() + a.wait_s;
   for (;;) {
     if ((rc = api_validation_get(ctx, a.pos[0], &out, &err))) break;
@@ -136,8 +139,10 @@ int cli_validate_ingest(cli_opts *o) {
   svc_err_clear(&err);
   if ((rc = parse(o, &a, 1))) return rc;
   if (a.npos != 1) return bad_args("ingest takes one RESULT.json or -", NULL);
-  if (!(rc = cli_read_input(a.pos[0], &in, &len, &err)) && !(rc = cli_open(o, &ctx, &err)))
-    rc = api_validation_ingest(ctx, in, len, &out, &err);
+  /* A sweep's result may be larger than a request body. */
+  rc = strcmp(a.pos[0], "-") ? svc_read_file(a.pos[0], API_MAX_RESULT, &in, &len, &err)
+                             : cli_read_input(a.pos[0], &in, &len, &err);
+  if (!rc && !(rc = cli_open(o, &ctx, &err))) rc = api_validation_ingest(ctx, in, len, &out, &err);
   free(in);
   return finish(ctx, rc, out, &err);
 }

@@ -27,15 +27,16 @@ typedef enum {
   P_TILE_FILL_US,    /* per-wave pipeline fill + epilogue latency */
   P_UNALIGNED_EPC,   /* elements/clk/SM loaded by the non-16B-aligned path */
   P_KSTEP_NS,        /* floor per 128-byte main-loop step (pipeline latency / stages) */
-  P_EXPOSED,         /* fraction of the shorter of compute/memory not overlapped */
+  P_WG1_EFF,         /* MMA efficiency of a CTA with one consumer warpgroup (BM = 64) */
   P_STREAM_EFF,      /* HBM fraction of streaming elementwise kernels */
+  P_MEM_OVERLAP_P,   /* memory-bound kernels: p of the p-norm joining DRAM and issue time */
   P_EW_ALU_SCALE,    /* scale on the per-element instruction counts */
   P_DRAM_LAT_NS,     /* loaded DRAM access latency */
-  P_GATHER_INFLIGHT, /* outstanding row gathers per SM */
-  P_EMB_STEP_LAT,    /* dependent latency per pooled lookup, in DRAM latencies */
-  P_L2_HIT_GAIN,     /* gather rate multiplier for an L2-resident table */
-  P_SPARSE_NS_IDX,   /* sparse-gradient backward cost per looked-up index */
-  P_SPARSE_FIXED_US, /* sparse-gradient backward fixed cost (its kernel chain) */
+  P_GATHER_ILP,      /* independent row loads in flight per warp (unrolled loop) */
+  P_GATHER_REQ_GPS,  /* random row requests the memory system serves, G/s */
+  P_EMB_BAG_LAT,     /* dependent DRAM latencies per bag (offsets, index, store) */
+  P_SPARSE_NS_IDX,   /* sparse-gradient backward GPU cost per looked-up index */
+  P_SPARSE_FIXED_US, /* host time to issue the fwd + sparse-bwd kernel chain */
   P_COLL_BUS_EFF,    /* NCCL bus bandwidth / link peak */
   P_COLL_ALPHA_NODE_US,
   P_COLL_ALPHA_CLUSTER_US,
@@ -57,6 +58,11 @@ extern const cost_param_def cost_param_table[P__COUNT];
 double cost_param_default(const cost_hw *hw, int id);
 /* Fill p[P__COUNT]: hw->calib values where named, defaults elsewhere. */
 void cost_params_resolve(const cost_hw *hw, double *p);
+
+/* Soft maximum of two non-negative times: the p-norm (a^p + b^p)^(1/p).
+ * p -> inf is max(a, b) (perfect overlap), p = 1 the sum (none). It keeps
+ * a gradient for both terms, which the calibration needs. */
+double cost_pnorm(double a, double b, double p);
 
 /* Helpers shared by the model files. */
 void cost_result_clear(cost_result *r);

@@ -2,29 +2,41 @@
  *
  * Elementwise (PyTorch vectorized elementwise / persistent softmax and
  * layer-norm kernels over rows of 1024):
- *   t = launch + max(bytes / (hbm_bw * stream_eff), numel * instr / lane_rate)
+ *   t = launch + pnorm(bytes / (hbm_bw * stream_eff), numel * instr / lane_rate; p)
  * bytes = numel * (reads + writes) * elem_bytes; lane_rate = FP32 lanes x
  * clock = peak_fp32 / 2 (an FMA is 2 FLOPs). The ALU term matters for
  * 2-byte types, where per-byte work doubles (data/measurements/h200/
  * memory_ops.json: bf16 gelu at 2^28 elements reaches only ~3.1 TB/s).
+ * The p-norm (costmodel_int.h) is the soft roofline: memory and ALU
+ * overlap imperfectly near balance.
  *
- * Embedding bag, sum mode (PyTorch EmbeddingBag.cu: one warp of 32 lanes
- * per (bag, 32-feature chunk), grid-stride over bags): a latency/ rate
- * model (Little's law, e.g. Hennessy & Patterson 6th ed. ch. 4):
- *   chunks = ceil(dim / 32), items = batch * chunks warp tasks,
- *   slots = resident warps = CUs * regs_per_unit / (32 lanes * 32 regs),
- *   passes = max(1, items / slots), active = min(items, slots),
- *   gather rate G = CUs * inflight / dram_latency * (1 + (l2_gain-1) hit),
- *   per pass: dram_latency * 3 (offsets, first index, output store)
- *             + pooling * max(step_latency * dram_latency, active / G),
- *   t_fwd = launch + max(passes * per_pass, dram_bytes / (hbm_bw*stream_eff)).
- * Rows are fetched in 32-byte sectors (CUDA C Programming Guide, global
- * memory accesses). hit = fraction of lookups to rows already touched
- * (uniform indices: distinct = rows * (1 - exp(-lookups/rows))) while the
- * touched rows fit in L2 (L2 is flushed before each timing).
- * Backward with sparse gradients (PyTorch _embedding_bag_sparse_backward:
- * offset2bag, index_select of grad rows, sort/unique of indices):
- *   t_bwd = sparse_fixed + max(lookups * ns_per_index, value_bytes / bw).
+ * Embedding bag, sum mode (PyTorch aten/src/ATen/native/cuda/
+ * EmbeddingBag.cu, EmbeddingBag_updateOutputKernel_sum_mean: a grid of
+ * 1024 blocks of 32 x 8 threads; one warp per (bag, 32-feature chunk),
+ * grid-stride over the chunks; per chunk it loads offsets[bag] and
+ * offsets[bag+1], then per pooled index input[emb] and the row's 32
+ * features, and stores the output):
+ *   W = min(1024 * 8, resident warps), items = batch * ceil(dim/32),
+ *   passes = ceil(items / W), active = min(items, W),
+ *   per pass: bag_lat * dram_latency (offsets -> index -> row -> store)
+ *             + pooling * t_it,
+ *   t_it = pnorm(dram_latency / ilp,                    latency per warp
+ *                active * (1/req_rate + miss * sectors * 32 B / hbm_bw); p)
+ *   t_fwd = launch + passes * per_pass.
+ * The second p-norm term is the memory system's throughput for random
+ * row requests: a fixed cost per request (DRAM row activation, JEDEC
+ * HBM3 tRRD/tFAW) plus the 32-byte sectors it moves (CUDA C Programming
+ * Guide, device memory accesses). miss = 1 - hit, hit = fraction of
+ * lookups to rows already touched (uniform indices: distinct = rows *
+ * (1 - exp(-lookups/rows))) while the touched rows fit in L2 (L2 is
+ * flushed before each timing).
+ * Forward + backward with sparse gradients: the host issues the forward
+ * and the autograd backward (PyTorch _embedding_bag_sparse_backward:
+ * index_select of gradient rows by offset2bag, a sparse COO gradient of
+ * lookups x dim values); the GPU runs behind it, so
+ *   t_fwd_bwd = max(host_us, t_fwd + lookups * ns_per_index).
+ * memory_ops.json shows the GPU part: fwd_bwd - fwd = 0.61 ns per lookup,
+ * whatever dim, dtype or rows, once lookups >= ~5e5.
  */
 #include <math.h>
 
@@ -55,7 +67,7 @@ int cost_elementwise_p(const cost_hw *hw, const double *p, const cost_elementwis
   double t_mem = bytes / (hw->hbm_bw * p[P_STREAM_EFF]);
   double t_alu = n * ew_instr[op->kind] * p[P_EW_ALU_SCALE] / lane_rate(hw);
   double launch = p[P_LAUNCH_US] * 1e-6;
-  double body = fmax(t_mem, t_alu);
+  double body = cost_pnorm(t_mem, t_alu, p[P_MEM_OVERLAP_P]);
   int bound = launch > body ? COST_BOUND_LATENCY
                             : (t_mem >= t_alu ? COST_BOUND_MEMORY : COST_BOUND_COMPUTE);
   cost_result_finish(out, launch + body, bound, n * ew_instr[op->kind], bytes);
@@ -65,12 +77,24 @@ int cost_elementwise_p(const cost_hw *hw, const double *p, const cost_elementwis
   return 0;
 }
 
-static double resident_warps(const cost_hw *hw) {
-  /* 32 registers per thread is what this simple kernel needs; 64 warps/SM
-   * is the CC 9.0 limit (CUDA C Programming Guide, Table 21). */
+static double gather_warps(const cost_hw *hw) {
+  /* EmbeddingBag.cu launches 1024 blocks of 8 warps; at 32 registers per
+   * thread up to 64 warps/SM are resident (CUDA C Programming Guide,
+   * compute capability 9.0), so all 8192 run at once on a large GPU. */
   double w = hw->regs_per_unit > 0 ? hw->regs_per_unit / (32.0 * 32.0) : 64.0;
   if (w > 64) w = 64;
-  return hw->compute_units * w;
+  w *= hw->compute_units;
+  return w < 8192.0 ? w : 8192.0;
+}
+
+/* Expected 32-byte sectors touched by a span of len bytes whose start is
+ * uniform over the multiples of gcd(len, 32): (len + 32 - g) / 32. */
+static double span_sectors(double len) {
+  int64_t l = (int64_t)len, g = 32;
+  if ((double)l != len) return len / 32.0 + 1.0;
+  for (int64_t a = l, t; a; t = g % a, g = a, a = t) {
+  }
+  return ((double)l + 32.0 - (double)g) / 32.0;
 }
 
 int cost_embedding_p(const cost_hw *hw, const double *p, const cost_embedding_op *op,
@@ -86,41 +110,41 @@ int cost_embedding_p(const cost_hw *hw, const double *p, const cost_embedding_op
   double b = cost_dtype_bytes((cost_dtype)op->dtype);
   double rows = (double)op->rows, dim = (double)op->dim, batch = (double)op->batch;
   double P = (double)op->pooling, lookups = batch * P;
-  double row_bytes = dim * b, sector_bytes = 32.0 * ceil(row_bytes / 32.0);
+  double row_bytes = dim * b, row_sectors = span_sectors(row_bytes);
 
   double distinct = rows * -expm1(-lookups / rows);
   double l2 = hw->l2_bytes > 0 ? hw->l2_bytes : 0;
-  double fits = distinct * sector_bytes > 0 ? fmin(1.0, l2 / (distinct * sector_bytes)) : 0;
+  double fits = fmin(1.0, l2 / (distinct * row_sectors * 32.0));
   double hit = (1.0 - distinct / lookups) * fits;
 
   double lat = p[P_DRAM_LAT_NS] * 1e-9;
-  double chunks = ceil(dim / 32.0), items = batch * chunks, slots = resident_warps(hw);
-  double passes = fmax(1.0, items / slots), active = fmin(items, slots);
-  double rate = hw->compute_units * p[P_GATHER_INFLIGHT] / lat * (1.0 + (p[P_L2_HIT_GAIN] - 1.0) * hit);
-  double step = fmax(p[P_EMB_STEP_LAT] * lat, active / rate);
-  double t_chain = passes * (3.0 * lat + P * step);
-  double dram_bytes = lookups * (8.0 + sector_bytes * (1.0 - hit)) + batch * row_bytes;
-  double bw = hw->hbm_bw * p[P_STREAM_EFF];
-  double t_bytes = dram_bytes / bw;
+  double chunks = ceil(dim / 32.0), items = batch * chunks, W = gather_warps(hw);
+  double passes = ceil(items / W), active = fmin(items, W);
+  /* One warp request = one chunk of a row: row_sectors / chunks sectors. */
+  double t_req = 1.0 / (p[P_GATHER_REQ_GPS] * 1e9) +
+                 (1.0 - hit) * (row_sectors / chunks) * 32.0 / hw->hbm_bw;
+  double t_it = cost_pnorm(lat / p[P_GATHER_ILP], active * t_req, p[P_MEM_OVERLAP_P]);
+  double t_chain = passes * (p[P_EMB_BAG_LAT] * lat + P * t_it);
   double launch = p[P_LAUNCH_US] * 1e-6;
-  double t_fwd = launch + fmax(t_chain, t_bytes);
+  double t_fwd = launch + t_chain;
+  double dram_bytes = lookups * (8.0 + row_sectors * 32.0 * (1.0 - hit)) + batch * row_bytes;
   double total = t_fwd, t_bwd = 0;
   double flops = lookups * dim;
   if (op->pass == COST_EMB_FWD_BWD) {
-    double value_bytes = 2.0 * lookups * row_bytes + batch * row_bytes;
-    t_bwd = p[P_SPARSE_FIXED_US] * 1e-6 + fmax(lookups * p[P_SPARSE_NS_IDX] * 1e-9, value_bytes / bw);
-    total += t_bwd;
-    dram_bytes += value_bytes + lookups * 16.0;
+    double gpu = t_fwd + lookups * p[P_SPARSE_NS_IDX] * 1e-9;
+    total = fmax(p[P_SPARSE_FIXED_US] * 1e-6, gpu);
+    t_bwd = total - t_fwd;
+    dram_bytes += 2.0 * lookups * row_bytes + batch * row_bytes + lookups * 16.0;
   }
-  int bound = t_bytes >= t_chain ? COST_BOUND_MEMORY : COST_BOUND_LATENCY;
+  int bound = active * t_req >= lat / p[P_GATHER_ILP] ? COST_BOUND_MEMORY : COST_BOUND_LATENCY;
   cost_result_finish(out, total, bound, flops, dram_bytes);
   cost_term_add(out, "fwd_ms", t_fwd * 1e3);
   cost_term_add(out, "bwd_ms", t_bwd * 1e3);
   cost_term_add(out, "gather_ms", t_chain * 1e3);
-  cost_term_add(out, "memory_ms", t_bytes * 1e3);
   cost_term_add(out, "launch_ms", launch * 1e3);
   cost_term_add(out, "passes", passes);
   cost_term_add(out, "l2_hit_frac", hit);
+  cost_term_add(out, "sectors_per_row", row_sectors);
   return 0;
 }
 

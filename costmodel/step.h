@@ -43,7 +43,12 @@ typedef enum {
 } cost_sharding;
 
 typedef enum { COST_PLACE_HBM = 0, COST_PLACE_HOST, COST_PLACE__COUNT } cost_placement;
-typedef enum { COST_CKPT_NONE = 0, COST_CKPT_SELECTIVE, COST_CKPT_FULL, COST_CKPT__COUNT } cost_ckpt;
+typedef enum {
+  COST_CKPT_NONE = 0,
+  COST_CKPT_SELECTIVE,
+  COST_CKPT_FULL,
+  COST_CKPT__COUNT
+} cost_ckpt;
 typedef enum { COST_FW_PYTORCH_EAGER = 0, COST_FW_TORCHREC_FBGEMM, COST_FW__COUNT } cost_framework;
 typedef enum { COST_DP_DDP = 0, COST_DP_FSDP, COST_DP__COUNT } cost_dense_parallel;
 typedef enum { COST_INTER_DOT = 0, COST_INTER_DCN, COST_INTER__COUNT } cost_interaction;
@@ -79,11 +84,11 @@ typedef struct {
   size_t n_tables;
   const cost_table *tables; /* borrowed: the caller owns the array */
   int n_bottom, n_top;
-  int64_t bottom[COST_STEP_MAX_LAYERS]; /* output widths, dense_features -> ... */
-  int64_t top[COST_STEP_MAX_LAYERS];    /* output widths, interaction -> ... -> 1 */
-  int interaction;                      /* cost_interaction */
-  int64_t cross_layers;                 /* dcn: cross layers (0 for dot) */
-  int64_t pad_interaction_to;           /* 0 = no padding */
+  int64_t bottom[COST_STEP_MAX_LAYERS];  /* output widths, dense_features -> ... */
+  int64_t top[COST_STEP_MAX_LAYERS];     /* output widths, interaction -> ... -> 1 */
+  int interaction;                       /* cost_interaction */
+  int64_t cross_layers;                  /* dcn: cross layers (0 for dot) */
+  int64_t pad_interaction_to;            /* 0 = no padding */
   int dense_optimizer, sparse_optimizer; /* cost_optimizer */
 } cost_dlrm;
 
@@ -99,11 +104,11 @@ typedef struct {
 } cost_workload;
 
 typedef struct {
-  int64_t gpus;          /* total GPUs */
-  int64_t batch_per_gpu; /* DLRM: samples per GPU; transformer: micro-batch (sequences) */
-  int64_t tp, pp;        /* transformer: tensor / pipeline parallel sizes (1 = none) */
-  int64_t global_batch;  /* transformer: sequences per step (0 = batch_per_gpu * dp) */
-  int64_t gpus_per_node; /* 0 = hw->scaleup_domain */
+  int64_t gpus;            /* total GPUs */
+  int64_t batch_per_gpu;   /* DLRM: samples per GPU; transformer: micro-batch (sequences) */
+  int64_t tp, pp;          /* transformer: tensor / pipeline parallel sizes (1 = none) */
+  int64_t global_batch;    /* transformer: sequences per step (0 = batch_per_gpu * dp) */
+  int64_t gpus_per_node;   /* 0 = hw->scaleup_domain */
   int precision;           /* cost_dtype of dense compute (fp32, bf16, fp16, fp8) */
   int embedding_precision; /* cost_dtype of embedding tables */
   int framework;           /* cost_framework */
@@ -122,23 +127,23 @@ void cost_recipe_init(cost_recipe *r);
 /* ---- Results ------------------------------------------------------------ */
 
 typedef enum {
-  COST_COMP_GEMM = 0,   /* MLP / transformer GEMMs, interaction bmm, attention */
-  COST_COMP_EMBEDDING,  /* embedding lookups and their backward */
+  COST_COMP_GEMM = 0,      /* MLP / transformer GEMMs, interaction bmm, attention */
+  COST_COMP_EMBEDDING,     /* embedding lookups and their backward */
   COST_COMP_COMMUNICATION, /* exposed (not overlapped) collectives, pipeline p2p */
-  COST_COMP_OPTIMIZER,  /* dense and sparse optimizer updates */
-  COST_COMP_OTHER,      /* elementwise, casts, loss, interaction gather, pipeline bubble */
-  COST_COMP_OVERHEAD,   /* host-bound time: the GPU idles while the framework dispatches */
+  COST_COMP_OPTIMIZER,     /* dense and sparse optimizer updates */
+  COST_COMP_OTHER,         /* elementwise, casts, loss, interaction gather, pipeline bubble */
+  COST_COMP_OVERHEAD,      /* host-bound time: the GPU idles while the framework dispatches */
   COST_COMP__COUNT
 } cost_component;
 const char *cost_component_name(int c);
 
 typedef enum {
   COST_MEM_WEIGHTS = 0,
-  COST_MEM_GRADIENTS,       /* dense gradients and sparse-gradient buffers */
+  COST_MEM_GRADIENTS, /* dense gradients and sparse-gradient buffers */
   COST_MEM_OPTIMIZER_STATE,
-  COST_MEM_ACTIVATIONS,     /* saved for backward (and data inputs) at the peak */
-  COST_MEM_EMBEDDINGS,      /* embedding tables (+ their optimizer state) */
-  COST_MEM_WORKSPACE,       /* cuBLAS workspace, allocator reserve, transient buffers */
+  COST_MEM_ACTIVATIONS, /* saved for backward (and data inputs) at the peak */
+  COST_MEM_EMBEDDINGS,  /* embedding tables (+ their optimizer state) */
+  COST_MEM_WORKSPACE,   /* cuBLAS workspace, allocator reserve, transient buffers */
   COST_MEM__COUNT
 } cost_mem_use;
 const char *cost_mem_use_name(int u);
@@ -165,18 +170,18 @@ const char *cost_kclass_name(int k);
 
 typedef struct {
   double step_ms;
-  double samples_per_s; /* DLRM: global samples/s; transformer: sequences/s */
-  double tokens_per_s;  /* transformer only */
+  double samples_per_s;     /* DLRM: global samples/s; transformer: sequences/s */
+  double tokens_per_s;      /* transformer only */
   double peak_memory_bytes; /* per GPU (the most loaded one) */
   double hbm_usable_bytes;
-  int fits;             /* peak <= usable HBM */
-  double gpu_ms;        /* busy time of the GPU's streams */
-  double host_ms;       /* framework dispatch time on the host */
-  double model_flops;   /* per GPU per step, without recompute */
-  double mfu;           /* model FLOP/s over the dense peak of the precision */
+  int fits;               /* peak <= usable HBM */
+  double gpu_ms;          /* busy time of the GPU's streams */
+  double host_ms;         /* framework dispatch time on the host */
+  double model_flops;     /* per GPU per step, without recompute */
+  double mfu;             /* model FLOP/s over the dense peak of the precision */
   double pipeline_bubble; /* transformer: (p-1)/m */
-  int64_t kernels;      /* kernel launches per step per GPU */
-  int peak_phase;       /* 0 = end of forward, 1 = backward */
+  int64_t kernels;        /* kernel launches per step per GPU */
+  int peak_phase;         /* 0 = end of forward, 1 = backward */
   double comp_ms[COST_COMP__COUNT];
   double mem_bytes[COST_MEM__COUNT];
   double class_ms[COST_KC__COUNT]; /* GPU time per kernel class (comm: full, not just exposed) */
@@ -184,7 +189,7 @@ typedef struct {
 } cost_step_result;
 
 /* Errors beyond the COST_E* of costmodel.h. */
-#define COST_ESTEP_SHAPE (-10) /* inconsistent shapes (dims vs bottom MLP, padding < width) */
+#define COST_ESTEP_SHAPE (-10)    /* inconsistent shapes (dims vs bottom MLP, padding < width) */
 #define COST_ESTEP_OVERFLOW (-11) /* a byte count past 2^62 */
 
 /* Predict one step. Returns 0, or a negative COST_E* / COST_ESTEP_* code
@@ -207,7 +212,7 @@ typedef enum {
 /* Name ("step_eager_op_us", ...), default, bounds of a profile parameter. */
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi);
 /* The value in use: hw->calib's entry of that name, else the default. */
-double cost_step_param(const cost_hw *hw, int id);
+double cost_step_param_value(const cost_hw *hw, int id);
 
 /* One whole-step measurement. */
 typedef struct {
@@ -220,7 +225,7 @@ typedef struct {
 typedef struct {
   int n;
   double median_step_err_before, max_step_err_before;
-  double median_step_err, max_step_err;  /* in-sample, after the fit */
+  double median_step_err, max_step_err; /* in-sample, after the fit */
   double median_mem_err, max_mem_err;
   double median_step_err_loo, max_step_err_loo; /* leave-one-out */
   double median_mem_err_loo, max_mem_err_loo;
@@ -239,7 +244,7 @@ int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_c
                   cost_step_fit_report *rep);
 
 /* Evaluate with an explicit profile vector (the fit's inner loop). */
-int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w,
-                const cost_recipe *r, cost_step_result *out);
+int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, const cost_recipe *r,
+                cost_step_result *out);
 
 #endif

@@ -27,7 +27,7 @@
 /* Per-GPU load of the embedding work. */
 typedef struct {
   double t_f, t_b, t_opt; /* GPU seconds: lookups, their backward, sparse optimizer */
-  double host_s;      /* host seconds (host-placed tables) */
+  double host_s;          /* host seconds (host-placed tables) */
   double table_bytes, state_bytes, sparse_grad_bytes, saved_bytes, out_bytes, idx_bytes;
   double lookups, n_local; /* looked-up rows, table shards on this GPU */
   int64_t ops_fb, ops_opt, kernels;
@@ -59,10 +59,14 @@ static void load_add(emb_load *d, const emb_load *s, double times) {
 /* Optimizer state per row (bytes) for a sparse optimizer. */
 static double sparse_state_bytes(int opt, int64_t dim) {
   switch (opt) {
-  case COST_OPT_ROWWISE_ADAGRAD: return 4.0;
-  case COST_OPT_ADAGRAD: return 4.0 * (double)dim;
-  case COST_OPT_ADAM: return 8.0 * (double)dim;
-  default: return 0;
+  case COST_OPT_ROWWISE_ADAGRAD:
+    return 4.0;
+  case COST_OPT_ADAGRAD:
+    return 4.0 * (double)dim;
+  case COST_OPT_ADAM:
+    return 8.0 * (double)dim;
+  default:
+    return 0;
   }
 }
 
@@ -84,7 +88,7 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
     /* Lookups, sparse backward and update on the host (the runner's CPU
      * EmbeddingBag); pooled rows and their gradients cross PCIe. */
     double per = a->prof[COST_SP_HOST_GATHER_NS] * 1e-9;
-    o->host_s = lookups * per * 3.0; /* gather, sparse grad, update */
+    o->host_s = lookups * per * 3.0;                  /* gather, sparse grad, update */
     o->t_f = step_stream(a, 0) + o->out_bytes / 50e9; /* PCIe 5.0 x16, ~50 GB/s */
     o->t_b = o->t_f;
     o->kernels = 2;
@@ -94,8 +98,12 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
   }
   o->table_bytes = (double)rows * row_bytes;
   o->state_bytes = (double)rows * st_row;
-  cost_embedding_op e = {.rows = rows, .dim = dim, .batch = bags, .pooling = pooling,
-                         .dtype = edt, .pass = COST_EMB_FWD};
+  cost_embedding_op e = {.rows = rows,
+                         .dim = dim,
+                         .batch = bags,
+                         .pooling = pooling,
+                         .dtype = edt,
+                         .pass = COST_EMB_FWD};
   cost_result fwd, both;
   int rc = cost_embedding_p(a->hw, a->p, &e, &fwd);
   e.pass = COST_EMB_FWD_BWD;
@@ -127,8 +135,7 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
      * ~4 passes over 16-byte key/value pairs) and applies the optimizer to
      * each unique row in place: read grads, read+write rows and state. */
     double uniq = (double)rows * -expm1(-lookups / (double)rows);
-    double bwd_bytes = lookups * (row_bytes + 16.0 * 4.0 * 2.0) +
-                       uniq * 2.0 * (row_bytes + st_row);
+    double bwd_bytes = lookups * (row_bytes + 16.0 * 4.0 * 2.0) + uniq * 2.0 * (row_bytes + st_row);
     o->t_f = t_f - a->launch_s;
     o->t_b = bwd_bytes / a->bw;
     o->saved_bytes = lookups * 8.0;
@@ -145,12 +152,12 @@ static int cmp_item(const void *x, const void *y) {
 
 typedef struct {
   emb_load even, busiest;
-  double a2a_bytes;       /* per rank, forward (backward the same) */
-  double rs_bytes;        /* row-wise: reduce-scatter forward / allgather backward */
-  double dp_grad_bytes;   /* data-parallel tables: allreduced gradients */
-  int64_t n_tables;       /* total (counts expanded) */
+  double a2a_bytes;     /* per rank, forward (backward the same) */
+  double rs_bytes;      /* row-wise: reduce-scatter forward / allgather backward */
+  double dp_grad_bytes; /* data-parallel tables: allreduced gradients */
+  int64_t n_tables;     /* total (counts expanded) */
   int64_t interaction_dim;
-  int64_t dim0;           /* common dim (dot), -1 if mixed */
+  int64_t dim0; /* common dim (dot), -1 if mixed */
 } emb_plan;
 
 static int heap_pop_push(double *h, int64_t *idx, int64_t n, double add) {
@@ -271,16 +278,36 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
   return 0;
 }
 
+/* The interaction's batched GEMM. For F < 64 each product is smaller
+ * than one CTA tile of the op model's menu (64x64 and up), and cuBLAS
+ * runs its small-matrix batched kernels, which stream the operands: a
+ * roofline (operand and result bytes at streaming bandwidth vs FLOPs at the
+ * tensor peak x efficiency) prices them. Larger F goes to cost_gemm. */
+static double small_bmm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dt,
+                        const char *layout) {
+  if (m >= 64 && n >= 64) return step_gemm(a, m, n, k, batch, dt, layout);
+  double b = cost_dtype_bytes((cost_dtype)dt);
+  double bytes = (double)batch * ((double)m * k + (double)k * n + (double)m * n) * b;
+  double flops = 2.0 * (double)batch * m * n * k;
+  int eff = dt == COST_DT_FP32   ? P_EFF_FP32
+            : dt == COST_DT_TF32 ? P_EFF_TF32
+            : dt == COST_DT_FP16 ? P_EFF_FP16
+            : dt == COST_DT_FP8  ? P_EFF_FP8
+                                 : P_EFF_BF16;
+  double peak = a->hw->peak_flops[dt] * a->p[eff];
+  return a->launch_s + fmax(bytes / a->bw, peak > 0 ? flops / peak : 0);
+}
+
 /* One dense layer (in -> out) forward, backward, casts; memory saved.
  * need_dgrad 0 for the first layer (its input needs no gradient). */
 typedef struct {
-  double saved;   /* bytes saved for backward per layer output */
-  double params;  /* parameters */
+  double saved;  /* bytes saved for backward per layer output */
+  double params; /* parameters */
   double fwd_s, bwd_s;
 } mlp_acc;
 
-static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int64_t out,
-                   int relu, int need_dgrad, int recompute, mlp_acc *m) {
+static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int64_t out, int relu,
+                   int need_dgrad, int recompute, mlp_acc *m) {
   int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER;
   double ab = cost_dtype_bytes((cost_dtype)dt), act = (double)B * (double)out * ab;
   int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
@@ -322,13 +349,18 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     return COST_EINVAL;
   if ((rc = plan_tables(a, d, r, &pl))) return rc;
   if (a->err) return a->err;
-  a->sync_opt = eager;
+  /* The eager sparse optimizer's coalesce could synchronize; the
+   * dlrm_step.json cases fit the overlapped timeline better (op time
+   * 8.8 us vs 1 us pinned at its bound with a serial optimizer), so the
+   * host runs ahead through the whole step. */
+  a->sync_opt = 0;
 
   /* bottom MLP */
-  int ck_full = r->checkpointing == COST_CKPT_FULL, ck_sel = r->checkpointing == COST_CKPT_SELECTIVE;
+  int ck_full = r->checkpointing == COST_CKPT_FULL,
+      ck_sel = r->checkpointing == COST_CKPT_SELECTIVE;
   int64_t in = d->dense_features;
   for (int i = 0; i < d->n_bottom; i++) {
-    int64_t out = i == d->n_bottom - 1 ? d->bottom[i] : step_pad(d->bottom[i], r->pad_to);
+    int64_t out = step_pad(d->bottom[i], r->pad_to);
     linear(a, r, B, in, out, 1, i > 0, ck_full, &mb);
     in = out;
   }
@@ -368,7 +400,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
 
   /* interaction */
   int64_t F = 1 + pl.n_tables, width, D = pl.dim0;
-  double inter_saved = 0, inter_bwd_bytes = 0, emb_out = (double)B * (double)pl.interaction_dim * ob;
+  double inter_saved = 0, inter_bwd_bytes = 0,
+         emb_out = (double)B * (double)pl.interaction_dim * ob;
   if (d->interaction == COST_INTER_DOT) {
     if (D != xdim) return COST_ESTEP_SHAPE;
     double pairs = (double)F * (double)(F - 1) / 2.0;
@@ -376,20 +409,22 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     double T = (double)B * (double)F * (double)D;
     double tb = ob > ab ? ob : ab; /* stack promotes to the wider type */
     double fw = step_stream(a, 2 * T * tb) + (cast ? step_stream(a, T * (tb + ab)) : 0) +
-                step_stream(a, 2 * (double)B * pairs * ab) + step_stream(a, 2 * (double)B * width * ab);
-    double bmm = step_gemm(a, F, F, D, B, dt, "nt");
-    double bw_bmm = 2 * step_gemm(a, F, D, F, B, dt, "nn");
+                step_stream(a, 2 * (double)B * pairs * ab) +
+                step_stream(a, 2 * (double)B * width * ab);
+    double bmm = small_bmm(a, F, F, D, B, dt, "nt");
+    double bw_bmm = 2 * small_bmm(a, F, D, F, B, dt, "nn");
     /* backward of Z[:, li, lj]: zeros + index_put(accumulate=True), which
      * sorts the B*pairs linear indices in eager PyTorch */
     double sort = eager ? (double)B * pairs * a->prof[COST_SP_INDEX_SORT_NS] * 1e-9 : 0;
-    double bw = step_stream(a, (double)B * F * F * ab) + step_stream(a, 3 * (double)B * pairs * ab) +
-                sort + step_stream(a, 3 * T * ab) + (cast ? step_stream(a, T * (tb + ab)) : 0);
+    double bw = step_stream(a, (double)B * F * F * ab) +
+                step_stream(a, 3 * (double)B * pairs * ab) + sort + step_stream(a, 3 * T * ab) +
+                (cast ? step_stream(a, T * (tb + ab)) : 0);
     int nk_f = 4 + cast, nk_b = (eager ? 8 : 4) + cast;
     step_add(a, COST_KC_INTERACTION, COST_COMP_GEMM, PH_FB, bmm * (ck_sel ? 2 : 1) + bw_bmm, 3, 3);
     step_add(a, COST_KC_INTERACTION, COST_COMP_OTHER, PH_FB, fw + bw, nk_f + nk_b, nk_f + nk_b);
     /* eager locals alive to the end of the forward: T (and its cast), Z */
-    inter_saved = T * tb + (cast && !ck_sel ? T * ab : 0) +
-                  (ck_sel ? 0 : (double)B * F * F * ab) + (double)B * width * ab;
+    inter_saved = T * tb + (cast && !ck_sel ? T * ab : 0) + (ck_sel ? 0 : (double)B * F * F * ab) +
+                  (double)B * width * ab;
     inter_bwd_bytes = T * tb;
     if (!eager) inter_saved = T * ab + (double)B * width * ab;
   } else {
@@ -402,7 +437,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     for (int64_t l = 0; l < d->cross_layers; l++) {
       mlp_acc mc = {0};
       linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
-      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3, 3);
+      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
+               3);
       mb.params += mc.params;
       inter_saved += 2 * X * ab;
     }
@@ -427,14 +463,24 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     in = out;
   }
   step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, 8 * step_stream(a, (double)B * 8), 8, 8);
+  if (cast) {
+    /* autocast re-dispatches every op of the forward region through its
+     * cast policy (and the weight-cast cache): about one more op's host
+     * time per forward op -- the bf16 vs fp32 plateau at small batch in
+     * dlrm_step.json (7.1 vs 5.9 ms) is ~130 forward ops x 8 us. */
+    double region_ops = 3.0 * E.n_local + 2.0 * (d->n_bottom + d->n_top) + 8.0;
+    step_host(a, PH_FB, region_ops * a->op_s);
+  }
 
   /* dense optimizer (+ DDP/FSDP communication) */
   double P = mb.params + mt.params;
   double shard = r->dense_parallel == COST_DP_FSDP ? (double)G : 1.0;
-  double ob_opt = d->dense_optimizer == COST_OPT_ADAM ? 28.0
-                  : d->dense_optimizer == COST_OPT_SGD ? 12.0 : 20.0;
-  double st_opt = d->dense_optimizer == COST_OPT_ADAM ? 8.0
-                  : d->dense_optimizer == COST_OPT_SGD ? 0.0 : 4.0;
+  double ob_opt = d->dense_optimizer == COST_OPT_ADAM  ? 28.0
+                  : d->dense_optimizer == COST_OPT_SGD ? 12.0
+                                                       : 20.0;
+  double st_opt = d->dense_optimizer == COST_OPT_ADAM  ? 8.0
+                  : d->dense_optimizer == COST_OPT_SGD ? 0.0
+                                                       : 4.0;
   step_add(a, COST_KC_DENSE_OPT, COST_COMP_OPTIMIZER, PH_OPT,
            2 * step_stream(a, P / shard * ob_opt / 2), 2, 2);
   if (G > 1) {
@@ -456,8 +502,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   double w_dense = P / shard * 4.0 + (cast ? P * ab : 0);
   double g_dense = P / shard * 4.0 + (shard > 1 ? P * 4.0 / 1.0 * 0 : 0);
   double acts_common = data_bytes + bottom_saved + E.saved_bytes;
-  double fwd_end = acts_common + emb_out * (eager ? 1 : 0) + inter_saved + mt.saved +
-                   (double)B * 4 * 2;
+  double fwd_end =
+      acts_common + emb_out * (eager ? 1 : 0) + inter_saved + mt.saved + (double)B * 4 * 2;
   double mlp_ckpt = ck_full ? (mb.saved + mt.saved) - (double)B * ((double)xdim + top_in) * ab : 0;
   fwd_end -= mlp_ckpt > 0 ? mlp_ckpt : 0;
   double bwd_grads = (eager ? E.sparse_grad_bytes : 0) + inter_bwd_bytes + g_dense;

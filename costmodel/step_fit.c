@@ -66,7 +66,7 @@ void step_profile_resolve(const cost_hw *hw, double *prof) {
         prof[i] = fmin(sp_table[i].hi, fmax(sp_table[i].lo, hw->calib.values[k]));
 }
 
-double cost_step_param(const cost_hw *hw, int id) {
+double cost_step_param_value(const cost_hw *hw, int id) {
   double prof[COST_SP__COUNT];
   if (!hw || id < 0 || id >= COST_SP__COUNT) return NAN;
   step_profile_resolve(hw, prof);

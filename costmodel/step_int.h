@@ -20,7 +20,8 @@ typedef struct {
   const double *prof; /* profile vector, COST_SP__COUNT */
   double p[P__COUNT]; /* op-model parameters (hw->calib resolved once) */
   double bw;          /* streaming bytes/s: hbm_bw * stream_eff */
-  double launch_s;    /* per-kernel GPU floor */
+  double launch_s;    /* per-kernel GPU floor (a kernel timed alone) */
+  double gap_s;       /* per-kernel GPU time of tiny kernels queued back to back */
   double op_s;        /* host time per op of the framework */
   cost_step_result *r;
   double gpu[PH__COUNT], host[PH__COUNT]; /* seconds */

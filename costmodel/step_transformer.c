@@ -44,19 +44,21 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
   memset(L, 0, sizeof *L);
   int64_t nqkv = (h + 2 * kv * hd) / t;
   L->gemm_f += step_gemm(a, bs, nqkv, h, 1, dt, "nt") + step_gemm(a, bs, h, h / t, 1, dt, "nt");
-  L->gemm_b += 2 * (step_gemm(a, bs, h, nqkv, 1, dt, "nn") / 2 + step_gemm(a, nqkv, h, bs, 1, dt, "tn") / 2) +
+  L->gemm_b += step_gemm(a, bs, h, nqkv, 1, dt, "nn") + step_gemm(a, nqkv, h, bs, 1, dt, "tn") +
                step_gemm(a, bs, h / t, h, 1, dt, "nn") + step_gemm(a, h, h / t, bs, 1, dt, "tn");
   if (m->moe_experts > 1) {
     /* top_k experts per token, E experts' GEMMs each over its share */
     int64_t E = m->moe_experts, k = m->moe_top_k > 0 ? m->moe_top_k : 1;
     int64_t tok = (bs * k + E - 1) / E;
-    double f1 = step_gemm(a, tok, f / t, h, 1, dt, "nt"), f2 = step_gemm(a, tok, h, f / t, 1, dt, "nt");
+    double f1 = step_gemm(a, tok, f / t, h, 1, dt, "nt"),
+           f2 = step_gemm(a, tok, h, f / t, 1, dt, "nt");
     L->gemm_f += (double)E * (f1 + f2);
     L->gemm_b += 2.0 * (double)E * (f1 + f2);
     L->kernels_f += 2 * E;
     L->kernels_b += 4 * E;
   } else {
-    double f1 = step_gemm(a, bs, f / t, h, 1, dt, "nt"), f2 = step_gemm(a, bs, h, f / t, 1, dt, "nt");
+    double f1 = step_gemm(a, bs, f / t, h, 1, dt, "nt"),
+           f2 = step_gemm(a, bs, h, f / t, 1, dt, "nt");
     L->gemm_f += f1 + f2;
     L->gemm_b += step_gemm(a, bs, h, f / t, 1, dt, "nn") + step_gemm(a, f / t, h, bs, 1, dt, "tn") +
                  step_gemm(a, bs, f / t, h, 1, dt, "nn") + step_gemm(a, h, f / t, bs, 1, dt, "tn");
@@ -116,20 +118,22 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
     rec_k = 4;
   }
   double logit_f = step_gemm(a, b * s, V / t, h, 1, dt, "nt");
-  double logit_b = step_gemm(a, b * s, h, V / t, 1, dt, "nn") + step_gemm(a, V / t, h, b * s, 1, dt, "tn");
+  double logit_b =
+      step_gemm(a, b * s, h, V / t, 1, dt, "nn") + step_gemm(a, V / t, h, b * s, 1, dt, "tn");
   double ce = step_stream(a, 4.0 * (double)b * s * (double)(V / t) * 4.0);
   double stage_f = (double)Lp * (L.gemm_f + L.attn_f + L.ew_f + L.comm_f) + logit_f + ce;
   double stage_b = (double)Lp * (L.gemm_b + L.attn_b + L.ew_b + L.comm_b + rec) + logit_b + ce;
   double p2p = 0;
   if (p > 1) {
-    cost_collective_op c = {.kind = COST_COLL_ALLGATHER, .ranks = 2, .scope = COST_SCOPE_CLUSTER,
+    cost_collective_op c = {.kind = COST_COLL_ALLGATHER,
+                            .ranks = 2,
+                            .scope = COST_SCOPE_CLUSTER,
                             .bytes = 2.0 * (double)b * s * h * ab / (double)t};
     cost_result cr;
     /* a send of n bytes ~ an allgather of 2n over 2 ranks: alpha + n/B */
     if (cost_collective_p(a->hw, a->p, &c, &cr) == 0) p2p = 2 * cr.ms * 1e-3;
   }
   double per_mb = stage_f + stage_b + p2p;
-  double slots = (double)(mb + p - 1);
   res->pipeline_bubble = (double)(p - 1) / (double)mb;
 
   /* class accounting (whole step on this GPU) */
@@ -137,17 +141,21 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   step_add(a, COST_KC_GEMM_FWD, COST_COMP_GEMM, PH_FB, nm * ((double)Lp * L.gemm_f + logit_f),
            (int64_t)(nm * Lp * 5), (int64_t)(nm * Lp * 5));
   step_add(a, COST_KC_GEMM_BWD, COST_COMP_GEMM, PH_FB,
-           nm * ((double)Lp * (L.gemm_b + (r->checkpointing == COST_CKPT_FULL ? L.gemm_f : 0)) + logit_b),
+           nm * ((double)Lp * (L.gemm_b + (r->checkpointing == COST_CKPT_FULL ? L.gemm_f : 0)) +
+                 logit_b),
            (int64_t)(nm * Lp * 10), (int64_t)(nm * Lp * 10));
-  double att = (double)Lp * (L.attn_f + L.attn_b + (r->checkpointing == COST_CKPT_SELECTIVE ? rec : 0) +
-                             (r->checkpointing == COST_CKPT_FULL ? L.attn_f : 0));
+  double att =
+      (double)Lp * (L.attn_f + L.attn_b + (r->checkpointing == COST_CKPT_SELECTIVE ? rec : 0) +
+                    (r->checkpointing == COST_CKPT_FULL ? L.attn_f : 0));
   step_add(a, COST_KC_ATTENTION, COST_COMP_GEMM, PH_FB, nm * att, (int64_t)(nm * Lp * 8),
            (int64_t)(nm * Lp * 8));
-  double ew = (double)Lp * (L.ew_f + L.ew_b + (r->checkpointing == COST_CKPT_FULL ? L.ew_f : 0)) + 2 * ce;
+  double ew =
+      (double)Lp * (L.ew_f + L.ew_b + (r->checkpointing == COST_CKPT_FULL ? L.ew_f : 0)) + 2 * ce;
   step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, nm * ew,
            (int64_t)(nm * (Lp * (L.kernels_f + L.kernels_b + rec_k))),
            (int64_t)(nm * (Lp * (L.kernels_f + L.kernels_b + rec_k))));
-  double tpc = (double)Lp * (L.comm_f + L.comm_b + (r->checkpointing == COST_CKPT_FULL ? L.comm_f : 0));
+  double tpc =
+      (double)Lp * (L.comm_f + L.comm_b + (r->checkpointing == COST_CKPT_FULL ? L.comm_f : 0));
   step_comm(a, r->sequence_parallel ? COST_KC_ALLGATHER_RS : COST_KC_ALLREDUCE, nm * tpc, nm * tpc,
             (int64_t)(nm * Lp * (r->checkpointing == COST_CKPT_FULL ? 6 : 4)));
   step_comm(a, COST_KC_P2P, nm * p2p, nm * p2p, p > 1 ? 2 * mb : 0);
@@ -156,7 +164,6 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
     a->r->comp_ms[COST_COMP_OTHER] += bub * 1e3;
     a->gpu[PH_FB] += bub;
   }
-  (void)slots;
 
   /* parameters on this GPU and the optimizer */
   double per_layer = (double)h * (double)(h + 2 * kv * hd) + (double)h * h +
@@ -169,7 +176,8 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   if (d > 1) {
     double ar = step_coll(a, COST_COLL_ALLREDUCE, params * 4.0, d, r->gpus_per_node);
     double last = ar * fmin(1.0, 40e6 / (params * 4.0));
-    step_comm(a, COST_KC_ALLREDUCE, ar, fmax(last, ar - stage_b * nm * 0.5), (int64_t)ceil(params * 4 / 40e6));
+    step_comm(a, COST_KC_ALLREDUCE, ar, fmax(last, ar - stage_b * nm * 0.5),
+              (int64_t)ceil(params * 4 / 40e6));
   }
 
   /* memory (first stage: min(p, m) micro-batches of activations in flight) */
@@ -177,16 +185,23 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double tt = (double)t, per;
   int sp = r->sequence_parallel && t > 1;
   switch (r->checkpointing) {
-  case COST_CKPT_FULL: per = 2.0 * sbh / (sp ? tt : 1.0); break;
-  case COST_CKPT_SELECTIVE: per = sp ? 34.0 * sbh / tt : sbh * (10.0 + 24.0 / tt); break;
-  default: per = sp ? sbh * (34.0 / tt + as_h / tt) : sbh * (10.0 + 24.0 / tt + as_h / tt); break;
+  case COST_CKPT_FULL:
+    per = 2.0 * sbh / (sp ? tt : 1.0);
+    break;
+  case COST_CKPT_SELECTIVE:
+    per = sp ? 34.0 * sbh / tt : sbh * (10.0 + 24.0 / tt);
+    break;
+  default:
+    per = sp ? sbh * (34.0 / tt + as_h / tt) : sbh * (10.0 + 24.0 / tt + as_h / tt);
+    break;
   }
+  per *= ab / 2.0; /* the paper's byte counts assume 16-bit activations */
   double inflight = (double)(mb < p ? mb : p);
   res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
   res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
   res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0;
   res->mem_bytes[COST_MEM_ACTIVATIONS] =
-      per * (double)Lp * inflight + (p == 1 ? 4.0 * (double)b * s * (double)(V / t) * 2 : 0);
+      per * (double)Lp * inflight + (p == 1 ? 4.0 * (double)b * s * (double)(V / t) * ab : 0);
   res->mem_bytes[COST_MEM_WORKSPACE] = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
 
   /* model FLOPs per GPU per step (no recompute): Narayanan et al. eq. 3 */

@@ -71,6 +71,15 @@ static const char *const migrations[] = {
     "  hash TEXT NOT NULL UNIQUE,"
     "  created_at REAL NOT NULL,"
     "  revoked_at REAL);",
+    /* 4: plans (hwdb/plans.c): each plan or compare answer with its request,
+     * keyed by a random id; documents are opaque JSON text. */
+    "CREATE TABLE plan ("
+    "  id TEXT PRIMARY KEY,"
+    "  kind TEXT NOT NULL,"
+    "  hw TEXT NOT NULL,"
+    "  request TEXT NOT NULL,"
+    "  result TEXT NOT NULL,"
+    "  created_at REAL NOT NULL);",
 };
 
 int hwdb_fail(hwdb *db, svc_err *err, const char *what) {

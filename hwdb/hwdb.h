@@ -152,4 +152,24 @@ int hwdb_token_revoke(hwdb *db, int64_t id, svc_err *err);
 /* How many tokens are not revoked. */
 int hwdb_token_count_active(hwdb *db, int64_t *n, svc_err *err);
 
+/* ---- Plans (hwdb/plans.c; owned by the planner work: api/plan.c) ----------
+ * One stored plan or compare answer: its id (16 hex characters, chosen by
+ * the caller), kind ("plan" | "compare"), the hardware it is for, and the
+ * request and result documents as opaque text. */
+typedef struct {
+  char id[40];
+  char kind[16];
+  char hw[64];
+  char *request; /* malloc'd */
+  char *result;  /* malloc'd */
+  double created_at;
+} hwdb_plan;
+
+/* Store a plan; 409 when the id exists. */
+int hwdb_plan_put(hwdb *db, const char *id, const char *kind, const char *hw, const char *request,
+                  const char *result, svc_err *err);
+/* The plan with this id; 404 when none. */
+int hwdb_plan_get(hwdb *db, const char *id, hwdb_plan *out, svc_err *err);
+void hwdb_plan_dispose(hwdb_plan *p);
+
 #endif

@@ -14,8 +14,8 @@
 
 #define NOW_SQL "((julianday('now') - 2440587.5) * 86400.0)"
 #define JOB_COLS                                                                                   \
-  "id, kind, hw, backend, state, token_hash, params, prediction, result, note, workdir, "         \
-  "slurm_id, pid, pid_start, timeout_s, gpus, created_at, coalesce(started_at, 0), "              \
+  "id, kind, hw, backend, state, token_hash, params, prediction, result, note, workdir, "          \
+  "slurm_id, pid, pid_start, timeout_s, gpus, created_at, coalesce(started_at, 0), "               \
   "coalesce(finished_at, 0), updated_at"
 
 static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t size) {
@@ -198,16 +198,15 @@ int hwdb_job_transition(hwdb *db, int64_t id, const char *from, const char *to, 
   pthread_mutex_lock(&db->lock);
   if ((rc = hwdb_exec(db, "BEGIN IMMEDIATE;", err))) goto cleanup;
   /* instr(',' || from || ',', ',' || state || ',') matches whole names. */
-  if (sqlite3_prepare_v2(
-          db->conn,
-          "UPDATE val_job SET state = ?2, note = ?3, result = coalesce(?4, result), "
-          "updated_at = " NOW_SQL ", "
-          "started_at = CASE WHEN ?2 = 'running' THEN coalesce(started_at, " NOW_SQL
-          ") ELSE started_at END, "
-          "finished_at = CASE WHEN ?2 IN ('done','failed','cancelled') THEN " NOW_SQL
-          " ELSE finished_at END "
-          "WHERE id = ?1 AND instr(',' || ?5 || ',', ',' || state || ',') > 0",
-          -1, &st, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db->conn,
+                         "UPDATE val_job SET state = ?2, note = ?3, result = coalesce(?4, result), "
+                         "updated_at = " NOW_SQL ", "
+                         "started_at = CASE WHEN ?2 = 'running' THEN coalesce(started_at, " NOW_SQL
+                         ") ELSE started_at END, "
+                         "finished_at = CASE WHEN ?2 IN ('done','failed','cancelled') THEN " NOW_SQL
+                         " ELSE finished_at END "
+                         "WHERE id = ?1 AND instr(',' || ?5 || ',', ',' || state || ',') > 0",
+                         -1, &st, NULL) != SQLITE_OK) {
     rc = hwdb_fail(db, err, "prepare");
     goto rollback;
   }

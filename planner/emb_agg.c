@@ -173,13 +173,16 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
-  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE) goto cleanup;
+  /* no integer point in time: round the LP optimum instead */
+  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE && !(sol.status == MILP_NOSOL && sol.x))
+    goto cleanup;
   if (!(choice = malloc((in->n ? in->n : 1) * sizeof *choice))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
   if (round_choice(in, &ly, sol.x, choice)) goto cleanup;
   if (emb_pack(in, choice, plans)) goto cleanup;
+  emb_repair_options(in, plans, deadline);
   emb_local_search(in, plans, deadline);
   *have_plans = 1;
 cleanup:

@@ -95,6 +95,7 @@ static double lookup_ms(const plan_emb_problem *p, double rows, double dim, doub
 
 static double opt_bytes(int sopt, double rows, double dim) {
   if (sopt == PLAN_SOPT_ROWWISE_ADAGRAD) return rows * 4.0;
+  if (sopt == PLAN_SOPT_ADAGRAD) return rows * dim * 4.0;
   if (sopt == PLAN_SOPT_ADAM) return rows * dim * 8.0;
   return 0;
 }

@@ -187,7 +187,11 @@ static int by_key_desc(const void *a, const void *b) {
 
 static int by_key_asc(const void *a, const void *b) { return -by_key_desc(a, b); }
 
-int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
+/* mode 0: TorchRec's order (perf); mode 1: memory first -- tables by
+ * decreasing footprint, options by increasing footprint (a first-fit
+ * decreasing packing that finds a fit where the perf order runs out of
+ * memory; used as a warm start, never as the baseline). */
+static int greedy(const emb_inst *in, plan_table_plan *plans, int mode, svc_err *err) {
   ranks_state s = {0};
   keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
   keyed cand[64];
@@ -200,7 +204,8 @@ int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
     double best = INFINITY;
     for (int o = 0; o < in->nopt; o++) {
       const emb_opt *e = EOPT(in, i, o);
-      if (e->ok && e->ms * pieces(in, e) < best) best = e->ms * pieces(in, e);
+      double v = mode ? e->bytes : e->ms * pieces(in, e);
+      if (e->ok && v < best) best = v;
     }
     ord[i] = (keyed){.key = isfinite(best) ? best : 0, .i = i};
   }
@@ -210,7 +215,8 @@ int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
     int nc = 0;
     for (int o = 0; o < in->nopt && nc < 64; o++) {
       const emb_opt *e = EOPT(in, i, o);
-      if (e->ok) cand[nc++] = (keyed){.key = e->ms * pieces(in, e), .i = i, .o = o};
+      double key = mode ? e->bytes * pieces(in, e) + 1e-6 * e->ms : e->ms * pieces(in, e);
+      if (e->ok) cand[nc++] = (keyed){.key = key, .i = i, .o = o};
     }
     qsort(cand, (size_t)nc, sizeof *cand, by_key_asc);
     int placed = 0;
@@ -230,6 +236,14 @@ cleanup:
   ranks_free(&s);
   free(ord);
   return rc;
+}
+
+int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
+  return greedy(in, plans, 0, err);
+}
+
+int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
+  return greedy(in, plans, 1, err);
 }
 
 int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
@@ -339,5 +353,90 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
 cleanup:
   free(pc);
   ranks_free(&s);
+  plan_emb_result_dispose(&res);
+}
+
+/* ---- option repair ---------------------------------------------------------- */
+
+/* Subtract (sign -1) or add (+1) table i's plan to the rank arrays. */
+static void apply(const emb_inst *in, ranks_state *s, size_t i, const plan_table_plan *pl,
+                  double sign) {
+  int o = emb_opt_index(in, pl->shard, pl->place, pl->k);
+  const emb_opt *e = EOPT(in, i, o);
+  if (e->kind == EK_UNIFORM) {
+    for (int r = 0; r < in->R; r++) s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes;
+  } else if (e->kind == EK_NODE) {
+    for (int g = 0; g < in->G; g++)
+      s->ms[pl->node * in->G + g] += sign * e->ms, s->b[pl->node * in->G + g] += sign * e->bytes;
+  } else {
+    for (int j = 0; j < e->k; j++) {
+      int r = e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j];
+      s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes;
+    }
+  }
+}
+
+static int touches(const emb_inst *in, const plan_table_plan *pl, int r) {
+  if (pl->shard == PLAN_SHARD_TW) return pl->rank == r;
+  if (pl->shard == PLAN_SHARD_CW) {
+    for (int j = 0; j < pl->k; j++)
+      if (pl->cw_ranks[j] == r) return 1;
+    return 0;
+  }
+  if (pl->shard == PLAN_SHARD_TWRW) return pl->node == r / in->G;
+  return 1;
+}
+
+static double max_of(const double *v, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
+  return m;
+}
+
+/* Re-choose the option of the heaviest table on the slowest rank (split a
+ * table-wise table column-wise or row-wise, move it to host, ...) while
+ * that lowers the maximum. Complements emb_local_search, which keeps each
+ * table's option. */
+void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline) {
+  ranks_state s = {0}, t = {0};
+  plan_emb_result res;
+  int fits = 0;
+  if (emb_eval(in, plans, &res, &fits, NULL)) return;
+  if (ranks_new(in, &s) || ranks_new(in, &t)) goto cleanup;
+  memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
+  memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
+  for (int iter = 0; iter < 2000 && svc_now() < deadline; iter++) {
+    int top = 0;
+    for (int r = 1; r < in->R; r++)
+      if (s.ms[r] > s.ms[top]) top = r;
+    double L = s.ms[top];
+    /* the table with the biggest non-uniform share on top */
+    size_t best_t = (size_t)-1;
+    double best_share = 0;
+    for (size_t i = 0; i < in->n; i++) {
+      const plan_table_plan *pl = &plans[i];
+      if (pl->shard == PLAN_SHARD_DP || pl->shard == PLAN_SHARD_RW || !touches(in, pl, top)) continue;
+      const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
+      if (e->ms > best_share) best_share = e->ms, best_t = i;
+    }
+    if (best_t == (size_t)-1) break;
+    apply(in, &s, best_t, &plans[best_t], -1);
+    plan_table_plan keep = plans[best_t], cand, best_pl = keep;
+    double best_L = L;
+    for (int o = 0; o < in->nopt; o++) {
+      if (!EOPT(in, best_t, o)->ok) continue;
+      memcpy(t.ms, s.ms, (size_t)in->R * sizeof *t.ms);
+      memcpy(t.b, s.b, (size_t)in->R * sizeof *t.b);
+      t.cap = s.cap;
+      if (place(in, &t, best_t, o, &cand)) continue;
+      double m = max_of(t.ms, in->R);
+      if (m < best_L - 1e-9) best_L = m, best_pl = cand;
+    }
+    plans[best_t] = best_pl;
+    apply(in, &s, best_t, &plans[best_t], +1);
+    if (best_L >= L - 1e-9) break;
+  }
+cleanup:
+  ranks_free(&s), ranks_free(&t);
   plan_emb_result_dispose(&res);
 }

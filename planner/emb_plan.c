@@ -111,16 +111,63 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   grc = emb_greedy(&in, gplans, &gerr);
   if (!grc && (rc = emb_eval(&in, gplans, &gres, &fits, err))) goto cleanup;
   double gms = grc ? INFINITY : gres.max_ms;
+  /* no greedy fit: a memory-first packing, improved by local search, is
+   * the warm start (the baseline stays "no fit") */
+  plan_table_plan *warm = grc ? NULL : gplans;
+  double warm_ms = gms;
+  if (grc && !emb_greedy_mem(&in, splans, NULL)) {
+    emb_local_search(&in, splans, deadline);
+    plan_emb_result wr;
+    if (!emb_eval(&in, splans, &wr, &fits, NULL)) {
+      if (fits) {
+        warm = splans;
+        warm_ms = wr.max_ms;
+      }
+      plan_emb_result_dispose(&wr);
+    }
+  }
   int method = o.method;
   if (method == PLAN_METHOD_AUTO)
     method = emb_exact_size(&in) <= (size_t)o.exact_max_vars ? PLAN_METHOD_EXACT
                                                              : PLAN_METHOD_DECOMPOSED;
   if (method == PLAN_METHOD_EXACT) {
-    rc = emb_solve_exact(&in, grc ? NULL : gplans, gms * (1 + 1e-9), &o, t0, deadline, splans,
-                         &bound, &status, err);
+    plan_table_plan *wcopy = NULL;
+    if (warm == splans) { /* the solve writes splans: keep the start apart */
+      if (!(wcopy = malloc((n ? n : 1) * sizeof *wcopy))) {
+        rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+        goto cleanup;
+      }
+      memcpy(wcopy, splans, n * sizeof *wcopy);
+      warm = wcopy;
+    }
+    rc = emb_solve_exact(&in, warm, warm_ms * (1 + 1e-9), &o, t0, deadline, splans, &bound,
+                         &status, err);
     have = status == MILP_OPTIMAL || status == MILP_FEASIBLE;
+    if (!have && wcopy) { /* the solver found nothing better in time: the start is the answer */
+      memcpy(splans, wcopy, n * sizeof *wcopy);
+      have = 1;
+    }
+    free(wcopy);
   } else if (method == PLAN_METHOD_DECOMPOSED) {
-    rc = emb_solve_decomposed(&in, gms, &o, t0, deadline, splans, &have, &bound, &status, err);
+    int had_warm = warm == splans;
+    plan_table_plan *wcopy = had_warm ? malloc((n ? n : 1) * sizeof *wcopy) : NULL;
+    if (wcopy) memcpy(wcopy, splans, n * sizeof *wcopy);
+    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, deadline, splans, &have, &bound, &status,
+                              err);
+    if (!rc && wcopy) { /* keep whichever of the start and the packing is better */
+      plan_emb_result a, b;
+      int fa = 0, fb = 0;
+      int keep_start = !have;
+      if (have && !emb_eval(&in, splans, &a, &fa, NULL)) {
+        if (!emb_eval(&in, wcopy, &b, &fb, NULL)) {
+          keep_start = fb && (!fa || b.max_ms < a.max_ms);
+          plan_emb_result_dispose(&b);
+        }
+        plan_emb_result_dispose(&a);
+      }
+      if (keep_start) memcpy(splans, wcopy, n * sizeof *wcopy), have = 1;
+    }
+    free(wcopy);
   }
   if (rc) goto cleanup;
   if (method == PLAN_METHOD_EXACT && status == MILP_INFEASIBLE) {
@@ -139,6 +186,27 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     rc = -gerr.code;
     goto cleanup;
   }
+  if (!grc && method != PLAN_METHOD_GREEDY) { /* the greedy, improved by moves and swaps */
+    plan_emb_result lr;
+    int lfits = 0;
+    memcpy(gplans, gres.tables, n * sizeof *gplans);
+    emb_repair_options(&in, gplans, deadline + 0.05 * o.time_limit_s);
+    emb_local_search(&in, gplans, deadline + 0.05 * o.time_limit_s);
+    if (!emb_eval(&in, gplans, &lr, &lfits, NULL)) {
+      if (lfits && (!have || lr.max_ms < sres.max_ms - 1e-12)) {
+        plan_emb_result_dispose(&sres);
+        sres = lr;
+        have = 1;
+      } else {
+        plan_emb_result_dispose(&lr);
+      }
+    }
+  }
+  svc_log(SVC_LOG_DEBUG,
+          "planner: %zu tables (%zu classes) x %d ranks: greedy %.4f ms, %s status %d bound %.4f, "
+          "best %.4f ms, trivial bound %.4f, %.2fs",
+          n, in.nclass, in.R, gms, method == PLAN_METHOD_EXACT ? "exact" : "decomposed", status,
+          bound, have ? sres.max_ms : NAN, trivial_bound(&in), svc_now() - t0);
   int use_solver = have && (grc || sres.max_ms < gres.max_ms - 1e-12);
   if (use_solver) {
     *out = sres;
@@ -165,4 +233,13 @@ cleanup:
   plan_emb_result_dispose(&sres);
   free(gplans), free(splans);
   return rc;
+}
+
+double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size_t n) {
+  emb_inst in;
+  svc_err e;
+  if (emb_inst_init(&in, p, tables, n, &e)) return 0;
+  double b = trivial_bound(&in);
+  emb_inst_dispose(&in);
+  return b;
 }

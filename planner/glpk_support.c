@@ -264,6 +264,13 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
     goto done;
   }
   st.bound = glp_get_obj_val(lp);
+  /* keep the LP optimum: a caller that rounds can use it when branch and
+   * bound finds no integer point in time */
+  if (!(sol->x = malloc(((size_t)m->ncols + 1) * sizeof *sol->x))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto done;
+  }
+  for (int j = 0; j < m->ncols; j++) sol->x[j] = glp_get_col_prim(lp, j + 1);
 
   glp_iocp io;
   glp_init_iocp(&io);
@@ -293,6 +300,8 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   }
   if (mst == GLP_NOFEAS) {
     sol->status = MILP_INFEASIBLE;
+    free(sol->x);
+    sol->x = NULL;
     goto done;
   }
   if (mst != GLP_OPT && mst != GLP_FEAS) {
@@ -306,10 +315,6 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
    * open nodes' best bound says. */
   sol->bound = sol->status == MILP_OPTIMAL ? sol->obj : fmin(st.bound, sol->obj);
   if (ir == GLP_EMIPGAP) sol->bound = fmax(st.bound, sol->obj * (1 - io.mip_gap));
-  if (!(sol->x = malloc(((size_t)m->ncols + 1) * sizeof *sol->x))) {
-    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-    goto done;
-  }
   for (int j = 0; j < m->ncols; j++) sol->x[j] = glp_mip_col_val(lp, j + 1);
 done:
   glp_delete_prob(lp);

@@ -1,1 +1,335 @@
-/* placeholder */
+/* plan.c: the global knobs around the embedding problem.
+ *
+ * The knob space (GPU count, batch, dense and embedding precision,
+ * checkpointing, DDP/FSDP, padding) is small: every combination is
+ * enumerated. Each gets an optimistic score from the dense part (the step
+ * model) plus a valid lower bound of the embedding time (capacity
+ * ignored), so combinations are visited best-first. A first pass prices
+ * each with the greedy embedding plan; the second solves the embedding
+ * MILP for the combinations whose optimistic score can still beat the
+ * best answer, splitting the time limit among them, and stops as soon as
+ * none can. The gap reported is the chosen combination's MILP gap; the
+ * search's own gap (global_gap) also counts the combinations' bounds.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/planner_int.h"
+
+typedef plan_combo combo;
+
+static double act_bytes_of(int dt) {
+  double b = cost_dtype_bytes((cost_dtype)dt);
+  return b < 2 ? 2 : b; /* fp8 compute still exchanges bf16 activations */
+}
+
+static double price_of(const plan_request *req) {
+  return req->price_per_hour > 0 ? req->price_per_hour : req->hw.price_per_hour;
+}
+
+/* Higher is better: samples/s, or samples per USD for the cost objective. */
+double plan_score(const plan_request *req, const plan_recipe *r, double step_ms) {
+  double R = (double)r->gpus_per_node * r->nodes;
+  double sps = (double)r->batch_per_gpu * R / step_ms * 1e3;
+  if (req->objective == PLAN_OBJ_COST) return sps * 3600.0 / (price_of(req) * R);
+  return sps;
+}
+
+static void problem_for(const plan_request *req, const plan_recipe *r, double cap,
+                        plan_emb_problem *p) {
+  memset(p, 0, sizeof *p);
+  p->hw = req->hw;
+  p->gpus_per_node = r->gpus_per_node, p->nodes = r->nodes;
+  p->batch_per_gpu = r->batch_per_gpu;
+  p->emb_dtype = r->emb_dtype;
+  p->act_bytes = act_bytes_of(r->dense_dtype);
+  p->sparse_opt = req->sparse_opt;
+  p->cap_bytes = cap;
+  p->host_bw = req->host_bw, p->cache_ratio = req->cache_ratio;
+  p->shard_mask = req->knobs.shard_mask;
+  p->allow_host = req->knobs.allow_host;
+  p->cw_max = 4;
+}
+
+static void finish(const plan_request *req, plan_eval *e) {
+  const plan_recipe *r = &e->recipe;
+  double R = (double)r->gpus_per_node * r->nodes, maxb = 0;
+  e->step_ms = e->dense.ms + e->emb.max_ms;
+  e->samples_per_s = (double)r->batch_per_gpu * R / e->step_ms * 1e3;
+  double price = price_of(req);
+  e->usd_per_msample = price > 0 ? price * R / 3600.0 / e->samples_per_s * 1e6 : 0;
+  for (int i = 0; i < e->emb.ranks; i++) maxb = fmax(maxb, e->emb.rank_bytes[i]);
+  e->peak_bytes = e->dense.bytes + maxb;
+  e->fits = e->peak_bytes <= req->hw.hbm_usable_bytes * (1 + 1e-9);
+}
+
+void plan_eval_dispose(plan_eval *e) {
+  if (!e) return;
+  plan_emb_result_dispose(&e->emb);
+}
+
+/* Evaluate r with plans (NULL: greedy), or solve (solve != NULL). */
+static int eval_full(const plan_request *req, const plan_recipe *r, const plan_table_plan *plans,
+                     const plan_solve_opts *solve, plan_eval *out, svc_err *err) {
+  plan_emb_problem p;
+  int rc, fits = 1;
+  memset(out, 0, sizeof *out);
+  out->recipe = *r;
+  if ((rc = req->dense(req->dense_user, &req->hw, r, &out->dense, err))) return rc;
+  problem_for(req, r, req->hw.hbm_usable_bytes - out->dense.bytes, &p);
+  if (plans)
+    rc = plan_emb_evaluate(&p, req->tables, req->n_tables, plans, &out->emb, &fits, err);
+  else if (solve)
+    rc = plan_emb_solve(&p, req->tables, req->n_tables, solve, &out->emb, err);
+  else
+    rc = plan_emb_greedy(&p, req->tables, req->n_tables, &out->emb, err);
+  if (rc) {
+    if (rc == -SVC_INFEASIBLE && out->dense.bytes >= req->hw.hbm_usable_bytes) {
+      char d[32], u[32];
+      emb_fmt_gb(d, sizeof d, out->dense.bytes);
+      emb_fmt_gb(u, sizeof u, req->hw.hbm_usable_bytes);
+      svc_err_set(err, SVC_INFEASIBLE, "recipe",
+                  "HBM capacity: the dense part alone (weights, optimizer state, activations, "
+                  "workspace) needs %s per GPU; %s usable",
+                  d, u);
+    }
+    return rc;
+  }
+  finish(req, out);
+  if (!fits) out->fits = 0;
+  return 0;
+}
+
+int plan_evaluate(const plan_request *req, const plan_recipe *r, const plan_table_plan *plans,
+                  plan_eval *out, svc_err *err) {
+  return eval_full(req, r, plans, NULL, out, err);
+}
+
+/* ---- enumeration ------------------------------------------------------------ */
+
+static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *err) {
+  const plan_knobs *k = &req->knobs;
+  const plan_recipe *b = &req->baseline;
+  int nodes[PLAN_MAX_CHOICES], nn = 0;
+  if (req->objective == PLAN_OBJ_COST && k->n_nodes > 0)
+    for (int i = 0; i < k->n_nodes; i++) nodes[nn++] = k->nodes[i];
+  else
+    nodes[nn++] = b->nodes;
+  int nb = k->global_batch > 0 ? 1 : (k->n_batch > 0 ? k->n_batch : 1);
+  int nd = k->n_dense_dtype > 0 ? k->n_dense_dtype : 1, ne = k->n_emb_dtype > 0 ? k->n_emb_dtype : 1;
+  int nc = k->n_ckpt > 0 ? k->n_ckpt : 1, nf = k->n_fsdp > 0 ? k->n_fsdp : 1;
+  int np = k->n_pad > 0 ? k->n_pad : 1;
+  size_t total = (size_t)nn * nb * nd * ne * nc * nf * np, i = 0;
+  combo *c = calloc(total, sizeof *c);
+  if (!c) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  for (int a = 0; a < nn; a++)
+    for (int bi = 0; bi < nb; bi++)
+      for (int d = 0; d < nd; d++)
+        for (int e = 0; e < ne; e++)
+          for (int ck = 0; ck < nc; ck++)
+            for (int f = 0; f < nf; f++)
+              for (int pd = 0; pd < np; pd++) {
+                plan_recipe r = *b;
+                r.nodes = nodes[a];
+                int64_t R = (int64_t)r.gpus_per_node * r.nodes;
+                if (k->global_batch > 0)
+                  r.batch_per_gpu = k->global_batch / R;
+                else if (k->n_batch > 0)
+                  r.batch_per_gpu = k->batch[bi];
+                if (k->n_dense_dtype > 0) r.dense_dtype = k->dense_dtype[d];
+                if (k->n_emb_dtype > 0) r.emb_dtype = k->emb_dtype[e];
+                if (k->n_ckpt > 0) r.checkpointing = k->ckpt[ck];
+                if (k->n_fsdp > 0) r.fsdp = k->fsdp[f];
+                if (k->n_pad > 0) r.pad = k->pad[pd];
+                c[i++].r = r;
+                if (k->global_batch > 0 && r.batch_per_gpu * R != k->global_batch) {
+                  c[i - 1].infeasible = 1;
+                  snprintf(c[i - 1].reason, sizeof c[i - 1].reason,
+                           "global batch %lld is not a multiple of %lld GPUs",
+                           (long long)k->global_batch, (long long)R);
+                }
+              }
+  *out = c;
+  *n = total;
+  return 0;
+}
+
+static int by_optimistic(const void *a, const void *b) {
+  const combo *x = a, *y = b;
+  if (x->infeasible != y->infeasible) return x->infeasible - y->infeasible;
+  return x->optimistic > y->optimistic ? -1 : x->optimistic < y->optimistic;
+}
+
+/* Optimistic score: dense time + a capacity-free embedding bound. */
+static void bound_combo(const plan_request *req, combo *c) {
+  svc_err e;
+  plan_emb_problem p;
+  if (c->infeasible) return;
+  if (req->dense(req->dense_user, &req->hw, &c->r, &c->dense, &e)) {
+    c->infeasible = 1;
+    svc_strlcpy(c->reason, e.message, sizeof c->reason);
+    return;
+  }
+  if (c->dense.bytes >= req->hw.hbm_usable_bytes) {
+    char d[32], u[32];
+    emb_fmt_gb(d, sizeof d, c->dense.bytes);
+    emb_fmt_gb(u, sizeof u, req->hw.hbm_usable_bytes);
+    c->infeasible = 1;
+    snprintf(c->reason, sizeof c->reason,
+             "HBM capacity: the dense part alone needs %s per GPU; %s usable", d, u);
+    return;
+  }
+  problem_for(req, &c->r, INFINITY, &p);
+  double lb = emb_lower_bound(&p, req->tables, req->n_tables);
+  c->optimistic = plan_score(req, &c->r, c->dense.ms + lb);
+  c->ub = c->optimistic;
+}
+
+static void keep_best(plan_eval *best, int *have, plan_eval *cand, const plan_request *req) {
+  double s = plan_score(req, &cand->recipe, cand->step_ms);
+  if (!*have || s > plan_score(req, &best->recipe, best->step_ms) * (1 + 1e-12)) {
+    plan_eval_dispose(best);
+    *best = *cand;
+    *have = 1;
+  } else {
+    plan_eval_dispose(cand);
+  }
+  memset(cand, 0, sizeof *cand);
+}
+
+static int search(const plan_request *req, combo *c, size_t n, plan_result *out, svc_err *err) {
+  plan_eval best = {0}, cand;
+  int have = 0, rc = 0;
+  svc_err e;
+  double t0 = svc_now(), tl = req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10;
+  for (size_t i = 0; i < n; i++) bound_combo(req, &c[i]);
+  qsort(c, n, sizeof *c, by_optimistic);
+  /* pass 1: greedy plans, best-first, while the optimistic score beats the best */
+  for (size_t i = 0; i < n && !c[i].infeasible; i++) {
+    if (have && c[i].optimistic <= plan_score(req, &best.recipe, best.step_ms)) break;
+    if (eval_full(req, &c[i].r, NULL, NULL, &cand, &e) || !cand.fits) {
+      if (!cand.emb.tables) svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
+      else snprintf(c[i].reason, sizeof c[i].reason, "HBM capacity: the greedy plan does not fit");
+      plan_eval_dispose(&cand);
+      continue;
+    }
+    c[i].greedy = plan_score(req, &c[i].r, cand.step_ms);
+    keep_best(&best, &have, &cand, req);
+  }
+  /* pass 2: the MILP where it can still win */
+  size_t cands = 0;
+  for (size_t i = 0; i < n; i++) cands += !c[i].infeasible;
+  for (size_t i = 0; i < n && !c[i].infeasible && !req->knobs.keep_baseline_sharding; i++) {
+    double bs = have ? plan_score(req, &best.recipe, best.step_ms) : 0;
+    if (have && c[i].optimistic <= bs * (1 + 1e-9)) {
+      out->combos_pruned += (int)(cands - i);
+      break;
+    }
+    double left = tl - (svc_now() - t0);
+    if (left <= 0.01) {
+      out->combos_pruned += (int)(cands - i);
+      break;
+    }
+    plan_solve_opts so = req->solve;
+    size_t rest = cands - i < 3 ? cands - i : 3;
+    so.time_limit_s = left / (double)rest;
+    if ((rc = eval_full(req, &c[i].r, NULL, &so, &cand, &e))) {
+      if (rc != -SVC_INFEASIBLE) {
+        *err = e;
+        goto cleanup;
+      }
+      rc = 0;
+      c[i].infeasible = 1;
+      svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
+      plan_eval_dispose(&cand);
+      continue;
+    }
+    c[i].solved = 1;
+    c[i].ub = plan_score(req, &c[i].r, cand.dense.ms + cand.emb.bound_ms);
+    if (!cand.fits) {
+      snprintf(c[i].reason, sizeof c[i].reason, "HBM capacity: peak %.1f GB over %.1f GB usable",
+               cand.peak_bytes / 1e9, req->hw.hbm_usable_bytes / 1e9);
+      plan_eval_dispose(&cand);
+      continue;
+    }
+    keep_best(&best, &have, &cand, req);
+  }
+  if (!have) {
+    const char *why = n ? c[0].reason : "no combination of knobs";
+    rc = svc_err_set(err, SVC_INFEASIBLE, "knobs", "no recipe fits: %s", why);
+    goto cleanup;
+  }
+  double bs = plan_score(req, &best.recipe, best.step_ms), ub = bs;
+  for (size_t i = 0; i < n; i++)
+    if (!c[i].infeasible && c[i].ub > ub) ub = c[i].ub;
+  out->global_gap = ub > 0 ? (ub - bs) / ub : 0;
+  out->best = best;
+  out->gap = best.emb.gap;
+  out->combos = (int)n;
+  for (size_t i = 0; i < n; i++) out->combos_infeasible += c[i].infeasible;
+  return 0;
+cleanup:
+  plan_eval_dispose(&best);
+  return rc;
+}
+
+void plan_result_dispose(plan_result *r) {
+  if (!r) return;
+  plan_eval_dispose(&r->best);
+  plan_eval_dispose(&r->baseline);
+  memset(r, 0, sizeof *r);
+}
+
+static int check_request(const plan_request *req, svc_err *err) {
+  const plan_recipe *b = &req->baseline;
+  if (!req->dense) return svc_err_set(err, SVC_INTERNAL, "", "no dense cost function");
+  if (b->gpus_per_node < 1 || b->nodes < 1)
+    return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster needs gpus_per_node and nodes >= 1");
+  if (!(req->hw.hbm_usable_bytes > 0))
+    return svc_err_set(err, SVC_BAD_FIELD, "hardware", "%s has no usable HBM figure",
+                       req->hw.name);
+  if (req->objective == PLAN_OBJ_COST && !(price_of(req) > 0))
+    return svc_err_set(err, SVC_MISSING_FIELD, "price_per_hour",
+                       "objective cost needs a price: %s has no price_per_hour_usd; give "
+                       "price_per_hour in the request",
+                       req->hw.name);
+  return 0;
+}
+
+int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, plan_result *out,
+             svc_err *err) {
+  combo *c = NULL;
+  size_t n = 0;
+  svc_err be;
+  int rc;
+  double t0 = svc_now();
+  memset(out, 0, sizeof *out);
+  if ((rc = check_request(req, err))) return rc;
+  if (eval_full(req, &req->baseline, baseline_plans, NULL, &out->baseline, &be)) {
+    /* a baseline that cannot run here (no such dtype, no fit) is reported,
+     * not fatal: the plan is still made */
+    if (be.code == SVC_NOMEM || be.code == SVC_INTERNAL || be.code == SVC_SOLVER) {
+      *err = be;
+      return -be.code;
+    }
+    out->baseline_fits = 0;
+    svc_strlcpy(out->baseline_reason, be.message, sizeof out->baseline_reason);
+    plan_eval_dispose(&out->baseline);
+  } else {
+    out->baseline_fits = out->baseline.fits;
+    if (!out->baseline.fits)
+      snprintf(out->baseline_reason, sizeof out->baseline_reason,
+               "HBM capacity: peak %.1f GB per GPU; %.1f GB usable", out->baseline.peak_bytes / 1e9,
+               req->hw.hbm_usable_bytes / 1e9);
+  }
+  if ((rc = enumerate(req, &c, &n, err))) goto cleanup;
+  if ((rc = search(req, c, n, out, err))) goto cleanup;
+  plan_explain(req, out, c, n);
+cleanup:
+  free(c);
+  out->solve_s = svc_now() - t0;
+  if (rc) plan_result_dispose(out);
+  return rc;
+}

@@ -47,7 +47,12 @@ typedef enum {
  * behind an HBM cache ("fused_uvm_caching"). */
 typedef enum { PLAN_PLACE_HBM = 0, PLAN_PLACE_HOST, PLAN_PLACE__COUNT } plan_place;
 
-typedef enum { PLAN_SOPT_SGD = 0, PLAN_SOPT_ROWWISE_ADAGRAD, PLAN_SOPT_ADAM } plan_sparse_opt;
+typedef enum {
+  PLAN_SOPT_SGD = 0,
+  PLAN_SOPT_ROWWISE_ADAGRAD, /* one fp32 per row */
+  PLAN_SOPT_ADAGRAD,         /* one fp32 per element */
+  PLAN_SOPT_ADAM             /* two fp32 per element */
+} plan_sparse_opt;
 typedef enum { PLAN_OBJ_THROUGHPUT = 0, PLAN_OBJ_COST } plan_objective;
 
 const char *plan_shard_name(int shard); /* "table_wise" */
@@ -231,7 +236,7 @@ typedef struct {
 
 typedef struct {
   char knob[24]; /* "dense_precision", "batch_per_gpu", ..., "embedding_plan" */
-  char from[48], to[48];
+  char from[96], to[96];
   double samples_per_s; /* after applying this change (0 when it does not fit alone) */
   double gain;          /* ratio against the state before it; 0 = not feasible alone */
   char note[128];
@@ -241,8 +246,9 @@ typedef struct {
   plan_eval best;
   plan_eval baseline; /* baseline recipe with the greedy (or given) embedding plan */
   int baseline_fits;
-  char baseline_reason[160];
-  double gap; /* the embedding ILP's proven gap for the chosen recipe */
+  char baseline_reason[384];
+  double gap;        /* the embedding MILP's proven gap for the chosen recipe */
+  double global_gap; /* the search's: against every combination's bound */
   int n_changes;
   plan_change changes[PLAN_MAX_CHANGES];
   int n_binding;

@@ -59,9 +59,14 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
 int emb_result_alloc(plan_emb_result *r, size_t n, int ranks, svc_err *err);
 /* Greedy into plans (n entries); 0, or -SVC_INFEASIBLE when some table fits nowhere. */
 int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err);
+/* Memory-first greedy: a feasible start where emb_greedy runs out of HBM. */
+int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err);
 /* Improve an assignment by moves and swaps of items off the slowest rank,
  * keeping each table's option; stops at deadline (svc_now seconds). */
 void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadline);
+/* Re-choose options of the tables on the slowest rank while the maximum
+ * drops (splits, host placement); stops at deadline. */
+void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline);
 /* Pack tables with chosen options (choice[t] = option index) onto ranks:
  * LPT on load, capacity respected. 0, or -1 when something does not fit. */
 int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans);
@@ -109,7 +114,7 @@ typedef struct {
   int status;
   double obj;   /* incumbent (when FEASIBLE/OPTIMAL) */
   double bound; /* proven lower bound (minimisation) */
-  double *x;    /* ncols, malloc'd */
+  double *x;    /* ncols, malloc'd: the incumbent, or with MILP_NOSOL the LP optimum (or NULL) */
 } milp_sol;
 
 /* Solve min obj'x. 0 with sol filled (status says what was found), or
@@ -135,5 +140,27 @@ size_t emb_exact_size(const emb_inst *in);
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          double deadline, plan_table_plan *plans, int *have_plans, double *bound,
                          int *status, svc_err *err);
+
+/* A capacity-free lower bound of the slowest rank's embedding ms. */
+double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size_t n);
+
+/* ---- The knob search ---------------------------------------------------------- */
+
+typedef struct {
+  plan_recipe r;
+  plan_dense_cost dense;
+  double optimistic; /* score upper bound before solving */
+  double greedy;     /* score with the greedy plan, 0 = none */
+  double ub;         /* score upper bound after solving */
+  int infeasible;
+  int solved;
+  char reason[384];
+} plan_combo;
+
+/* Fill out's changes (one at a time, fixed order, against the baseline)
+ * and binding constraints. */
+void plan_explain(const plan_request *req, plan_result *out, const plan_combo *c, size_t n);
+/* Score of a recipe at step_ms (higher is better; samples/s or samples per USD). */
+double plan_score(const plan_request *req, const plan_recipe *r, double step_ms);
 
 #endif

@@ -4,10 +4,4 @@
  */
 #include "server/server_int.h"
 
-enum MHD_Result srv_estimate(srv_req *r) {
-  char *out = NULL;
-  svc_err err;
-  if (api_estimate(r->s->api, r->body, r->body_len, &out, &err) < 0)
-    return srv_reply_error(r, &err);
-  return srv_reply_json(r, MHD_HTTP_OK, out);
-}
+enum MHD_Result srv_estimate(srv_req *r) { return srv_reply_api(r, api_estimate, MHD_HTTP_OK); }

@@ -98,3 +98,14 @@ enum MHD_Result srv_reply_not_allowed(srv_req *r, const char *allow) {
   svc_err_set(&err, SVC_METHOD_NOT_ALLOWED, "", "method %s not allowed; use %s", r->method, allow);
   return reply_error_hdr(r, &err, MHD_HTTP_HEADER_ALLOW, allow);
 }
+
+enum MHD_Result srv_reply_retry(srv_req *r, svc_code code, unsigned seconds, const char *message) {
+  svc_err err;
+  char after[16];
+  snprintf(after, sizeof after, "%u", seconds ? seconds : 1);
+  if (message)
+    svc_err_set(&err, code, "", "%s", message);
+  else
+    svc_err_set(&err, code, "", NULL);
+  return reply_error_hdr(r, &err, MHD_HTTP_HEADER_RETRY_AFTER, after);
+}

@@ -24,23 +24,40 @@
 /* Order matters only for readability: matching needs a full path match,
  * and a path that matches with another method is a 405, not a 404. To add
  * an endpoint: one row here, one handler in its resource's file, and the
- * path in docs/openapi.yaml (test_openapi fails until it is there). */
+ * path in docs/openapi.yaml (test_openapi fails until it is there).
+ * Columns: method, path, handler, scope (server/auth.c: READ, ADMIN, PLAN,
+ * DISPATCH, OPEN), takes a JSON body, heavy (plan/compare: at most
+ * heavy_max at once, else 503). */
 static const srv_route routes[] = {
-    {"GET", "/healthz", srv_health, 0, 0},
-    {"GET", "/metrics", srv_metrics_get, 0, 0},
-    {"GET", "/openapi.yaml", srv_static_openapi, 0, 0},
-    {"GET", "/", srv_static_index, 0, 0},
-    {"GET", "/v1/hardware", srv_hw_list, 0, 0},
-    {"POST", "/v1/hardware", srv_hw_create, 1, 1},
-    {"GET", "/v1/hardware/{name}", srv_hw_get, 0, 0},
-    {"PUT", "/v1/hardware/{name}", srv_hw_replace, 1, 1},
-    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, 1, 0},
-    /* Compute endpoints only read the catalog: open like other reads. */
-    {"POST", "/v1/estimate", srv_estimate, 0, 1},
+    {"GET", "/healthz", srv_health, SRV_SCOPE_OPEN, 0, 0},
+    {"GET", "/metrics", srv_metrics_get, SRV_SCOPE_OPEN, 0, 0},
+    {"GET", "/openapi.yaml", srv_static_openapi, SRV_SCOPE_OPEN, 0, 0},
+    {"GET", "/", srv_static_index, SRV_SCOPE_OPEN, 0, 0},
+    {"GET", "/v1/hardware", srv_hw_list, SRV_SCOPE_READ, 0, 0},
+    {"POST", "/v1/hardware", srv_hw_create, SRV_SCOPE_ADMIN, 1, 0},
+    {"GET", "/v1/hardware/{name}", srv_hw_get, SRV_SCOPE_READ, 0, 0},
+    {"PUT", "/v1/hardware/{name}", srv_hw_replace, SRV_SCOPE_ADMIN, 1, 0},
+    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, SRV_SCOPE_ADMIN, 0, 0},
+    /* Compute endpoints only read the catalog. */
+    {"POST", "/v1/estimate", srv_estimate, SRV_SCOPE_READ, 1, 0},
+    {"POST", "/v1/step", srv_step, SRV_SCOPE_READ, 1, 0},
+    {"POST", "/v1/kernels/select", srv_kernels_select, SRV_SCOPE_READ, 1, 0},
+    /* Planning solves an ILP: heavy, and it needs the plan scope. */
+    {"POST", "/v1/plans", srv_plan_create, SRV_SCOPE_PLAN, 1, 1},
+    {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0},
+    {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1},
+    /* Validation runs dispatch work to GPUs. The runner posts its results
+     * with the job's own token (X-Job-Token), checked by the api. */
+    {"POST", "/v1/validations", srv_validation_submit, SRV_SCOPE_DISPATCH, 1, 0},
+    {"GET", "/v1/validations", srv_validation_list, SRV_SCOPE_READ, 0, 0},
+    {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0},
+    {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0},
+    {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 0},
+    {"POST", "/v1/validations/{id}/results", srv_validation_results, SRV_SCOPE_OPEN, 1, 0},
 };
 
 /* Served for GET/HEAD paths no row matches, when a web root is set. */
-static const srv_route static_route = {"GET", "/{file}", srv_static_file, 0, 0};
+static const srv_route static_route = {"GET", "/{file}", srv_static_file, SRV_SCOPE_OPEN, 0, 0};
 
 const srv_route *srv_routes(size_t *n) {
   *n = sizeof routes / sizeof routes[0];
@@ -104,20 +121,6 @@ static const srv_route *find_route(srv_req *r, char *allow, size_t allow_size,
   return found;
 }
 
-/* Bearer auth for writes. Never logs the header: it carries the secret. */
-static enum MHD_Result check_auth(srv_req *r) {
-  const char *h =
-      MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-  if (!h || strncasecmp(h, "Bearer ", 7) != 0)
-    return srv_reply_fail(r, SVC_UNAUTHORIZED, "Authorization",
-                          "a Bearer token is required for writes");
-  const char *t = h + 7;
-  while (*t == ' ') t++;
-  if (!svc_consttime_eq(t, strlen(t), r->s->token, strlen(r->s->token)))
-    return srv_reply_fail(r, SVC_FORBIDDEN, "Authorization", NULL);
-  return MHD_YES;
-}
-
 /* application/json, with parameters (charset) allowed. */
 static int is_json_type(const char *ct) {
   static const char want[] = "application/json";
@@ -133,6 +136,7 @@ static int is_json_type(const char *ct) {
 static enum MHD_Result admit(srv_req *r, const char *url) {
   char allow[128];
   const srv_route *path_row;
+  enum MHD_Result ok;
   if (r->uri_len > SRV_MAX_URL) {
     r->label = srv_metrics_label_unmatched();
     return srv_reply_fail(r, SVC_URI_TOO_LONG, "", NULL);
@@ -154,10 +158,13 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
     return srv_reply_fail(r, SVC_NOT_FOUND, "", "no such path");
   }
   r->label = srv_metrics_label(r->route->path);
-  if (r->route->writes && r->s->token) {
-    enum MHD_Result ok = check_auth(r);
-    if (r->replied || ok != MHD_YES) return ok;
-  }
+  /* Per address before auth, so that guessing tokens is slowed too. */
+  ok = srv_limit_address(r);
+  if (r->replied || ok != MHD_YES) return ok;
+  ok = srv_auth_check(r);
+  if (r->replied || ok != MHD_YES) return ok;
+  ok = srv_limit_token(r);
+  if (r->replied || ok != MHD_YES) return ok;
   if (r->route->body) {
     const char *ct =
         MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -205,6 +212,21 @@ static int take_body(srv_req *r, const char *data, size_t n) {
   return 0;
 }
 
+/* A heavy handler (a solve) runs only while fewer than heavy_max others
+ * do, so that the rest of the pool stays free for cheap requests; past
+ * that the client is told to come back. Handlers run to completion on
+ * this thread, so the slot is held exactly while one computes. */
+static enum MHD_Result run_heavy(srv_req *r) {
+  srv *s = r->s;
+  if (atomic_fetch_add(&s->heavy_active, 1) >= s->heavy_max) {
+    atomic_fetch_sub(&s->heavy_active, 1);
+    return srv_reply_retry(r, SVC_UNAVAILABLE, 1, "the planner is busy; retry shortly");
+  }
+  enum MHD_Result ret = r->route->handler(r);
+  atomic_fetch_sub(&s->heavy_active, 1);
+  return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls) {
@@ -227,7 +249,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   }
   if (r->replied) return MHD_YES;
   if (r->too_large) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
-  return r->route->handler(r);
+  if (!r->route->heavy) return r->route->handler(r);
+  return run_heavy(r);
 }
 
 /* Called by MHD with the raw request target (path + query) before the
@@ -301,6 +324,7 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
   if (!s) return svc_err_set(err, SVC_NOMEM, "", NULL);
   pthread_mutex_init(&s->inflight_lock, NULL);
   pthread_cond_init(&s->inflight_cond, NULL);
+  pthread_mutex_init(&s->auth.lock, NULL);
   s->api = ctx;
   /* An empty token means none: a server must not accept "Bearer ". */
   s->token = dup_or_null(cfg->token);
@@ -314,12 +338,22 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
   }
   rc = srv_metrics_new(&s->metrics, err);
   if (rc < 0) goto cleanup;
+  double burst = cfg->burst > 0 ? cfg->burst : (cfg->rate > 1 ? cfg->rate : 1) * 2;
+  if ((rc = srv_ratelimit_new(&s->rl, cfg->rate, burst, err)) < 0) goto cleanup;
 
   unsigned threads = cfg->threads;
   if (threads == 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     threads = n > 0 ? (unsigned)n : 1;
   }
+  /* Heavy handlers may take half the pool: the rest stays for cheap calls. */
+  s->heavy_max = cfg->heavy_max ? cfg->heavy_max : threads / 2 ? threads / 2 : 1;
+  unsigned max_conns = cfg->max_conns ? cfg->max_conns : 1024;
+  unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 30;
+  /* One thread is no pool: the option is left out (MHD warns about 0 or 1). */
+  struct MHD_OptionItem pool[] = {{MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)threads, NULL},
+                                  {MHD_OPTION_END, 0, NULL}};
+  if (threads < 2) pool[0] = pool[1];
   /* ITC lets srv_stop quiesce the pool safely. */
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
   if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
@@ -327,8 +361,12 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
       MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, s,
                        /* First, so that MHD logs even its option parsing through us. */
                        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s, MHD_OPTION_SOCK_ADDR,
-                       (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, threads,
-                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_URI_LOG_CALLBACK,
+                       (struct sockaddr *)&ss, MHD_OPTION_ARRAY, pool,
+                       /* An idle or trickling client holds a connection at
+                        * most timeout_s; past max_conns new ones are
+                        * refused at accept. */
+                       MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+                       max_conns, MHD_OPTION_URI_LOG_CALLBACK,
                        on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
   if (!s->daemon) {
     rc = svc_err_set(err, SVC_IO, "listen", "cannot listen on %s:%d",
@@ -337,8 +375,9 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
   s->port = info ? info->port : cfg->port;
-  svc_log(SVC_LOG_DEBUG, "http: port %d, %u threads%s", s->port, threads,
-          s->token ? ", writes need a token" : "");
+  svc_log(SVC_LOG_DEBUG, "http: port %d, %u threads, %u heavy, %u connections, %u s timeout%s",
+          s->port, threads, s->heavy_max, max_conns, timeout_s,
+          s->rl ? ", rate limited" : "");
   *out = s;
   s = NULL;
 
@@ -367,6 +406,8 @@ void srv_stop(srv *s) {
     MHD_stop_daemon(s->daemon);
   }
   srv_metrics_free(s->metrics);
+  srv_ratelimit_free(s->rl);
+  pthread_mutex_destroy(&s->auth.lock);
   pthread_mutex_destroy(&s->inflight_lock);
   pthread_cond_destroy(&s->inflight_cond);
   free(s->token);

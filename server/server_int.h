@@ -16,7 +16,9 @@
 
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "server/server.h"
 
@@ -27,6 +29,17 @@
 typedef struct srv_req srv_req;
 typedef enum MHD_Result (*srv_handler)(srv_req *r);
 
+/* The scope a route needs (server/auth.c has the rule). READ is 0 so that
+ * a row that names none fails closed; ADMIN is 1, what the old `writes`
+ * flag's 1 meant. */
+typedef enum {
+  SRV_SCOPE_READ = 0, /* reads and compute: any valid token, when tokens are in use */
+  SRV_SCOPE_ADMIN,    /* catalog writes, calibration */
+  SRV_SCOPE_PLAN,     /* POST /v1/plans, /v1/compare */
+  SRV_SCOPE_DISPATCH, /* POST /v1/validations (GPU jobs) */
+  SRV_SCOPE_OPEN      /* never needs a token: health, metrics, docs, dashboard */
+} srv_scope;
+
 /* One row of the route table. path is written exactly as in
  * docs/openapi.yaml ("/v1/hardware/{name}"); a {param} matches one
  * non-empty path segment. */
@@ -34,19 +47,38 @@ typedef struct {
   const char *method; /* "GET", "POST", ... (HEAD is served by GET rows) */
   const char *path;
   srv_handler handler;
-  int writes; /* changes the catalog: needs the token when one is set */
-  int body;   /* takes a JSON body: Content-Type must be application/json */
+  srv_scope scope; /* what a token must hold to call it */
+  int body;        /* takes a JSON body: Content-Type must be application/json */
+  int heavy;       /* long compute (plan, compare): at most heavy_max run at once, else 503 */
 } srv_route;
 
 /* The route table (static storage); *n gets its length. */
 const srv_route *srv_routes(size_t *n);
 
 typedef struct srv_metrics srv_metrics;
+typedef struct srv_ratelimit srv_ratelimit;
+
+#define SRV_AUTH_CACHE 16 /* verified database tokens remembered (auth.c) */
+
+/* auth.c's caches: the count of active tokens and recently verified
+ * tokens, each trusted for a short time (AUTH_TTL_S). */
+typedef struct {
+  pthread_mutex_t lock;
+  int64_t active;
+  double active_at; /* svc_now() of the count; 0 = never */
+  size_t next;
+  struct {
+    unsigned char hash[32];
+    unsigned scopes;
+    int64_t id;
+    double at; /* 0 = empty */
+  } cache[SRV_AUTH_CACHE];
+} srv_auth;
 
 struct srv {
   struct MHD_Daemon *daemon;
   api_ctx *api;
-  char *token; /* NULL: writes open */
+  char *token; /* --token-file's token (all scopes); NULL = none */
   char *web_root;
   char *openapi_path;
   int port;
@@ -54,6 +86,10 @@ struct srv {
   pthread_mutex_t inflight_lock;
   pthread_cond_t inflight_cond;
   unsigned inflight; /* requests between URI callback and completion */
+  srv_auth auth;
+  srv_ratelimit *rl;        /* NULL = no rate limits */
+  unsigned heavy_max;       /* heavy handlers allowed to run at once */
+  atomic_uint heavy_active; /* heavy handlers running now */
 };
 
 struct srv_req {
@@ -67,6 +103,8 @@ struct srv_req {
   int started;    /* the access handler has seen this request */
   int replied;    /* a response has been queued */
   int too_large;  /* body passed API_MAX_BODY: remaining bytes are dropped */
+  int has_token;  /* a token was checked: token_id says which (0 = --token-file's) */
+  int64_t token_id;
   int status;
   char *body;
   size_t body_len, body_cap;
@@ -88,6 +126,22 @@ enum MHD_Result srv_metrics_get(srv_req *r);
 enum MHD_Result srv_static_index(srv_req *r);
 enum MHD_Result srv_static_openapi(srv_req *r);
 enum MHD_Result srv_static_file(srv_req *r); /* GET of any other path under web_root */
+enum MHD_Result srv_step(srv_req *r);
+enum MHD_Result srv_kernels_select(srv_req *r);
+enum MHD_Result srv_plan_create(srv_req *r);
+enum MHD_Result srv_plan_get(srv_req *r);
+enum MHD_Result srv_compare(srv_req *r);
+enum MHD_Result srv_validation_submit(srv_req *r);
+enum MHD_Result srv_validation_list(srv_req *r);
+enum MHD_Result srv_validation_get(srv_req *r);
+enum MHD_Result srv_validation_cancel(srv_req *r);
+enum MHD_Result srv_validation_report(srv_req *r);
+enum MHD_Result srv_validation_results(srv_req *r);
+
+/* A body-in, document-out api operation replied with status (compute.c):
+ * the shape of every thin POST handler. */
+typedef int (*srv_api_fn)(api_ctx *, const char *, size_t, char **, svc_err *);
+enum MHD_Result srv_reply_api(srv_req *r, srv_api_fn fn, unsigned status);
 
 /* Replies (reply.c). Each queues the one response of r, records metrics
  * and logs the request. json/body ownership passes to the reply helper
@@ -103,8 +157,21 @@ enum MHD_Result srv_reply_error(srv_req *r, const svc_err *err);
 enum MHD_Result srv_reply_fail(srv_req *r, svc_code code, const char *field, const char *message);
 /* 405 naming the methods the path accepts. */
 enum MHD_Result srv_reply_not_allowed(srv_req *r, const char *allow);
+/* An error with a Retry-After header (429, 503). */
+enum MHD_Result srv_reply_retry(srv_req *r, svc_code code, unsigned seconds, const char *message);
 /* A response built by the caller (static files); it is destroyed here. */
 enum MHD_Result srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp);
+
+/* Auth and rate limits (auth.c). Each returns MHD_YES with nothing queued
+ * when the request may go on, else the reply it queued. */
+enum MHD_Result srv_auth_check(srv_req *r);
+enum MHD_Result srv_limit_address(srv_req *r); /* before auth: per client address */
+enum MHD_Result srv_limit_token(srv_req *r);   /* after auth: per token */
+/* Token buckets (ratelimit.c): rate <= 0 gives *out = NULL (no limits).
+ * take: 0 when key may go on, else the seconds until it may (>= 1). */
+int srv_ratelimit_new(srv_ratelimit **out, double rate, double burst, svc_err *err);
+void srv_ratelimit_free(srv_ratelimit *rl);
+unsigned srv_ratelimit_take(srv_ratelimit *rl, const void *key, size_t keylen, double now);
 
 /* Metrics (metrics.c). Labels are the distinct route patterns, then
  * "static" and "unmatched", so that raw paths never become label values. */

@@ -61,8 +61,8 @@ static char *sh_quote(const char *s) {
   return out;
 }
 
-int val_write_script(const char *path, const char *python, const char *runner,
-                     const char *jobfile, svc_err *err) {
+int val_write_script(const char *path, const char *python, const char *runner, const char *jobfile,
+                     svc_err *err) {
   char *qp = sh_quote(python), *qr = sh_quote(runner), *qj = sh_quote(jobfile), *text = NULL;
   int rc = 0;
   if (!qp || !qr || !qj) {

@@ -18,8 +18,8 @@
 
 #define DEFAULT_TIMEOUT_S 3600
 
-static const char *const kinds[] = {"gemm_sweep", "kernel_sweep", "memory_ops", "step",
-                                    "cpu_selftest", NULL};
+static const char *const kinds[] = {"gemm_sweep", "kernel_sweep", "memory_ops",
+                                    "step",       "cpu_selftest", NULL};
 static const char *const backends[] = {"local", "slurm", "bundle", NULL};
 
 static int in_list(const char *const *list, const char *s) {
@@ -255,8 +255,8 @@ int val_store_result(hwdb *db, const val_cfg *cfg, int64_t id, const char *text,
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  if ((rc = hwdb_job_transition(db, id, VAL_ACTIVE, "done", "result received", copy, &changed,
-                                err)))
+  if ((rc =
+           hwdb_job_transition(db, id, VAL_ACTIVE, "done", "result received", copy, &changed, err)))
     goto cleanup;
   if (!changed)
     rc = svc_err_set(err, SVC_CONFLICT, "id", "validation job %lld finished meanwhile",
@@ -271,7 +271,8 @@ int val_token_check(hwdb *db, int64_t id, const char *token, svc_err *err) {
   hwdb_job job;
   char hash[65];
   int rc;
-  if (!token || !*token) return svc_err_set(err, SVC_UNAUTHORIZED, "token", "the job token is required");
+  if (!token || !*token)
+    return svc_err_set(err, SVC_UNAUTHORIZED, "token", "the job token is required");
   if ((rc = hwdb_job_get(db, id, &job, err))) return rc;
   val_sha256_hex(token, strlen(token), hash);
   if (!svc_consttime_eq(hash, strlen(hash), job.token_hash, strlen(job.token_hash)))

@@ -38,8 +38,8 @@ int val_local_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *
    * later one with the same pid. */
   int64_t start = val_proc_start(pid, NULL);
   if ((rc = hwdb_job_set_handles(db, job->id, 0, pid, start, NULL, err)) ||
-      (rc = hwdb_job_transition(db, job->id, "queued", "running", "started locally", NULL,
-                                &changed, err))) {
+      (rc = hwdb_job_transition(db, job->id, "queued", "running", "started locally", NULL, &changed,
+                                err))) {
     val_proc_signal(pid, start, SIGKILL);
     waitpid(pid, NULL, 0);
     return rc;

@@ -28,8 +28,8 @@ static int slurm_path(char *buf, size_t size, const char *dir, const char *name)
 
 int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
   char script[PATH_MAX], jobfile[PATH_MAX], out[PATH_MAX], errf[PATH_MAX], name[48], time_opt[48],
-      gres[48], output[PATH_MAX + 16], error[PATH_MAX + 16], chdir_opt[PATH_MAX + 16],
-      reply[1024], note[96];
+      gres[48], output[PATH_MAX + 16], error[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], reply[1024],
+      note[96];
   int rc, status = 0;
   if (val_join(script, sizeof script, job->workdir, "job.sh") ||
       val_join(jobfile, sizeof jobfile, job->workdir, "job.json") ||
@@ -44,7 +44,7 @@ int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *
   snprintf(output, sizeof output, "--output=%s", out);
   snprintf(error, sizeof error, "--error=%s", errf);
   snprintf(chdir_opt, sizeof chdir_opt, "--chdir=%s", job->workdir);
-  const char *argv[] = {"sbatch", "--parsable", name,   time_opt, output, error,
+  const char *argv[] = {"sbatch",  "--parsable", name,   time_opt, output, error,
                         chdir_opt, "--ntasks=1", script, NULL,     NULL};
   if (job->gpus > 0) { /* --gres before the script: options after it go to the script */
     argv[8] = gres;
@@ -65,8 +65,7 @@ int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *
     val_run(cancel, cfg->cmd_timeout_s, note, sizeof note, &status, NULL);
     return rc;
   }
-  svc_log(SVC_LOG_INFO, "validation %lld: submitted to slurm as job %lld", (long long)job->id,
-          sid);
+  svc_log(SVC_LOG_INFO, "validation %lld: submitted to slurm as job %lld", (long long)job->id, sid);
   return 0;
 }
 
@@ -123,8 +122,8 @@ int val_slurm_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *e
   if (!strcmp(state, "PENDING") || !strcmp(state, "REQUEUED") || !strcmp(state, "SUSPENDED") ||
       !strcmp(state, "REQUEUE_HOLD") || !strcmp(state, "REQUEUE_FED"))
     return 0;
-  if (!strcmp(state, "RUNNING") || !strcmp(state, "CONFIGURING") ||
-      !strcmp(state, "COMPLETING") || !strcmp(state, "STAGE_OUT") || !strcmp(state, "RESIZING")) {
+  if (!strcmp(state, "RUNNING") || !strcmp(state, "CONFIGURING") || !strcmp(state, "COMPLETING") ||
+      !strcmp(state, "STAGE_OUT") || !strcmp(state, "RESIZING")) {
     if (!strcmp(job->state, "queued")) {
       snprintf(note, sizeof note, "slurm job %lld is %s", (long long)job->slurm_id, state);
       return hwdb_job_transition(db, job->id, "queued", "running", note, NULL, NULL, err);
@@ -132,8 +131,8 @@ int val_slurm_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *e
     return 0;
   }
   if (!strcmp(state, "COMPLETED") || !state[0])
-    return val_finish_from_files(db, cfg, job,
-                                 state[0] ? NULL : "slurm no longer knows the job", err);
+    return val_finish_from_files(db, cfg, job, state[0] ? NULL : "slurm no longer knows the job",
+                                 err);
   if (!strcmp(state, "CANCELLED")) {
     snprintf(note, sizeof note, "slurm job %lld was cancelled outside cdplan",
              (long long)job->slurm_id);

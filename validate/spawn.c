@@ -48,8 +48,8 @@ int val_spawn(const char *const *argv, const char *out_path, const char *err_pat
   sigfillset(&all);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   e = posix_spawnp(pid, argv[0], &fa, &attr, (char *const *)argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
@@ -79,8 +79,7 @@ int val_run(const char *const *argv, double timeout_s, char *out, size_t outsz, 
   pid_t pid = 0;
   double deadline = svc_now() + timeout_s;
   out[0] = '\0';
-  if (pipe2(fds, O_CLOEXEC))
-    return svc_err_set(err, SVC_IO, "", "pipe: %s", strerror(errno));
+  if (pipe2(fds, O_CLOEXEC)) return svc_err_set(err, SVC_IO, "", "pipe: %s", strerror(errno));
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);

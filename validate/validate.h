@@ -27,7 +27,7 @@
 #include "common/common.h"
 #include "hwdb/hwdb.h"
 
-#define VAL_TOKEN_LEN 64            /* hex characters of a job token */
+#define VAL_TOKEN_LEN 64           /* hex characters of a job token */
 #define VAL_MAX_RESULT (16u << 20) /* bytes of result we read back */
 #define VAL_MAX_TIMEOUT_S (7 * 86400)
 
@@ -103,8 +103,8 @@ int val_token_check(hwdb *db, int64_t id, const char *token, svc_err *err);
 char *val_job_json(const char *kind, int64_t id, const char *params);
 /* Slurm's batch script at path: runs PYTHON RUNNER JOBFILE with each path
  * single-quoted; paths holding control characters are refused. */
-int val_write_script(const char *path, const char *python, const char *runner,
-                     const char *jobfile, svc_err *err);
+int val_write_script(const char *path, const char *python, const char *runner, const char *jobfile,
+                     svc_err *err);
 /* The bundle folder: job.json, runner.py (a copy) and run.sh. */
 int val_write_bundle(const char *dir, const char *runner, int64_t id, const char *job_json,
                      svc_err *err);

@@ -155,6 +155,53 @@ static void test_costmodel_embedding__monotone(void **state) {
   assert_int_equal(cost_embedding_bag(&hw, &e, &r3), COST_EINVAL);
 }
 
+static void test_costmodel_embedding__sectors_and_host_floor(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_embedding_op e = {.rows = 1000000, .dim = 48, .batch = 2048, .pooling = 8,
+                         .dtype = COST_DT_FP16, .pass = COST_EMB_FWD};
+  cost_result r, rb;
+  /* 96-byte rows start on 32-byte boundaries: 3 sectors; 100-byte rows
+   * start on 4-byte boundaries and straddle one more sector on average. */
+  assert_int_equal(cost_embedding_bag(&hw, &e, &r), 0);
+  assert_true(fabs(term(&r, "sectors_per_row") - 3.0) < 1e-12);
+  e.dim = 50;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &r), 0);
+  assert_true(fabs(term(&r, "sectors_per_row") - 4.0) < 1e-12);
+  /* A tiny forward+backward costs the host's issue time, a large one the
+   * GPU's forward plus its per-index backward. */
+  e.pass = COST_EMB_FWD_BWD;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &rb), 0);
+  assert_true(fabs(rb.ms - cost_param_value(&hw, "sparse_bwd_host_us") * 1e-3) < 1e-12);
+  e.batch = 131072;
+  e.pooling = 64;
+  cost_embedding_op f = e;
+  f.pass = COST_EMB_FWD;
+  assert_int_equal(cost_embedding_bag(&hw, &e, &rb), 0);
+  assert_int_equal(cost_embedding_bag(&hw, &f, &r), 0);
+  double per_idx = cost_param_value(&hw, "sparse_bwd_ns_per_index") * 1e-6;
+  assert_true(fabs(rb.ms - r.ms - 131072.0 * 64 * per_idx) < 1e-9);
+}
+
+static void test_costmodel_gemm__l2_resident_operands_read_once(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_result r;
+  /* 2048^3 bf16: A + B = 16 MiB fit in L2, so DRAM sees them once. */
+  cost_gemm_op op = {.m = 2048, .n = 2048, .k = 2048, .batch = 1, .dtype = COST_DT_BF16};
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(fabs(r.bytes - 3.0 * 2048 * 2048 * 2) < 1.0);
+  /* 16384^3: the operands overflow L2; each wave re-reads its panels, so
+   * the traffic exceeds the compulsory bytes but stays far below one
+   * re-read of B per row of tiles. */
+  op.m = op.n = op.k = 16384;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  double compulsory = 3.0 * 16384.0 * 16384 * 2;
+  assert_true(r.bytes > 1.5 * compulsory && r.bytes < 40 * compulsory);
+}
+
 static void test_costmodel_collective__ranks_and_bytes(void **state) {
   (void)state;
   cost_hw hw;
@@ -246,6 +293,8 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__errors),
       cmocka_unit_test(test_costmodel_elementwise__scales_with_bytes),
       cmocka_unit_test(test_costmodel_embedding__monotone),
+      cmocka_unit_test(test_costmodel_embedding__sectors_and_host_floor),
+      cmocka_unit_test(test_costmodel_gemm__l2_resident_operands_read_once),
       cmocka_unit_test(test_costmodel_collective__ranks_and_bytes),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
   };

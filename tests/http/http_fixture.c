@@ -15,6 +15,11 @@ static int write_file(const char *path, const char *text) {
 }
 
 int fixture_start(http_fixture *f, const char *token) {
+  srv_config cfg = {.token = token, .threads = 2};
+  return fixture_start_with(f, &cfg);
+}
+
+int fixture_start_with(http_fixture *f, const srv_config *base) {
   char path[160];
   svc_err err;
   memset(f, 0, sizeof *f);
@@ -43,12 +48,11 @@ int fixture_start(http_fixture *f, const char *token) {
     fprintf(stderr, "api_ctx_new: %s (%s)\n", err.message, err.field);
     return -1;
   }
-  srv_config cfg = {.host = "127.0.0.1",
-                    .port = 0,
-                    .token = token,
-                    .web_root = f->web,
-                    .openapi_path = CDPLAN_SOURCE_DIR "/docs/openapi.yaml",
-                    .threads = 2};
+  srv_config cfg = *base;
+  cfg.host = "127.0.0.1";
+  cfg.port = 0;
+  cfg.web_root = f->web;
+  cfg.openapi_path = CDPLAN_SOURCE_DIR "/docs/openapi.yaml";
   if (srv_start(&f->s, f->api, &cfg, &err) < 0) {
     fprintf(stderr, "srv_start: %s (%s)\n", err.message, err.field);
     return -1;

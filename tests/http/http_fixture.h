@@ -20,6 +20,9 @@ typedef struct {
 
 /* token NULL: writes open. Returns 0 or -1 (with the reason on stderr). */
 int fixture_start(http_fixture *f, const char *token);
+/* The same with the token, threads and limits of base (its host, port,
+ * web root and API document are the fixture's). */
+int fixture_start_with(http_fixture *f, const srv_config *base);
 void fixture_stop(http_fixture *f);
 
 /* data/hardware/h200.json renamed to name: a valid descriptor body. */

@@ -1,0 +1,39 @@
+/* api/plan: POST /v1/plans, GET /v1/plans/{id}, POST /v1/compare and
+ * `cdplan plan` / `cdplan compare`.
+ *
+ * A plan call runs the planner for up to the request's time_limit_s
+ * (default 10 s, at most 300 s): call it off the HTTP threads (the
+ * server's planning queue). Every function is thread-safe on a shared
+ * api_ctx; planning itself holds no lock (GLPK runs thread-local).
+ * Results are stored in hwdb under a random 16-hex-digit id that the
+ * answer carries as "id".
+ */
+#ifndef CDPLAN_API_PLAN_H
+#define CDPLAN_API_PLAN_H
+
+#include <stddef.h>
+
+#include "api/api.h"
+#include "planner/planner.h"
+
+#define API_PLAN_MAX_TIME_S 300.0
+
+/* POST /v1/plans: {"workload","hardware","cluster","baseline","knobs",
+ * "constraints","objective","time_limit_s",...} -> the plan document
+ * (docs/planner.md). 422 (INFEASIBLE) names the constraint that cannot be
+ * met. progress (may be NULL) sees the solver's incumbent and bound. */
+int api_plan(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
+                void *progress_user, char **out, svc_err *err);
+
+/* GET /v1/plans/{id}: the stored document; 404 when unknown. */
+int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
+
+/* POST /v1/compare: {"workload","from","to","cluster","baseline",...} ->
+ * the recipe tuned for "from" run unchanged on "to" (the direct port)
+ * against the plan made for "to", with the gain split by change. */
+int api_compare(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
+                   void *progress_user, char **out, svc_err *err);
+
+#endif

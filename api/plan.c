@@ -1,0 +1,612 @@
+/* POST /v1/plans, GET /v1/plans/{id}, POST /v1/compare (and the CLI's
+ * plan / compare): decode and validate the request (the workload and
+ * recipe with the step API's decoders, api/api_step.h), hand plain structs
+ * to the planner, encode its answer, store it in hwdb under a random id.
+ *
+ * Knob defaults (what the planner may turn when the request's "knobs"
+ * does not say): the embedding sharding and placement (all types, host
+ * placement allowed), checkpointing (none/full) and DDP vs FSDP -- none of
+ * these changes what the model computes. Batch size, precisions, padding
+ * and the GPU count change only when the request lists values for them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/api_int.h"
+#include "api/api_plan.h"
+#include "api/api_step.h"
+
+#define MAX_PLAN_TABLES 20000
+
+typedef struct {
+  cost_workload w;
+  cost_recipe base;
+  plan_table *tables;
+  size_t n;
+  plan_step_dense dense;
+  plan_request req;
+} plan_in;
+
+static void plan_in_dispose(plan_in *in) {
+  api_workload_dispose(&in->w);
+  free(in->tables);
+  memset(in, 0, sizeof *in);
+}
+
+static int sparse_opt_of(int cost_opt) {
+  switch (cost_opt) {
+  case COST_OPT_ROWWISE_ADAGRAD: return PLAN_SOPT_ROWWISE_ADAGRAD;
+  case COST_OPT_ADAGRAD: return PLAN_SOPT_ADAGRAD;
+  case COST_OPT_ADAM: return PLAN_SOPT_ADAM;
+  default: return PLAN_SOPT_SGD;
+  }
+}
+
+/* An array member of knobs: each item checked by fn into out[]. */
+typedef int (*item_fn)(const cJSON *it, const char *path, const cost_hw *hw, int64_t *v,
+                       svc_err *err);
+
+static int get_list(const cJSON *obj, const char *key, const char *path, const cost_hw *hw,
+                    item_fn fn, int64_t *out, int *n, int max, svc_err *err) {
+  char f[160], fi[176];
+  const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *n = 0;
+  if (!a) return 0;
+  api_path(f, sizeof f, path, key);
+  int cnt = cJSON_GetArraySize(a);
+  if (!cJSON_IsArray(a) || cnt < 1 || cnt > max)
+    return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be an array of 1 to %d values", f, max);
+  int i = 0;
+  for (const cJSON *it = a->child; it; it = it->next, i++) {
+    snprintf(fi, sizeof fi, "%s[%d]", f, i);
+    int rc = fn(it, fi, hw, &out[*n], err);
+    if (rc) return rc;
+    (*n)++;
+  }
+  return 0;
+}
+
+static int item_int(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  if (!cJSON_IsNumber(it) || floor(it->valuedouble) != it->valuedouble || it->valuedouble < 1 ||
+      it->valuedouble > 1 << 24)
+    return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be an integer from 1 to 16777216", p);
+  *v = (int64_t)it->valuedouble;
+  return 0;
+}
+
+static int item_dtype(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  int dt = cJSON_IsString(it) ? cost_dtype_parse(it->valuestring) : -1;
+  if (dt < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be a dtype name", p);
+  *v = dt;
+  return 0;
+}
+
+static int item_ckpt(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  int c = cJSON_IsString(it) ? cost_ckpt_parse(it->valuestring) : -1;
+  if (c < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be none, selective or full", p);
+  *v = c;
+  return 0;
+}
+
+static int item_dp(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  int c = cJSON_IsString(it) ? cost_dense_parallel_parse(it->valuestring) : -1;
+  if (c < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be ddp or fsdp", p);
+  *v = c == COST_DP_FSDP;
+  return 0;
+}
+
+static int item_bool(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  if (!cJSON_IsBool(it)) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be true or false", p);
+  *v = cJSON_IsTrue(it);
+  return 0;
+}
+
+static int item_shard(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  int s = cJSON_IsString(it) ? plan_shard_parse(it->valuestring) : -1;
+  if (s < 0)
+    return svc_err_set(err, SVC_BAD_FIELD, p,
+                       "%s must be data_parallel, table_wise, row_wise, column_wise or "
+                       "table_row_wise",
+                       p);
+  *v = s;
+  return 0;
+}
+
+/* dtypes the hardware lacks are dropped from a knob list (a compare may
+ * list fp8 for a target that has it and a source that does not). */
+static void keep_supported(const cost_hw *hw, int *list, int *n) {
+  int k = 0;
+  for (int i = 0; i < *n; i++)
+    if (hw->peak_flops[list[i]] > 0 || list[i] == COST_DT_FP32) list[k++] = list[i];
+  *n = k;
+}
+
+static int decode_knobs(const cJSON *req, const cost_hw *hw, plan_knobs *k, svc_err *err) {
+  static const char *const fields[] = {"batch_per_gpu", "precision",     "embedding_precision",
+                                       "checkpointing", "dense_parallel", "padding",
+                                       "nodes",         "sharding",       "host_placement",
+                                       NULL};
+  int64_t v[PLAN_MAX_CHOICES];
+  int n, rc;
+  memset(k, 0, sizeof *k);
+  k->allow_host = 1;
+  k->n_ckpt = 2, k->ckpt[0] = COST_CKPT_NONE, k->ckpt[1] = COST_CKPT_FULL;
+  k->n_fsdp = 2, k->fsdp[0] = 0, k->fsdp[1] = 1;
+  const cJSON *o = cJSON_GetObjectItemCaseSensitive(req, "knobs");
+  if (!o) return 0;
+  if (!cJSON_IsObject(o)) return svc_err_set(err, SVC_BAD_FIELD, "knobs", "knobs must be an object");
+  if ((rc = api_check_fields(o, fields, "knobs", err))) return rc;
+#define LIST(key, fn, body)                                                                        \
+  do {                                                                                             \
+    if ((rc = get_list(o, key, "knobs", hw, fn, v, &n, PLAN_MAX_CHOICES, err))) return rc;         \
+    if (n) {                                                                                       \
+      body;                                                                                        \
+    }                                                                                              \
+  } while (0)
+  LIST("batch_per_gpu", item_int, { k->n_batch = n; memcpy(k->batch, v, (size_t)n * sizeof *v); });
+  LIST("precision", item_dtype, {
+    k->n_dense_dtype = n;
+    for (int i = 0; i < n; i++) k->dense_dtype[i] = (int)v[i];
+  });
+  LIST("embedding_precision", item_dtype, {
+    k->n_emb_dtype = n;
+    for (int i = 0; i < n; i++) k->emb_dtype[i] = (int)v[i];
+  });
+  LIST("checkpointing", item_ckpt, {
+    k->n_ckpt = n > 3 ? 3 : n;
+    for (int i = 0; i < k->n_ckpt; i++) k->ckpt[i] = (int)v[i];
+  });
+  LIST("dense_parallel", item_dp, {
+    k->n_fsdp = n > 2 ? 2 : n;
+    for (int i = 0; i < k->n_fsdp; i++) k->fsdp[i] = (int)v[i];
+  });
+  LIST("padding", item_bool, {
+    k->n_pad = n > 2 ? 2 : n;
+    for (int i = 0; i < k->n_pad; i++) k->pad[i] = (int)v[i];
+  });
+  LIST("nodes", item_int, {
+    k->n_nodes = n;
+    for (int i = 0; i < n; i++) k->nodes[i] = (int)v[i];
+  });
+  LIST("sharding", item_shard, {
+    for (int i = 0; i < n; i++) k->shard_mask |= 1u << v[i];
+  });
+#undef LIST
+  const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "host_placement");
+  if (h) {
+    if (!cJSON_IsBool(h))
+      return svc_err_set(err, SVC_BAD_FIELD, "knobs.host_placement", "knobs.host_placement must be true or false");
+    k->allow_host = cJSON_IsTrue(h);
+  }
+  keep_supported(hw, k->dense_dtype, &k->n_dense_dtype);
+  keep_supported(hw, k->emb_dtype, &k->n_emb_dtype);
+  if ((o = cJSON_GetObjectItemCaseSensitive(o, "precision")) && k->n_dense_dtype == 0)
+    return svc_err_set(err, SVC_UNSUPPORTED_DTYPE, "knobs.precision",
+                       "%s supports none of the listed precisions", hw->name);
+  return 0;
+}
+
+/* Tables with counts expanded: copy i of "t" is named "t#i". */
+static int expand_tables(plan_in *in, svc_err *err) {
+  const cost_dlrm *d = &in->w.dlrm;
+  size_t total = 0, k = 0;
+  for (size_t i = 0; i < d->n_tables; i++) total += (size_t)(d->tables[i].count > 0 ? d->tables[i].count : 1);
+  if (total > MAX_PLAN_TABLES)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, "workload.tables",
+                       "the planner takes at most %d tables (counts included); got %zu",
+                       MAX_PLAN_TABLES, total);
+  if (!(in->tables = calloc(total ? total : 1, sizeof *in->tables)))
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  for (size_t i = 0; i < d->n_tables; i++) {
+    const cost_table *t = &d->tables[i];
+    int64_t cnt = t->count > 0 ? t->count : 1;
+    for (int64_t c = 0; c < cnt; c++, k++) {
+      plan_table *p = &in->tables[k];
+      const char *base = t->name[0] ? t->name : "table";
+      if (cnt > 1 || !t->name[0])
+        snprintf(p->name, sizeof p->name, "%.40s#%lld", base, (long long)(cnt > 1 ? c : (int64_t)i));
+      else
+        snprintf(p->name, sizeof p->name, "%s", base);
+      p->rows = t->rows, p->dim = t->dim, p->pooling = (double)t->pooling;
+    }
+  }
+  in->n = total;
+  return 0;
+}
+
+static void recipe_from(const cost_recipe *c, int gpn, int nodes, plan_recipe *r) {
+  memset(r, 0, sizeof *r);
+  r->gpus_per_node = gpn, r->nodes = nodes;
+  r->batch_per_gpu = c->batch_per_gpu;
+  r->dense_dtype = c->precision;
+  r->emb_dtype = c->embedding_precision;
+  r->checkpointing = c->checkpointing;
+  r->fsdp = c->dense_parallel == COST_DP_FSDP;
+  r->pad = c->pad_to > 1;
+}
+
+/* Decode the common part of plan and compare requests for hardware hw. */
+static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, plan_in *in,
+                         svc_err *err) {
+  const char *calib = "latest", *objective = "throughput";
+  int64_t gpn = 0, nodes = 1, gb = 0;
+  double tl = 10, price = 0, host_bw = 0, cache = 0;
+  plan_request *pr = &in->req;
+  int rc;
+  if ((rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)) ||
+      (rc = api_get_str(req, "objective", "", 0, 16, NULL, &objective, err)) ||
+      (rc = api_get_num(req, "time_limit_s", "", 0, 0.01, API_PLAN_MAX_TIME_S, &tl, err)) ||
+      (rc = api_get_num(req, "price_per_hour", "", 0, 0, 1e6, &price, err)) ||
+      (rc = api_get_num(req, "host_bandwidth_bytes_per_s", "", 0, 1e6, 1e15, &host_bw, err)) ||
+      (rc = api_get_num(req, "cache_ratio", "", 0, 0.001, 1, &cache, err)))
+    return rc;
+  if (strcmp(calib, "latest") && strcmp(calib, "none"))
+    return svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
+  if (strcmp(objective, "throughput") && strcmp(objective, "cost"))
+    return svc_err_set(err, SVC_BAD_FIELD, "objective", "objective must be throughput or cost");
+  if ((rc = api_hw_lookup(ctx, hwname, !strcmp(calib, "latest"), &pr->hw, err))) return rc;
+  const cJSON *cl = cJSON_GetObjectItemCaseSensitive(req, "cluster");
+  if (cl) {
+    static const char *const cf[] = {"gpus_per_node", "nodes", NULL};
+    if (!cJSON_IsObject(cl)) return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster must be an object");
+    if ((rc = api_check_fields(cl, cf, "cluster", err)) ||
+        (rc = api_get_int(cl, "gpus_per_node", "cluster", 0, 1, 1024, &gpn, err)) ||
+        (rc = api_get_int(cl, "nodes", "cluster", 0, 1, 4096, &nodes, err)))
+      return rc;
+  }
+  if (gpn == 0) gpn = pr->hw.scaleup_domain > 0 ? pr->hw.scaleup_domain : 8;
+  const cJSON *cons = cJSON_GetObjectItemCaseSensitive(req, "constraints");
+  if (cons) {
+    static const char *const cf[] = {"global_batch", NULL};
+    if (!cJSON_IsObject(cons))
+      return svc_err_set(err, SVC_BAD_FIELD, "constraints", "constraints must be an object");
+    if ((rc = api_check_fields(cons, cf, "constraints", err)) ||
+        (rc = api_get_int(cons, "global_batch", "constraints", 0, 1, 1LL << 40, &gb, err)))
+      return rc;
+  }
+  if ((rc = api_workload_decode(cJSON_GetObjectItemCaseSensitive(req, "workload"), "workload",
+                                &in->w, err)))
+    return rc;
+  if (in->w.kind != COST_WL_DLRM)
+    return svc_err_set(err, SVC_BAD_FIELD, "workload.kind",
+                       "the planner plans dlrm workloads (sharded embedding tables)");
+  if ((rc = api_recipe_decode(cJSON_GetObjectItemCaseSensitive(req, "baseline"), "baseline",
+                              &in->base, err)))
+    return rc;
+  in->base.gpus = gpn * nodes;
+  in->base.gpus_per_node = gpn;
+  if ((rc = api_step_check(&pr->hw, &in->w, &in->base, "workload", "baseline", err)) ||
+      (rc = decode_knobs(req, &pr->hw, &pr->knobs, err)) || (rc = expand_tables(in, err)))
+    return rc;
+  pr->knobs.global_batch = gb;
+  in->dense.w = in->w;
+  in->dense.base = in->base;
+  pr->gpus_per_node = (int)gpn;
+  pr->tables = in->tables, pr->n_tables = in->n;
+  pr->sparse_opt = sparse_opt_of(in->w.dlrm.sparse_optimizer);
+  pr->host_bw = host_bw, pr->cache_ratio = cache, pr->price_per_hour = price;
+  recipe_from(&in->base, (int)gpn, (int)nodes, &pr->baseline);
+  pr->objective = strcmp(objective, "cost") ? PLAN_OBJ_THROUGHPUT : PLAN_OBJ_COST;
+  pr->dense = plan_dense_step;
+  pr->dense_user = &in->dense;
+  pr->solve.time_limit_s = tl;
+  pr->solve.mip_gap = 0.005;
+  return 0;
+}
+
+/* ---- encoding ------------------------------------------------------------------ */
+
+static cJSON *recipe_json(const plan_request *pr, const plan_recipe *r, int framework) {
+  cJSON *o = cJSON_CreateObject();
+  int gpus = r->gpus_per_node * r->nodes;
+  cJSON_AddNumberToObject(o, "gpus", gpus);
+  cJSON_AddNumberToObject(o, "gpus_per_node", r->gpus_per_node);
+  cJSON_AddNumberToObject(o, "nodes", r->nodes);
+  cJSON_AddNumberToObject(o, "batch_per_gpu", (double)r->batch_per_gpu);
+  cJSON_AddNumberToObject(o, "global_batch", (double)r->batch_per_gpu * gpus);
+  cJSON_AddStringToObject(o, "precision", cost_dtype_name((cost_dtype)r->dense_dtype));
+  cJSON_AddStringToObject(o, "embedding_precision", cost_dtype_name((cost_dtype)r->emb_dtype));
+  cJSON_AddStringToObject(o, "checkpointing", cost_ckpt_name(r->checkpointing));
+  cJSON_AddStringToObject(o, "dense_parallel", r->fsdp ? "fsdp" : "ddp");
+  cJSON_AddNumberToObject(o, "pad_to", r->pad ? (double)plan_pad_multiple(&pr->hw, r->dense_dtype) : 0);
+  cJSON_AddStringToObject(o, "framework", cost_framework_name(framework));
+  return o;
+}
+
+static cJSON *emb_plan_json(const plan_request *pr, const plan_eval *e) {
+  cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "tables");
+  const plan_recipe *r = &e->recipe;
+  int R = r->gpus_per_node * r->nodes;
+  for (size_t i = 0; i < e->emb.n_tables; i++) {
+    const plan_table_plan *p = &e->emb.tables[i];
+    cJSON *t = cJSON_CreateObject(), *ranks;
+    cJSON_AddStringToObject(t, "name", pr->tables[i].name);
+    cJSON_AddStringToObject(t, "sharding_type", plan_shard_name(p->shard));
+    cJSON_AddStringToObject(t, "compute_kernel", plan_place_kernel(p->place));
+    ranks = cJSON_AddArrayToObject(t, "ranks");
+    if (p->shard == PLAN_SHARD_TW) {
+      cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->rank));
+    } else if (p->shard == PLAN_SHARD_CW) {
+      for (int j = 0; j < p->k; j++) cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->cw_ranks[j]));
+    } else if (p->shard == PLAN_SHARD_TWRW) {
+      for (int g = 0; g < r->gpus_per_node; g++)
+        cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->node * r->gpus_per_node + g));
+    } else {
+      for (int q = 0; q < R; q++) cJSON_AddItemToArray(ranks, cJSON_CreateNumber(q));
+    }
+    cJSON_AddItemToArray(arr, t);
+  }
+  return o;
+}
+
+static const char *method_name(int m) {
+  return m == PLAN_METHOD_EXACT ? "exact" : m == PLAN_METHOD_DECOMPOSED ? "decomposed" : "greedy";
+}
+
+/* step_ms, samples_per_s, memory, fits of one evaluation. */
+static void add_prediction(cJSON *o, const plan_request *pr, const plan_eval *e) {
+  cJSON_AddNumberToObject(o, "step_ms", e->step_ms);
+  cJSON_AddNumberToObject(o, "samples_per_s", e->samples_per_s);
+  if (e->usd_per_msample > 0)
+    cJSON_AddNumberToObject(o, "usd_per_million_samples", e->usd_per_msample);
+  cJSON_AddNumberToObject(o, "peak_memory_bytes", e->peak_bytes);
+  cJSON_AddNumberToObject(o, "hbm_usable_bytes", pr->hw.hbm_usable_bytes);
+  cJSON_AddBoolToObject(o, "fits", e->fits);
+}
+
+static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
+  const plan_eval *b = &res->best;
+  cJSON *x = cJSON_CreateObject(), *ch = cJSON_AddArrayToObject(x, "changes");
+  for (int i = 0; i < res->n_changes; i++) {
+    const plan_change *c = &res->changes[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "knob", c->knob);
+    cJSON_AddStringToObject(o, "from", c->from);
+    cJSON_AddStringToObject(o, "to", c->to);
+    if (c->gain > 0) {
+      cJSON_AddNumberToObject(o, "samples_per_s", c->samples_per_s);
+      cJSON_AddNumberToObject(o, "gain", c->gain);
+    } else {
+      cJSON_AddNullToObject(o, "gain");
+    }
+    if (c->note[0]) cJSON_AddStringToObject(o, "note", c->note);
+    cJSON_AddItemToArray(ch, o);
+  }
+  cJSON *bind = cJSON_AddArrayToObject(x, "binding_constraints");
+  for (int i = 0; i < res->n_binding; i++) cJSON_AddItemToArray(bind, cJSON_CreateString(res->binding[i]));
+  cJSON *d = cJSON_AddObjectToObject(x, "dense");
+  cJSON_AddNumberToObject(d, "ms", b->dense.ms);
+  cJSON_AddNumberToObject(d, "memory_bytes", b->dense.bytes);
+  cJSON_AddNumberToObject(d, "weights_bytes", b->dense.weights_bytes);
+  cJSON_AddNumberToObject(d, "gradients_bytes", b->dense.grads_bytes);
+  cJSON_AddNumberToObject(d, "optimizer_state_bytes", b->dense.optim_bytes);
+  cJSON_AddNumberToObject(d, "activations_bytes", b->dense.act_bytes);
+  cJSON_AddNumberToObject(d, "workspace_bytes", b->dense.workspace_bytes);
+  cJSON *e = cJSON_AddObjectToObject(x, "embedding");
+  cJSON_AddNumberToObject(e, "max_rank_ms", b->emb.max_ms);
+  cJSON_AddNumberToObject(e, "bound_ms", b->emb.bound_ms);
+  if (isfinite(b->emb.greedy_ms)) cJSON_AddNumberToObject(e, "greedy_ms", b->emb.greedy_ms);
+  else cJSON_AddNullToObject(e, "greedy_ms");
+  cJSON_AddStringToObject(e, "method", method_name(b->emb.method));
+  cJSON *ranks = cJSON_AddArrayToObject(x, "ranks");
+  for (int r = 0; r < b->emb.ranks; r++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", r);
+    cJSON_AddNumberToObject(o, "embedding_ms", b->emb.rank_ms[r]);
+    cJSON_AddNumberToObject(o, "step_ms", b->dense.ms + b->emb.rank_ms[r]);
+    cJSON_AddNumberToObject(o, "memory_bytes", b->dense.bytes + b->emb.rank_bytes[r]);
+    cJSON_AddItemToArray(ranks, o);
+  }
+  return x;
+}
+
+static cJSON *plan_json(const plan_in *in, const plan_result *res) {
+  const plan_request *pr = &in->req;
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "hardware", pr->hw.name);
+  cJSON_AddStringToObject(o, "objective", pr->objective == PLAN_OBJ_COST ? "cost" : "throughput");
+  cJSON_AddItemToObject(o, "recipe", recipe_json(pr, &res->best.recipe, in->base.framework));
+  add_prediction(o, pr, &res->best);
+  cJSON_AddNumberToObject(o, "gap", res->gap);
+  cJSON_AddNumberToObject(o, "search_gap", res->global_gap);
+  cJSON *bl = cJSON_AddObjectToObject(o, "baseline");
+  cJSON_AddItemToObject(bl, "recipe", recipe_json(pr, &pr->baseline, in->base.framework));
+  if (res->baseline.emb.tables) add_prediction(bl, pr, &res->baseline);
+  else cJSON_AddBoolToObject(bl, "fits", 0);
+  if (res->baseline_reason[0]) cJSON_AddStringToObject(bl, "reason", res->baseline_reason);
+  if (res->baseline_fits && res->baseline.samples_per_s > 0)
+    cJSON_AddNumberToObject(o, "gain", res->best.samples_per_s / res->baseline.samples_per_s);
+  else
+    cJSON_AddNullToObject(o, "gain");
+  cJSON_AddItemToObject(o, "embedding_plan", emb_plan_json(pr, &res->best));
+  cJSON_AddItemToObject(o, "explanation", explanation_json(pr, res));
+  cJSON *s = cJSON_AddObjectToObject(o, "search");
+  cJSON_AddNumberToObject(s, "combinations", res->combos);
+  cJSON_AddNumberToObject(s, "pruned", res->combos_pruned);
+  cJSON_AddNumberToObject(s, "infeasible", res->combos_infeasible);
+  cJSON_AddNumberToObject(s, "solve_s", res->solve_s);
+  return o;
+}
+
+/* ---- storing -------------------------------------------------------------------- */
+
+static int new_id(char *id, size_t size, svc_err *err) {
+  unsigned char b[8];
+  if (getentropy(b, sizeof b)) return svc_err_set(err, SVC_INTERNAL, "", "no entropy for a plan id");
+  for (int i = 0; i < 8; i++) snprintf(id + 2 * i, size - 2 * (size_t)i, "%02x", b[i]);
+  return 0;
+}
+
+/* Add "id" to doc, print it, store it with the request. */
+static int store(api_ctx *ctx, const char *kind, const char *hw, const char *body, size_t len,
+                 cJSON *doc, char **out, svc_err *err) {
+  char id[24], *req = NULL;
+  int rc;
+  if ((rc = new_id(id, sizeof id, err))) return rc;
+  cJSON_AddStringToObject(doc, "id", id);
+  if (!(*out = api_print(doc)) || !(req = malloc(len + 1))) {
+    free(*out);
+    *out = NULL;
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
+  memcpy(req, body, len);
+  req[len] = '\0';
+  rc = hwdb_plan_put(ctx->db, id, kind, hw, req, *out, err);
+  free(req);
+  if (rc) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
+                void *progress_user, char **out, svc_err *err) {
+  static const char *const top[] = {"workload",     "hardware",       "cluster",
+                                    "baseline",     "knobs",          "constraints",
+                                    "objective",    "time_limit_s",   "price_per_hour",
+                                    "host_bandwidth_bytes_per_s", "cache_ratio", "calibration",
+                                    NULL};
+  cJSON *req = NULL, *doc = NULL;
+  plan_in in;
+  plan_result res;
+  const char *hw = NULL;
+  int rc;
+  memset(&in, 0, sizeof in);
+  memset(&res, 0, sizeof res);
+  *out = NULL;
+  if ((rc = api_parse_body(body, len, &req, err))) return rc;
+  if ((rc = api_check_fields(req, top, "", err)) ||
+      (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hw, err)) ||
+      (rc = decode_common(ctx, req, hw, &in, err)))
+    goto cleanup;
+  in.req.solve.progress = progress, in.req.solve.progress_user = progress_user;
+  if ((rc = plan_run(&in.req, NULL, &res, err))) goto cleanup;
+  if (!(doc = plan_json(&in, &res))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  rc = store(ctx, "plan", in.req.hw.name, body, len, doc, out, err);
+cleanup:
+  plan_result_dispose(&res);
+  plan_in_dispose(&in);
+  cJSON_Delete(doc);
+  cJSON_Delete(req);
+  return rc;
+}
+
+int api_plan(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
+  return api_plan_ex(ctx, body, len, NULL, NULL, out, err);
+}
+
+int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
+  hwdb_plan p;
+  *out = NULL;
+  size_t n = id ? strlen(id) : 0;
+  if (n != 16 || strspn(id, "0123456789abcdef") != n)
+    return svc_err_set(err, SVC_NOT_FOUND, "id", "no plan '%.40s'", id ? id : "");
+  int rc = hwdb_plan_get(ctx->db, id, &p, err);
+  if (rc) return rc;
+  *out = p.result;
+  p.result = NULL;
+  hwdb_plan_dispose(&p);
+  return 0;
+}
+
+/* ---- compare ---------------------------------------------------------------------- */
+
+static cJSON *side_json(const plan_request *pr, const plan_eval *e, int framework) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "hardware", pr->hw.name);
+  cJSON_AddItemToObject(o, "recipe", recipe_json(pr, &e->recipe, framework));
+  add_prediction(o, pr, e);
+  return o;
+}
+
+int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
+                   void *progress_user, char **out, svc_err *err) {
+  static const char *const top[] = {"workload",    "from",         "to",
+                                    "cluster",     "baseline",     "knobs",
+                                    "constraints", "objective",    "time_limit_s",
+                                    "price_per_hour", "host_bandwidth_bytes_per_s", "cache_ratio",
+                                    "calibration", "tune_from",    NULL};
+  cJSON *req = NULL, *doc = NULL;
+  plan_in a, b;
+  plan_result ra, rb;
+  const char *from = NULL, *to = NULL;
+  int rc, tune = 1;
+  memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+  memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+  *out = NULL;
+  if ((rc = api_parse_body(body, len, &req, err))) return rc;
+  if ((rc = api_check_fields(req, top, "", err)) ||
+      (rc = api_get_str(req, "from", "", 1, 63, NULL, &from, err)) ||
+      (rc = api_get_str(req, "to", "", 1, 63, NULL, &to, err)))
+    goto cleanup;
+  const cJSON *tf = cJSON_GetObjectItemCaseSensitive(req, "tune_from");
+  if (tf) {
+    if (!cJSON_IsBool(tf)) {
+      rc = svc_err_set(err, SVC_BAD_FIELD, "tune_from", "tune_from must be true or false");
+      goto cleanup;
+    }
+    tune = cJSON_IsTrue(tf);
+  }
+  if ((rc = decode_common(ctx, req, from, &a, err))) {
+    svc_err_prefix(err, "from");
+    goto cleanup;
+  }
+  if ((rc = decode_common(ctx, req, to, &b, err))) {
+    svc_err_prefix(err, "to");
+    goto cleanup;
+  }
+  a.req.solve.progress = b.req.solve.progress = progress;
+  a.req.solve.progress_user = b.req.solve.progress_user = progress_user;
+  a.req.solve.time_limit_s /= 2, b.req.solve.time_limit_s /= 2;
+  /* 1. the recipe tuned for "from" (or the baseline as given, with greedy sharding) */
+  if (!tune) {
+    memset(&a.req.knobs, 0, sizeof a.req.knobs);
+    a.req.knobs.allow_host = 1;
+    a.req.knobs.keep_baseline_sharding = 1;
+  }
+  if ((rc = plan_run(&a.req, NULL, &ra, err))) {
+    svc_err_prefix(err, from);
+    goto cleanup;
+  }
+  /* 2. the plan for "to", whose baseline is the direct port: the same
+   * recipe and table placement run unchanged */
+  b.req.baseline = ra.best.recipe;
+  if ((rc = plan_run(&b.req, ra.best.emb.tables, &rb, err))) {
+    svc_err_prefix(err, to);
+    goto cleanup;
+  }
+  doc = cJSON_CreateObject();
+  cJSON_AddItemToObject(doc, "from", side_json(&a.req, &ra.best, a.base.framework));
+  cJSON *port = cJSON_AddObjectToObject(doc, "direct_port");
+  cJSON_AddStringToObject(port, "hardware", b.req.hw.name);
+  cJSON_AddItemToObject(port, "recipe", recipe_json(&b.req, &ra.best.recipe, a.base.framework));
+  if (rb.baseline.emb.tables) add_prediction(port, &b.req, &rb.baseline);
+  else cJSON_AddBoolToObject(port, "fits", 0);
+  if (rb.baseline_reason[0]) cJSON_AddStringToObject(port, "reason", rb.baseline_reason);
+  cJSON *planned = plan_json(&b, &rb);
+  cJSON_AddItemToObject(doc, "to", planned);
+  if (rb.baseline_fits && rb.baseline.samples_per_s > 0)
+    cJSON_AddNumberToObject(doc, "gain", rb.best.samples_per_s / rb.baseline.samples_per_s);
+  else
+    cJSON_AddNullToObject(doc, "gain");
+  cJSON *by = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(planned, "explanation"), "changes");
+  cJSON_AddItemToObject(doc, "gain_by_change", cJSON_Duplicate(by, 1));
+  rc = store(ctx, "compare", b.req.hw.name, body, len, doc, out, err);
+cleanup:
+  plan_result_dispose(&ra), plan_result_dispose(&rb);
+  plan_in_dispose(&a), plan_in_dispose(&b);
+  cJSON_Delete(doc);
+  cJSON_Delete(req);
+  return rc;
+}
+
+int api_compare(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
+  return api_compare_ex(ctx, body, len, NULL, NULL, out, err);
+}

@@ -1,0 +1,168 @@
+/* POST /v1/step and `cdplan step`: decode the workload and the recipe,
+ * check them against each other and the hardware, price one training step
+ * (costmodel/step.h), and answer with the step time, throughput, peak
+ * memory per GPU and where the time and the memory go. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+#include "api/api_step.h"
+
+cJSON *api_step_result_json(const cost_step_result *res, int kind) {
+  cJSON *o = cJSON_CreateObject(), *b, *m, *k;
+  double step = res->step_ms > 0 ? res->step_ms : 1;
+  cJSON_AddNumberToObject(o, "step_ms", res->step_ms);
+  cJSON_AddNumberToObject(o, "samples_per_s", res->samples_per_s);
+  if (kind == COST_WL_TRANSFORMER) {
+    cJSON_AddNumberToObject(o, "tokens_per_s", res->tokens_per_s);
+    cJSON_AddNumberToObject(o, "pipeline_bubble", res->pipeline_bubble);
+  }
+  cJSON_AddNumberToObject(o, "peak_memory_bytes", res->peak_memory_bytes);
+  cJSON_AddNumberToObject(o, "hbm_usable_bytes", res->hbm_usable_bytes);
+  cJSON_AddBoolToObject(o, "fits", res->fits);
+  cJSON_AddStringToObject(o, "peak_phase", res->peak_phase ? "backward" : "forward");
+  cJSON_AddNumberToObject(o, "gpu_ms", res->gpu_ms);
+  cJSON_AddNumberToObject(o, "host_ms", res->host_ms);
+  cJSON_AddNumberToObject(o, "kernels", (double)res->kernels);
+  cJSON_AddNumberToObject(o, "model_flops", res->model_flops);
+  cJSON_AddNumberToObject(o, "mfu", res->mfu);
+  b = cJSON_AddObjectToObject(o, "breakdown");
+  for (int c = 0; c < COST_COMP__COUNT; c++) {
+    cJSON *e = cJSON_AddObjectToObject(b, cost_component_name(c));
+    cJSON_AddNumberToObject(e, "ms", res->comp_ms[c]);
+    cJSON_AddNumberToObject(e, "share", res->comp_ms[c] / step);
+  }
+  m = cJSON_AddObjectToObject(o, "memory");
+  for (int u = 0; u < COST_MEM__COUNT; u++)
+    cJSON_AddNumberToObject(m, cost_mem_use_name(u), res->mem_bytes[u]);
+  k = cJSON_AddArrayToObject(o, "kernel_classes");
+  for (int c = 0; c < COST_KC__COUNT; c++) {
+    if (res->class_ms[c] <= 0 && res->class_kernels[c] == 0) continue;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "class", cost_kclass_name(c));
+    cJSON_AddNumberToObject(e, "ms", res->class_ms[c]);
+    cJSON_AddNumberToObject(e, "share", res->class_ms[c] / step);
+    cJSON_AddNumberToObject(e, "kernels", (double)res->class_kernels[c]);
+    cJSON_AddItemToArray(k, e);
+  }
+  return o;
+}
+
+/* The model's refusals after validation (should not happen: the checks
+ * above mirror the model's); still a client error naming the workload. */
+static int refused(int rc, svc_err *err) {
+  if (rc == COST_EDTYPE)
+    return svc_err_set(err, SVC_UNSUPPORTED_DTYPE, "recipe.precision",
+                       "the hardware cannot run this precision");
+  if (rc == COST_ENOHW)
+    return svc_err_set(err, SVC_BAD_FIELD, "hardware",
+                       "the hardware descriptor lacks a figure the step model needs");
+  if (rc == COST_ESTEP_OVERFLOW)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, "workload", "a byte count overflows 64 bits");
+  return svc_err_set(err, SVC_BAD_FIELD, "workload", "the workload cannot be priced (code %d)", rc);
+}
+
+int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
+  static const char *const top[] = {"hardware", "workload", "recipe", "calibration", NULL};
+  cJSON *req = NULL, *resp = NULL;
+  const char *hwname = NULL, *calib = "latest";
+  cost_workload w = {0};
+  cost_recipe r;
+  cost_step_result res;
+  cost_hw hw;
+  int rc;
+  *out = NULL;
+  if ((rc = api_parse_body(body, len, &req, err))) return rc;
+  if ((rc = api_check_fields(req, top, "", err)) ||
+      (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hwname, err)) ||
+      (rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)))
+    goto cleanup;
+  if (strcmp(calib, "latest") != 0 && strcmp(calib, "none") != 0) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
+    goto cleanup;
+  }
+  if ((rc = api_workload_decode(cJSON_GetObjectItemCaseSensitive(req, "workload"), "workload", &w,
+                                err)) ||
+      (rc = api_recipe_decode(cJSON_GetObjectItemCaseSensitive(req, "recipe"), "recipe", &r, err)))
+    goto cleanup;
+  if ((rc = api_hw_lookup(ctx, hwname, !strcmp(calib, "latest"), &hw, err))) goto cleanup;
+  if ((rc = api_step_check(&hw, &w, &r, "workload", "recipe", err))) goto cleanup;
+  int crc = cost_step(&hw, &w, &r, &res);
+  if (crc) {
+    rc = refused(crc, err);
+    goto cleanup;
+  }
+  resp = api_step_result_json(&res, w.kind);
+  cJSON_AddStringToObject(resp, "hardware", hw.name);
+  cJSON_AddNumberToObject(resp, "calibration", hw.calib.version);
+  cJSON_AddStringToObject(resp, "workload", w.kind == COST_WL_DLRM ? "dlrm" : "transformer");
+  if (!(*out = api_print(resp))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+cleanup:
+  api_workload_dispose(&w);
+  cJSON_Delete(req);
+  cJSON_Delete(resp);
+  return rc;
+}
+
+/* ---- cdplan calibrate with step measurements ---------------------------- */
+
+int api_step_meas_append(const char *text, size_t len, api_step_meas *acc, int *is_step,
+                         svc_err *err) {
+  api_step_meas one = {0};
+  cJSON *doc = NULL;
+  int rc;
+  *is_step = 0;
+  if (api_parse_body(text, len, &doc, err)) return 0; /* not ours: the op loader reports it */
+  *is_step = api_step_meas_detect(doc);
+  cJSON_Delete(doc);
+  if (!*is_step) return 0;
+  if ((rc = api_step_meas_load(text, len, &one, err))) return rc;
+  cost_step_sample *s = realloc(acc->s, (acc->n + one.n) * sizeof *s);
+  cost_table **b = realloc(acc->blocks, (acc->n_blocks + one.n_blocks) * sizeof *b);
+  if (s) acc->s = s;
+  if (b) acc->blocks = b;
+  if (!s || !b) {
+    api_step_meas_dispose(&one);
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
+  memcpy(acc->s + acc->n, one.s, one.n * sizeof *s);
+  memcpy(acc->blocks + acc->n_blocks, one.blocks, one.n_blocks * sizeof *b);
+  acc->n += one.n;
+  acc->n_blocks += one.n_blocks;
+  free(one.s);
+  free(one.blocks);
+  return 0;
+}
+
+int api_step_calibrate(const cost_hw *hw, const api_step_meas *acc, cost_calib *calib,
+                       cJSON **report, svc_err *err) {
+  cost_step_fit_report rep;
+  cost_hw h = *hw;
+  h.calib = *calib;
+  *report = NULL;
+  int rc = cost_step_fit(&h, acc->s, acc->n, calib, &rep);
+  if (rc == COST_ENOHW)
+    return svc_err_set(err, SVC_INTERNAL, "", "calibration has no room for the step profile");
+  if (rc)
+    return svc_err_set(err, SVC_BAD_FIELD, "files",
+                       "no step measurement in the files can be used to calibrate %s", hw->name);
+  cJSON *o = cJSON_CreateObject(), *p;
+  cJSON_AddNumberToObject(o, "samples", rep.n);
+  cJSON_AddNumberToObject(o, "median_step_error_before", rep.median_step_err_before);
+  cJSON_AddNumberToObject(o, "median_step_error", rep.median_step_err);
+  cJSON_AddNumberToObject(o, "max_step_error", rep.max_step_err);
+  cJSON_AddNumberToObject(o, "median_memory_error", rep.median_mem_err);
+  cJSON_AddNumberToObject(o, "max_memory_error", rep.max_mem_err);
+  cJSON_AddNumberToObject(o, "loo_median_step_error", rep.median_step_err_loo);
+  cJSON_AddNumberToObject(o, "loo_max_step_error", rep.max_step_err_loo);
+  cJSON_AddNumberToObject(o, "loo_median_memory_error", rep.median_mem_err_loo);
+  p = cJSON_AddObjectToObject(o, "params");
+  for (int i = 0; i < COST_SP__COUNT; i++) {
+    const char *name;
+    if (!rep.fitted[i] || cost_step_param_info(i, &name, NULL, NULL, NULL)) continue;
+    cJSON_AddNumberToObject(p, name, rep.values[i]);
+  }
+  *report = o;
+  return 0;
+}

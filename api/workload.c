@@ -1,0 +1,471 @@
+/* api/workload.c: JSON <-> the step model's workload and recipe structs,
+ * and the loader of whole-step measurement files. Every number is checked
+ * (integer, range) and every object's members are whitelisted, so a bad
+ * workload fails with 400 naming its field ("workload.tables[3].rows");
+ * the cross-field checks (dims vs the bottom MLP, parallel sizes, byte
+ * counts that would overflow) live in api_step_check.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+#include "api/api_step.h"
+
+#define SIZE_MAX_ROWS 4611686018427387904LL /* 2^62 */
+
+static int get_enum(const cJSON *o, const char *key, const char *path, int (*parse)(const char *),
+                    int *out, svc_err *err) {
+  const char *s = NULL;
+  char f[160];
+  int rc = api_get_str(o, key, path, 0, 32, NULL, &s, err);
+  if (rc || !s) return rc;
+  int v = parse(s);
+  if (v < 0)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key),
+                       "%s: unknown value '%s'", f, s);
+  *out = v;
+  return 0;
+}
+
+static int parse_dtype_dense(const char *s) {
+  int dt = cost_dtype_parse(s);
+  return dt == COST_DT_FP32 || dt == COST_DT_TF32 || dt == COST_DT_BF16 || dt == COST_DT_FP16 ||
+                 dt == COST_DT_FP8
+             ? dt
+             : -1;
+}
+static int parse_dtype_emb(const char *s) {
+  int dt = cost_dtype_parse(s);
+  return dt == COST_DT_FP32 || dt == COST_DT_BF16 || dt == COST_DT_FP16 || dt == COST_DT_FP8 ||
+                 dt == COST_DT_INT8
+             ? dt
+             : -1;
+}
+
+/* An array of 1..COST_STEP_MAX_LAYERS positive integer widths. */
+static int get_widths(const cJSON *o, const char *key, const char *path, int64_t *out, int *n,
+                      svc_err *err) {
+  char f[160], fi[176];
+  const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key);
+  api_path(f, sizeof f, path, key);
+  if (!arr) return svc_err_set(err, SVC_MISSING_FIELD, f, "%s is required", f);
+  if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1 ||
+      cJSON_GetArraySize(arr) > COST_STEP_MAX_LAYERS)
+    return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be an array of 1 to %d widths", f,
+                       COST_STEP_MAX_LAYERS);
+  int i = 0;
+  for (const cJSON *it = arr->child; it; it = it->next, i++) {
+    snprintf(fi, sizeof fi, "%s[%d]", f, i);
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) ||
+        floor(it->valuedouble) != it->valuedouble)
+      return svc_err_set(err, SVC_BAD_FIELD, fi, "%s must be an integer", fi);
+    if (it->valuedouble < 1 || it->valuedouble > 1048576)
+      return svc_err_set(err, SVC_OUT_OF_RANGE, fi, "%s must be between 1 and 1048576", fi);
+    out[i] = (int64_t)it->valuedouble;
+  }
+  *n = i;
+  return 0;
+}
+
+static int decode_table(const cJSON *t, const char *p, cost_table *o, svc_err *err) {
+  static const char *const fields[] = {"name",  "rows",     "dim",       "pooling",
+                                       "count", "sharding", "placement", NULL};
+  const char *name = NULL;
+  int rc;
+  memset(o, 0, sizeof *o);
+  o->pooling = 1;
+  o->count = 1;
+  o->sharding = o->placement = -1;
+  if (!cJSON_IsObject(t)) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be an object", p);
+  if ((rc = api_check_fields(t, fields, p, err)) ||
+      (rc = api_get_str(t, "name", p, 0, sizeof o->name - 1, NULL, &name, err)) ||
+      (rc = api_get_int(t, "rows", p, 1, 1, SIZE_MAX_ROWS, &o->rows, err)) ||
+      (rc = api_get_int(t, "dim", p, 1, 1, 65536, &o->dim, err)) ||
+      (rc = api_get_int(t, "pooling", p, 0, 1, 100000, &o->pooling, err)) ||
+      (rc = api_get_int(t, "count", p, 0, 1, API_STEP_MAX_TABLE_COUNT, &o->count, err)) ||
+      (rc = get_enum(t, "sharding", p, cost_sharding_parse, &o->sharding, err)) ||
+      (rc = get_enum(t, "placement", p, cost_placement_parse, &o->placement, err)))
+    return rc;
+  if (name) svc_strlcpy(o->name, name, sizeof o->name);
+  return 0;
+}
+
+static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_table **tabs,
+                       svc_err *err) {
+  static const char *const fields[] = {
+      "kind",        "name",         "dense_features",     "tables",     "bottom_mlp", "top_mlp",
+      "interaction", "cross_layers", "pad_interaction_to", "optimizers", NULL};
+  static const char *const opt_fields[] = {"dense", "sparse", NULL};
+  char f[160], fi[176];
+  int rc;
+  d->interaction = COST_INTER_DOT;
+  d->dense_optimizer = COST_OPT_ADAM;
+  d->sparse_optimizer = COST_OPT_SGD;
+  if ((rc = api_check_fields(doc, fields, path, err)) ||
+      (rc = api_get_int(doc, "dense_features", path, 1, 1, 1048576, &d->dense_features, err)) ||
+      (rc = get_widths(doc, "bottom_mlp", path, d->bottom, &d->n_bottom, err)) ||
+      (rc = get_widths(doc, "top_mlp", path, d->top, &d->n_top, err)) ||
+      (rc = get_enum(doc, "interaction", path, cost_interaction_parse, &d->interaction, err)) ||
+      (rc = api_get_int(doc, "cross_layers", path, 0, 0, 64, &d->cross_layers, err)) ||
+      (rc = api_get_int(doc, "pad_interaction_to", path, 0, 0, 1 << 24, &d->pad_interaction_to,
+                        err)))
+    return rc;
+  const cJSON *opt = cJSON_GetObjectItemCaseSensitive(doc, "optimizers");
+  if (opt) {
+    api_path(f, sizeof f, path, "optimizers");
+    if (!cJSON_IsObject(opt)) return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be an object", f);
+    if ((rc = api_check_fields(opt, opt_fields, f, err)) ||
+        (rc = get_enum(opt, "dense", f, cost_optimizer_parse, &d->dense_optimizer, err)) ||
+        (rc = get_enum(opt, "sparse", f, cost_optimizer_parse, &d->sparse_optimizer, err)))
+      return rc;
+    if (d->dense_optimizer == COST_OPT_ROWWISE_ADAGRAD)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(fi, sizeof fi, f, "dense"),
+                         "%s: rowwise_adagrad is for embedding tables (sparse)", fi);
+  }
+  if (d->interaction == COST_INTER_DCN && d->cross_layers == 0) d->cross_layers = 3;
+  const cJSON *tables = cJSON_GetObjectItemCaseSensitive(doc, "tables");
+  api_path(f, sizeof f, path, "tables");
+  if (!tables) return svc_err_set(err, SVC_MISSING_FIELD, f, "%s is required", f);
+  int n = cJSON_GetArraySize(tables);
+  if (!cJSON_IsArray(tables) || n < 1 || n > API_STEP_MAX_TABLES)
+    return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be an array of 1 to %d tables", f,
+                       API_STEP_MAX_TABLES);
+  if (!(*tabs = calloc((size_t)n, sizeof **tabs))) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  int i = 0;
+  int64_t total = 0;
+  for (const cJSON *t = tables->child; t; t = t->next, i++) {
+    snprintf(fi, sizeof fi, "%s[%d]", f, i);
+    if ((rc = decode_table(t, fi, &(*tabs)[i], err))) return rc;
+    total += (*tabs)[i].count;
+    if (total > API_STEP_MAX_TABLE_COUNT)
+      return svc_err_set(err, SVC_OUT_OF_RANGE, fi, "%s: more than %d tables in total", fi,
+                         API_STEP_MAX_TABLE_COUNT);
+  }
+  d->tables = *tabs;
+  d->n_tables = (size_t)n;
+  return 0;
+}
+
+static int decode_transformer(const cJSON *doc, const char *path, cost_transformer *t,
+                              svc_err *err) {
+  static const char *const fields[] = {"kind", "name",    "layers", "hidden", "heads", "kv_heads",
+                                       "ffn",  "seq_len", "vocab",  "moe",    NULL};
+  static const char *const moe_fields[] = {"experts", "top_k", NULL};
+  char f[160];
+  int rc;
+  if ((rc = api_check_fields(doc, fields, path, err)) ||
+      (rc = api_get_int(doc, "layers", path, 1, 1, 100000, &t->layers, err)) ||
+      (rc = api_get_int(doc, "hidden", path, 1, 1, 1 << 20, &t->hidden, err)) ||
+      (rc = api_get_int(doc, "heads", path, 1, 1, 1 << 16, &t->heads, err)) ||
+      (rc = api_get_int(doc, "kv_heads", path, 0, 1, 1 << 16, &t->kv_heads, err)) ||
+      (rc = api_get_int(doc, "ffn", path, 0, 1, 1 << 22, &t->ffn, err)) ||
+      (rc = api_get_int(doc, "seq_len", path, 1, 1, 1 << 22, &t->seq_len, err)) ||
+      (rc = api_get_int(doc, "vocab", path, 1, 1, 1 << 24, &t->vocab, err)))
+    return rc;
+  const cJSON *moe = cJSON_GetObjectItemCaseSensitive(doc, "moe");
+  if (moe) {
+    api_path(f, sizeof f, path, "moe");
+    if (!cJSON_IsObject(moe)) return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be an object", f);
+    t->moe_top_k = 1;
+    if ((rc = api_check_fields(moe, moe_fields, f, err)) ||
+        (rc = api_get_int(moe, "experts", f, 1, 1, 4096, &t->moe_experts, err)) ||
+        (rc = api_get_int(moe, "top_k", f, 0, 1, 64, &t->moe_top_k, err)))
+      return rc;
+  }
+  return 0;
+}
+
+void api_workload_dispose(cost_workload *w) {
+  if (!w) return;
+  free((void *)w->dlrm.tables);
+  w->dlrm.tables = NULL;
+  w->dlrm.n_tables = 0;
+}
+
+int api_workload_decode(const cJSON *doc, const char *path, cost_workload *out, svc_err *err) {
+  const char *kind = NULL, *name = NULL;
+  char f[160];
+  cost_table *tabs = NULL;
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (!cJSON_IsObject(doc))
+    return svc_err_set(err, doc ? SVC_BAD_FIELD : SVC_MISSING_FIELD, path, "%s must be an object",
+                       path);
+  if ((rc = api_get_str(doc, "kind", path, 1, 16, NULL, &kind, err)) ||
+      (rc = api_get_str(doc, "name", path, 0, 128, NULL, &name, err)))
+    return rc;
+  if (!strcmp(kind, "dlrm")) {
+    out->kind = COST_WL_DLRM;
+    rc = decode_dlrm(doc, path, &out->dlrm, &tabs, err);
+    if (rc)
+      free(tabs);
+    else
+      out->dlrm.tables = tabs;
+    if (rc) out->dlrm.tables = NULL;
+    return rc;
+  }
+  if (!strcmp(kind, "transformer")) {
+    out->kind = COST_WL_TRANSFORMER;
+    return decode_transformer(doc, path, &out->tf, err);
+  }
+  return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, "kind"),
+                     "%s must be dlrm or transformer", f);
+}
+
+int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_err *err) {
+  static const char *const fields[] = {"gpus",
+                                       "batch_per_gpu",
+                                       "tp",
+                                       "pp",
+                                       "global_batch",
+                                       "gpus_per_node",
+                                       "precision",
+                                       "embedding_precision",
+                                       "framework",
+                                       "sharding",
+                                       "placement",
+                                       "checkpointing",
+                                       "dense_parallel",
+                                       "pad_to",
+                                       "sequence_parallel",
+                                       NULL};
+  char f[160];
+  int rc;
+  cost_recipe_init(r);
+  if (!cJSON_IsObject(doc))
+    return svc_err_set(err, doc ? SVC_BAD_FIELD : SVC_MISSING_FIELD, path, "%s must be an object",
+                       path);
+  if ((rc = api_check_fields(doc, fields, path, err)) ||
+      (rc = api_get_int(doc, "gpus", path, 0, 1, 1000000, &r->gpus, err)) ||
+      (rc = api_get_int(doc, "batch_per_gpu", path, 1, 1, 1LL << 31, &r->batch_per_gpu, err)) ||
+      (rc = api_get_int(doc, "tp", path, 0, 1, 1024, &r->tp, err)) ||
+      (rc = api_get_int(doc, "pp", path, 0, 1, 4096, &r->pp, err)) ||
+      (rc = api_get_int(doc, "global_batch", path, 0, 1, 1LL << 40, &r->global_batch, err)) ||
+      (rc = api_get_int(doc, "gpus_per_node", path, 0, 1, 1024, &r->gpus_per_node, err)) ||
+      (rc = get_enum(doc, "precision", path, parse_dtype_dense, &r->precision, err)) ||
+      (rc = get_enum(doc, "embedding_precision", path, parse_dtype_emb, &r->embedding_precision,
+                     err)) ||
+      (rc = get_enum(doc, "framework", path, cost_framework_parse, &r->framework, err)) ||
+      (rc = get_enum(doc, "sharding", path, cost_sharding_parse, &r->sharding, err)) ||
+      (rc = get_enum(doc, "placement", path, cost_placement_parse, &r->placement, err)) ||
+      (rc = get_enum(doc, "checkpointing", path, cost_ckpt_parse, &r->checkpointing, err)) ||
+      (rc = get_enum(doc, "dense_parallel", path, cost_dense_parallel_parse, &r->dense_parallel,
+                     err)) ||
+      (rc = api_get_int(doc, "pad_to", path, 0, 0, 4096, &r->pad_to, err)))
+    return rc;
+  const cJSON *sp = cJSON_GetObjectItemCaseSensitive(doc, "sequence_parallel");
+  if (sp) {
+    if (!cJSON_IsBool(sp))
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, "sequence_parallel"),
+                         "%s must be true or false", f);
+    r->sequence_parallel = cJSON_IsTrue(sp);
+  }
+  return 0;
+}
+
+int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe *r, const char *wp,
+                   const char *rp, svc_err *err) {
+  char f[200];
+  if (hw->peak_flops[r->precision] <= 0)
+    return svc_err_set(err, SVC_UNSUPPORTED_DTYPE, api_path(f, sizeof f, rp, "precision"),
+                       "%s: %s has no %s support", f, hw->name,
+                       cost_dtype_name((cost_dtype)r->precision));
+  if (w->kind == COST_WL_TRANSFORMER) {
+    const cost_transformer *t = &w->tf;
+    int64_t tp = r->tp, pp = r->pp;
+    if (t->hidden % t->heads)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "heads"),
+                         "%s must divide hidden (%lld)", f, (long long)t->hidden);
+    if (t->kv_heads > 0 && t->heads % t->kv_heads)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "kv_heads"),
+                         "%s must divide heads", f);
+    if (t->heads % tp || (t->ffn > 0 ? t->ffn : 4 * t->hidden) % tp || t->vocab < tp)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "tp"),
+                         "%s must divide heads and ffn", f);
+    if (pp > t->layers)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "pp"),
+                         "%s must not exceed the layers", f);
+    if (r->gpus % (tp * pp))
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "gpus"),
+                         "%s must be a multiple of tp x pp", f);
+    int64_t dp = r->gpus / (tp * pp);
+    if (r->global_batch > 0 && r->global_batch % (r->batch_per_gpu * dp))
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "global_batch"),
+                         "%s must be a multiple of batch_per_gpu x data-parallel size (%lld)", f,
+                         (long long)(r->batch_per_gpu * dp));
+    return 0;
+  }
+  const cost_dlrm *d = &w->dlrm;
+  double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision);
+  int64_t pad = r->pad_to > 1 ? r->pad_to : 1;
+  int64_t xdim = (d->bottom[d->n_bottom - 1] + pad - 1) / pad * pad, F = 1;
+  for (size_t i = 0; i < d->n_tables; i++) {
+    const cost_table *t = &d->tables[i];
+    int64_t dim = (t->dim + pad - 1) / pad * pad;
+    char tp[64];
+    snprintf(tp, sizeof tp, "%s.tables[%zu]", wp, i);
+    /* rows x dim x bytes must stay inside a 64-bit byte count (with room
+     * for the optimizer state): 2^62 */
+    if ((double)t->rows * (double)dim * (eb + 8.0) > 4.6e18)
+      return svc_err_set(err, SVC_OUT_OF_RANGE, api_path(f, sizeof f, tp, "rows"),
+                         "%s: rows x dim x bytes overflows a 64-bit byte count", f);
+    if (d->interaction == COST_INTER_DOT && dim != xdim)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, tp, "dim"),
+                         "%s (%lld) must equal the bottom MLP's output width (%lld) for the dot "
+                         "interaction",
+                         f, (long long)dim, (long long)xdim);
+    F += t->count;
+  }
+  if (d->top[d->n_top - 1] != 1)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "top_mlp"),
+                       "%s must end with width 1 (the logit)", f);
+  if (d->interaction == COST_INTER_DOT && d->pad_interaction_to > 0) {
+    int64_t width = F * (F - 1) / 2 + xdim;
+    if (d->pad_interaction_to < width)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "pad_interaction_to"),
+                         "%s (%lld) is smaller than the interaction width (%lld)", f,
+                         (long long)d->pad_interaction_to, (long long)width);
+  }
+  if (hw->peak_flops[r->embedding_precision] <= 0 && r->embedding_precision != COST_DT_FP32)
+    return svc_err_set(err, SVC_UNSUPPORTED_DTYPE, api_path(f, sizeof f, rp, "embedding_precision"),
+                       "%s: %s has no %s support", f, hw->name,
+                       cost_dtype_name((cost_dtype)r->embedding_precision));
+  return 0;
+}
+
+/* ---- whole-step measurement files ---------------------------------------- */
+
+int api_step_meas_detect(const cJSON *doc) {
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+  const cJSON *first = cJSON_IsArray(rows) ? rows->child : NULL;
+  return first && cJSON_GetObjectItemCaseSensitive(first, "step_ms") &&
+         (cJSON_GetObjectItemCaseSensitive(doc, "table_rows") ||
+          cJSON_GetObjectItemCaseSensitive(first, "table_rows"));
+}
+
+void api_step_meas_dispose(api_step_meas *m) {
+  if (!m) return;
+  free(m->s);
+  for (size_t i = 0; i < m->n_blocks; i++) free(m->blocks[i]);
+  free(m->blocks);
+  memset(m, 0, sizeof *m);
+}
+
+static int meas_int(const cJSON *o, const char *key, const char *p, int required, int64_t lo,
+                    int64_t hi, int64_t *out, svc_err *err) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (v && cJSON_IsNull(v)) return 0;
+  return api_get_int(o, key, p, required, lo, hi, out, err);
+}
+
+/* One row of dlrm_step.json -> a sample (the runner's model: 13 dense
+ * features, sum-pooled EmbeddingBags with SGD on sparse grads, dot
+ * interaction, fused Adam, eager PyTorch, one GPU). */
+static int meas_row(const cJSON *row, const char *p, const cJSON *rows_arr, cost_table *tabs,
+                    cost_step_sample *s, svc_err *err) {
+  const char *prec = NULL, *place = NULL;
+  int64_t batch = 0, dim = 0, pooling = 1, pad = 0;
+  double step_ms = 0, peak = 0;
+  char f[160];
+  int rc;
+  memset(s, 0, sizeof *s);
+  cost_recipe_init(&s->r);
+  if ((rc = meas_int(row, "batch", p, 1, 1, 1LL << 31, &batch, err)) ||
+      (rc = meas_int(row, "dim", p, 1, 1, 65536, &dim, err)) ||
+      (rc = meas_int(row, "pooling", p, 0, 1, 100000, &pooling, err)) ||
+      (rc = meas_int(row, "pad_interaction_to", p, 0, 0, 1 << 24, &pad, err)) ||
+      (rc = api_get_str(row, "precision", p, 1, 8, NULL, &prec, err)) ||
+      (rc = api_get_num(row, "step_ms", p, 1, 0, 1e9, &step_ms, err)))
+    return rc;
+  const cJSON *pk = cJSON_GetObjectItemCaseSensitive(row, "peak_mem_bytes");
+  if (pk && !cJSON_IsNull(pk) &&
+      (rc = api_get_num(row, "peak_mem_bytes", p, 0, 0, 1e15, &peak, err)))
+    return rc;
+  const cJSON *pl = cJSON_GetObjectItemCaseSensitive(row, "placement");
+  if (pl && cJSON_IsString(pl)) place = pl->valuestring;
+  int dt = parse_dtype_dense(prec);
+  if (dt < 0)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, "precision"),
+                       "%s: unknown precision", f);
+  cost_dlrm *d = &s->w.dlrm;
+  s->w.kind = COST_WL_DLRM;
+  d->dense_features = 13;
+  d->interaction = COST_INTER_DOT;
+  d->dense_optimizer = COST_OPT_ADAM;
+  d->sparse_optimizer = COST_OPT_SGD;
+  d->pad_interaction_to = pad;
+  if ((rc = get_widths(row, "bottom", p, d->bottom, &d->n_bottom, err)) ||
+      (rc = get_widths(row, "top", p, d->top, &d->n_top, err)))
+    return rc;
+  int i = 0;
+  for (const cJSON *it = rows_arr->child; it; it = it->next, i++) {
+    if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1e13)
+      return svc_err_set(err, SVC_BAD_FIELD, "table_rows", "table_rows[%d] must be a row count", i);
+    memset(&tabs[i], 0, sizeof tabs[i]);
+    tabs[i].rows = (int64_t)it->valuedouble;
+    tabs[i].dim = dim;
+    tabs[i].pooling = pooling;
+    tabs[i].count = 1;
+    tabs[i].sharding = -1;
+    tabs[i].placement = -1;
+  }
+  d->tables = tabs;
+  d->n_tables = (size_t)i;
+  s->r.batch_per_gpu = batch;
+  s->r.precision = dt;
+  s->r.placement = place && !strcmp(place, "host") ? COST_PLACE_HOST : COST_PLACE_HBM;
+  s->step_ms = step_ms;
+  s->peak_bytes = peak;
+  return 0;
+}
+
+int api_step_meas_load(const char *text, size_t len, api_step_meas *out, svc_err *err) {
+  cJSON *doc = NULL;
+  int rc;
+  memset(out, 0, sizeof *out);
+  if ((rc = api_parse_body(text, len, &doc, err))) return rc;
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+  const cJSON *top_rows = cJSON_GetObjectItemCaseSensitive(doc, "table_rows");
+  int n = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0;
+  if (!api_step_meas_detect(doc) || n < 1) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "rows",
+                     "not a step-measurement file (rows with step_ms "
+                     "and table_rows)");
+    goto cleanup;
+  }
+  size_t per = 0;
+  for (const cJSON *r = rows->child; r; r = r->next) {
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(r, "table_rows");
+    if (!cJSON_IsArray(tr)) tr = top_rows;
+    if (!cJSON_IsArray(tr) || cJSON_GetArraySize(tr) < 1 || cJSON_GetArraySize(tr) > 100000) {
+      rc = svc_err_set(err, SVC_BAD_FIELD, "table_rows", "table_rows must be an array of counts");
+      goto cleanup;
+    }
+    per += (size_t)cJSON_GetArraySize(tr);
+  }
+  out->s = calloc((size_t)n, sizeof *out->s);
+  out->blocks = calloc(1, sizeof *out->blocks);
+  if (out->blocks) out->blocks[0] = calloc(per, sizeof **out->blocks);
+  if (out->blocks && out->blocks[0]) out->n_blocks = 1;
+  if (!out->s || !out->n_blocks) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  size_t off = 0;
+  int i = 0;
+  for (const cJSON *r = rows->child; r; r = r->next, i++) {
+    char p[32];
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(r, "table_rows");
+    if (!cJSON_IsArray(tr)) tr = top_rows;
+    snprintf(p, sizeof p, "rows[%d]", i);
+    if ((rc = meas_row(r, p, tr, out->blocks[0] + off, &out->s[i], err))) goto cleanup;
+    off += (size_t)cJSON_GetArraySize(tr);
+  }
+  out->n = (size_t)n;
+cleanup:
+  cJSON_Delete(doc);
+  if (rc) api_step_meas_dispose(out);
+  return rc;
+}

@@ -1,0 +1,169 @@
+/* bench/kernel_select: the zero-warmup kernel selector against measured
+ * Triton config sweeps on an H200.
+ *   shared     data/measurements/h200/triton_configs.json -- the half the
+ *              model's default parameters were fitted on (in-sample)
+ *   cv         2-fold cross-validation over the shared shapes, each fold
+ *              fitted from the same physical starting guesses
+ *   held-out   data/measurements/h200-extra/triton_configs.json -- never
+ *              used to fit (absent: the row says so)
+ * Per set: top-1 efficiency (best measured / measured time of the config
+ * the model chose among those measured) geometric mean and worst, Kendall
+ * tau of predicted vs measured per shape (mean, min), the fixed
+ * 128x128x64 (4 warps, 3 stages) baseline, and the time to rank 100
+ * candidates. Prints a table and one JSON line.
+ * Usage: kernel_select [--fit] [source_dir]   (--fit prints fitted defaults)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/costmodel_load.h"
+#include "bench/kernel_sweep.h"
+
+/* Physical first guesses the CV folds start from (docs/kernels.md). */
+static const double prior[COST_KP__COUNT] = {0.8, 0.85, 38.0, 700, 1500, 0.5, 500, 1.0,
+                                             3.5, 24,   3.0,  224, 5e-4, 4.0, 0.9};
+
+/* Per shape: the chosen config against the best measured one. */
+static void ks_detail(const cost_hw *hw, const ks_shape *s, int n, const char *set) {
+  static cost_kpred out[KS_MAX_CFG];
+  for (int i = 0; i < n; i++) {
+    int nf = 0, bi = 0;
+    if (cost_kernel_rank(hw, &s[i].p, s[i].cfg, s[i].n, out, &nf) || !nf) continue;
+    for (int j = 1; j < s[i].n; j++)
+      if (s[i].ms[j] < s[i].ms[bi]) bi = j;
+    double chosen = NAN;
+    for (int j = 0; j < s[i].n; j++)
+      if (!memcmp(&s[i].cfg[j], &out[0].cfg, sizeof(cost_kcfg))) chosen = s[i].ms[j];
+    const cost_kcfg *c = &out[0].cfg, *b = &s[i].cfg[bi];
+    printf("%-8s %6lld %6lld %6lld %-4s eff %.3f chose %3dx%3dx%3d w%d s%d (pred %.4f meas %.4f) "
+           "best %3dx%3dx%3d w%d s%d %.4f\n",
+           set, (long long)s[i].p.m, (long long)s[i].p.n, (long long)s[i].p.k,
+           cost_dtype_name((cost_dtype)s[i].p.dtype), s[i].ms[bi] / chosen, c->block_m, c->block_n,
+           c->block_k, c->num_warps, c->num_stages, out[0].ms, chosen, b->block_m, b->block_n,
+           b->block_k, b->num_warps, b->num_stages, s[i].ms[bi]);
+  }
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void row(const char *name, const ks_score *s) {
+  if (!s->n) {
+    printf("%-10s %6s  (no data)\n", name, "-");
+    return;
+  }
+  printf("%-10s %6d  %7.3f %7.3f  %7.3f %7.3f  %7.3f %7.3f\n", name, s->n, s->eff_geo, s->eff_min,
+         s->tau_mean, s->tau_min, s->base_geo, s->base_min);
+}
+
+static void json_set(const char *name, const ks_score *s, int last) {
+  printf("\"%s\":{\"shapes\":%d,\"top1_geo\":%.4f,\"top1_worst\":%.4f,\"tau_mean\":%.4f,"
+         "\"tau_min\":%.4f,\"baseline_geo\":%.4f,\"baseline_worst\":%.4f}%s",
+         name, s->n, s->n ? s->eff_geo : 0, s->n ? s->eff_min : 0, s->n ? s->tau_mean : 0,
+         s->n ? s->tau_min : 0, s->base_n ? s->base_geo : 0, s->base_n ? s->base_min : 0,
+         last ? "" : ",");
+}
+
+/* Merge two fold scores into one (geometric means weighted by count). */
+static ks_score merge(const ks_score *a, const ks_score *b) {
+  ks_score m = {0};
+  m.n = a->n + b->n;
+  m.eff_geo = exp((a->n * log(a->eff_geo) + b->n * log(b->eff_geo)) / m.n);
+  m.eff_min = fmin(a->eff_min, b->eff_min);
+  m.tau_mean = (a->n * a->tau_mean + b->n * b->tau_mean) / m.n;
+  m.tau_min = fmin(a->tau_min, b->tau_min);
+  m.base_n = a->base_n + b->base_n;
+  m.base_geo = exp((a->base_n * log(a->base_geo) + b->base_n * log(b->base_geo)) / m.base_n);
+  m.base_min = fmin(a->base_min, b->base_min);
+  return m;
+}
+
+int main(int argc, char **argv) {
+  const char *src = CDPLAN_SOURCE_DIR;
+  int do_fit = 0, verbose = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--fit"))
+      do_fit = 1;
+    else if (!strcmp(argv[i], "--verbose"))
+      verbose = 1;
+    else
+      src = argv[i];
+  }
+  char path[1024];
+  cost_hw hw;
+  ks_shape *sh = NULL, *ho = NULL, *fold[2] = {NULL, NULL};
+  int n_sh = 0, n_ho = 0, nf[2] = {0, 0};
+  double kp[COST_KP__COUNT];
+  snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
+  if (ks_load_hw(path, &hw)) return 1;
+  snprintf(path, sizeof path, "%s/data/measurements/h200/triton_configs.json", src);
+  if (ks_load(path, &sh, &n_sh)) return 1;
+  snprintf(path, sizeof path, "%s/data/measurements/h200-extra/triton_configs.json", src);
+  FILE *probe = fopen(path, "rb");
+  if (probe) {
+    fclose(probe);
+    if (ks_load(path, &ho, &n_ho)) return 1;
+  }
+  if (do_fit) {
+    memcpy(kp, prior, sizeof kp);
+    double l = ks_fit(&hw, kp, sh, n_sh, 10);
+    printf("fitted on %d shapes, mean squared log error %.4f:\n", n_sh, l);
+    for (int i = 0; i < COST_KP__COUNT; i++) {
+      const char *name;
+      cost_kparam_info(i, &name, NULL, NULL, NULL);
+      printf("  %-22s %.4g\n", name, kp[i]);
+    }
+  }
+
+  /* 2-fold CV: alternate shapes in file order. */
+  ks_score cv[2], in_s, held = {0};
+  for (int f = 0; f < 2; f++) fold[f] = calloc((size_t)n_sh, sizeof(ks_shape));
+  if (!fold[0] || !fold[1]) return 1;
+  for (int i = 0; i < n_sh; i++) fold[i % 2][nf[i % 2]++] = sh[i];
+  for (int f = 0; f < 2; f++) {
+    memcpy(kp, prior, sizeof kp);
+    ks_fit(&hw, kp, fold[f], nf[f], 8);
+    ks_evaluate(&hw, kp, fold[1 - f], nf[1 - f], &cv[1 - f]);
+  }
+  ks_score cvm = merge(&cv[0], &cv[1]);
+  ks_evaluate(&hw, NULL, sh, n_sh, &in_s);
+  if (n_ho) ks_evaluate(&hw, NULL, ho, n_ho, &held);
+  if (verbose) {
+    ks_detail(&hw, sh, n_sh, "shared");
+    ks_detail(&hw, ho, n_ho, "held-out");
+  }
+
+  /* Selection time: rank 100 default-space candidates per shared shape. */
+  cost_kcfg space[COST_KSPACE_MAX];
+  cost_kpred out[COST_KSPACE_MAX];
+  int ns = cost_kernel_default_space(&hw, COST_DT_BF16, space, COST_KSPACE_MAX);
+  int nc = ns < 100 ? ns : 100, reps = 50, nfeas = 0;
+  double t0 = now_s();
+  for (int r = 0; r < reps; r++)
+    for (int i = 0; i < n_sh; i++) cost_kernel_rank(&hw, &sh[i].p, space, nc, out, &nfeas);
+  double sel_ms = (now_s() - t0) / (reps * n_sh) * 1e3;
+
+  printf("kernel selection on H200 Triton sweeps (bf16; chosen among measured configs)\n");
+  printf("%-10s %6s  %7s %7s  %7s %7s  %7s %7s\n", "set", "shapes", "top1", "worst", "tau",
+         "tau_min", "fixed", "fixed_w");
+  row("shared", &in_s);
+  row("cv-2fold", &cvm);
+  row("held-out", &held);
+  printf("selection: %.3f ms per shape for %d candidates (default space %d)\n", sel_ms, nc, ns);
+  printf("{\"bench\":\"kernel_select\",");
+  json_set("shared", &in_s, 0);
+  json_set("cv_2fold", &cvm, 0);
+  json_set("held_out", &held, 0);
+  printf("\"select_ms_100\":%.4f,\"default_space\":%d}\n", sel_ms, ns);
+  free(sh);
+  free(ho);
+  free(fold[0]);
+  free(fold[1]);
+  return 0;
+}

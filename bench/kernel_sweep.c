@@ -1,0 +1,195 @@
+/* bench/kernel_sweep.c: load a Triton config sweep and score the kernel
+ * selector on it (top-1 efficiency, Kendall tau, the fixed-config
+ * baseline), plus the coordinate-search fit behind the model's defaults.
+ * See kernel_sweep.h. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/kernel_sweep.h"
+#include "bench/costmodel_load.h"
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  long sz;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (buf = malloc((size_t)sz + 1)) != NULL) {
+    *len = fread(buf, 1, (size_t)sz, f);
+    buf[*len] = '\0';
+  }
+  fclose(f);
+  return buf;
+}
+
+static double num(const cJSON *o, const char *k, double def) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+int ks_load(const char *path, ks_shape **out, int *n) {
+  size_t len = 0;
+  char *text = slurp(path, &len);
+  cJSON *doc = NULL;
+  int rc = -1, cap;
+  *out = NULL;
+  *n = 0;
+  if (!text) {
+    fprintf(stderr, "kernel_sweep: cannot read %s\n", path);
+    return -1;
+  }
+  doc = cJSON_ParseWithLength(text, len);
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+  if (!cJSON_IsArray(rows)) {
+    fprintf(stderr, "kernel_sweep: %s: no rows array\n", path);
+    goto cleanup;
+  }
+  cap = cJSON_GetArraySize(rows);
+  if (!(*out = calloc(cap > 0 ? (size_t)cap : 1, sizeof **out))) goto cleanup;
+  for (const cJSON *r = rows->child; r; r = r->next) {
+    ks_shape *s = &(*out)[*n];
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(r, "dtype");
+    const cJSON *cfgs = cJSON_GetObjectItemCaseSensitive(r, "configs");
+    int d = cJSON_IsString(dt) ? cost_dtype_parse(dt->valuestring) : -1;
+    if (d < 0 || !cJSON_IsArray(cfgs)) continue;
+    s->p = (cost_kproblem){(int64_t)num(r, "m", 0), (int64_t)num(r, "n", 0),
+                           (int64_t)num(r, "k", 0), d};
+    for (const cJSON *c = cfgs->child; c && s->n < KS_MAX_CFG; c = c->next) {
+      double ms = num(c, "ms", -1);
+      if (!(ms > 0)) continue;
+      s->cfg[s->n] =
+          (cost_kcfg){(int)num(c, "bm", 0),    (int)num(c, "bn", 0),     (int)num(c, "bk", 0),
+                      (int)num(c, "warps", 4), (int)num(c, "stages", 3), (int)num(c, "group_m", 8)};
+      s->ms[s->n++] = ms;
+    }
+    if (s->n > 0 && s->p.m > 0 && s->p.n > 0 && s->p.k > 0) (*n)++;
+  }
+  rc = 0;
+cleanup:
+  cJSON_Delete(doc);
+  free(text);
+  return rc;
+}
+
+int ks_load_hw(const char *path, cost_hw *hw) {
+  size_t len = 0;
+  char *text;
+  cJSON *doc;
+  if (cm_load_hw(path, hw) || !(text = slurp(path, &len))) return -1;
+  doc = cJSON_ParseWithLength(text, len);
+  const cJSON *arch = cJSON_GetObjectItemCaseSensitive(doc, "arch");
+  const cJSON *vendor = cJSON_GetObjectItemCaseSensitive(doc, "vendor");
+  if (cJSON_IsString(arch)) snprintf(hw->arch, sizeof hw->arch, "%s", arch->valuestring);
+  if (cJSON_IsString(vendor)) snprintf(hw->vendor, sizeof hw->vendor, "%s", vendor->valuestring);
+  cJSON_Delete(doc);
+  free(text);
+  return 0;
+}
+
+static double kendall(const double *x, const double *y, int n) {
+  long conc = 0, disc = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      double a = x[i] - x[j], b = y[i] - y[j];
+      if (a == 0 || b == 0) continue;
+      if ((a > 0) == (b > 0))
+        conc++;
+      else
+        disc++;
+    }
+  return conc + disc ? (double)(conc - disc) / (double)(conc + disc) : 0.0;
+}
+
+void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n, ks_score *s) {
+  double own[COST_KP__COUNT], *effs = s->effs;
+  double log_eff = 0, log_base = 0;
+  if (!kp) {
+    cost_kparams_resolve(hw, own);
+    kp = own;
+  }
+  memset(s, 0, sizeof *s);
+  s->effs = effs;
+  s->eff_min = s->tau_min = s->base_min = INFINITY;
+  for (int i = 0; i < n; i++) {
+    const ks_shape *sh = &shapes[i];
+    double pred[KS_MAX_CFG], meas[KS_MAX_CFG], best = INFINITY, chosen_ms = NAN,
+                                               chosen_pred = INFINITY;
+    double base = INFINITY;
+    int m = 0;
+    for (int j = 0; j < sh->n; j++) {
+      cost_kpred r;
+      const cost_kcfg *c = &sh->cfg[j];
+      best = fmin(best, sh->ms[j]);
+      if (c->block_m == 128 && c->block_n == 128 && c->block_k == 64 && c->num_warps == 4 &&
+          c->num_stages == 3)
+        base = sh->ms[j];
+      if (cost_kernel_predict_p(hw, kp, &sh->p, c, &r) || !r.feasible) continue;
+      pred[m] = r.ms;
+      meas[m++] = sh->ms[j];
+      if (r.ms < chosen_pred) {
+        chosen_pred = r.ms;
+        chosen_ms = sh->ms[j];
+      }
+    }
+    double eff = m ? best / chosen_ms : 0.0, tau = kendall(pred, meas, m);
+    if (effs) effs[s->n] = eff;
+    log_eff += log(fmax(eff, 1e-9));
+    s->eff_min = fmin(s->eff_min, eff);
+    s->tau_mean += tau;
+    s->tau_min = fmin(s->tau_min, tau);
+    if (isfinite(base)) {
+      log_base += log(best / base);
+      s->base_min = fmin(s->base_min, best / base);
+      s->base_n++;
+    }
+    s->n++;
+  }
+  if (s->n) {
+    s->eff_geo = exp(log_eff / s->n);
+    s->tau_mean /= s->n;
+  }
+  if (s->base_n) s->base_geo = exp(log_base / s->base_n);
+}
+
+double ks_loss(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n) {
+  double sum = 0;
+  long cnt = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < shapes[i].n; j++) {
+      cost_kpred r;
+      if (cost_kernel_predict_p(hw, kp, &shapes[i].p, &shapes[i].cfg[j], &r) || !r.feasible)
+        continue;
+      double e = log(r.ms / shapes[i].ms[j]);
+      sum += e * e;
+      cnt++;
+    }
+  return cnt ? sum / cnt : INFINITY;
+}
+
+double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds) {
+  double best = ks_loss(hw, kp, shapes, n), step = 0.3;
+  for (int r = 0; r < rounds; r++, step *= 0.6)
+    for (int id = 0; id < COST_KP__COUNT; id++) {
+      double lo, hi;
+      cost_kparam_info(id, NULL, NULL, &lo, &hi);
+      for (int dir = 0; dir < 2; dir++) {
+        double f = dir ? 1.0 / (1.0 + step) : 1.0 + step;
+        for (;;) {
+          double old = kp[id], v = fmin(hi, fmax(lo, old * f));
+          if (v == old) break;
+          kp[id] = v;
+          double l = ks_loss(hw, kp, shapes, n);
+          if (l < best - 1e-9) {
+            best = l;
+          } else {
+            kp[id] = old;
+            break;
+          }
+        }
+      }
+    }
+  return best;
+}

@@ -1,0 +1,48 @@
+/* bench/kernel_sweep: read a Triton config sweep (the format of
+ * data/measurements/h200/triton_configs.json, written by
+ * validate/gpu/runner.py kind kernel_sweep) and score the kernel selector
+ * on it. Shared by bench/kernel_select and tests/kernels; file reading
+ * lives here, not in costmodel/ (which does no I/O). */
+#ifndef CDPLAN_BENCH_KERNEL_SWEEP_H
+#define CDPLAN_BENCH_KERNEL_SWEEP_H
+
+#include "costmodel/kernel.h"
+
+#define KS_MAX_CFG 256
+
+typedef struct {
+  cost_kproblem p;
+  int n;
+  cost_kcfg cfg[KS_MAX_CFG];
+  double ms[KS_MAX_CFG];
+} ks_shape;
+
+/* Every row of the file at path; *out malloc'd (caller frees). Rows with
+ * an unknown dtype or no configs are skipped. 0, or -1 with a message on
+ * stderr (missing file, bad JSON). */
+int ks_load(const char *path, ks_shape **out, int *n);
+
+/* cm_load_hw (bench/costmodel_load.h) plus the descriptor's arch and
+ * vendor, which the tile-config model needs. 0 or -1. */
+int ks_load_hw(const char *path, cost_hw *hw);
+
+typedef struct {
+  int n;                     /* shapes scored */
+  double eff_geo, eff_min;   /* best measured / measured of the chosen */
+  double tau_mean, tau_min;  /* Kendall tau, predicted vs measured, per shape */
+  double base_geo, base_min; /* the fixed 128x128x64 (4 warps, 3 stages) config */
+  int base_n;                /* shapes where the baseline was measured */
+  double *effs;              /* per shape (caller-provided, n entries) or NULL */
+} ks_score;
+
+/* Score the model with parameter vector kp (NULL: hw's resolved ones) on
+ * shapes; the chosen config is the best predicted among those measured. */
+void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n, ks_score *s);
+/* Mean squared log error of predicted vs measured over every feasible
+ * config the model deems feasible (the others it never chooses),
+ * for fitting. */
+double ks_loss(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n);
+/* Coordinate search on ks_loss from kp (updated in place). */
+double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds);
+
+#endif

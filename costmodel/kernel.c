@@ -1,0 +1,239 @@
+/* kernel.c: the time of one tiled GEMM kernel (validate/gpu/triton_matmul.py)
+ * for one tile config, and whether the config can run at all.
+ *
+ * Fields: block sizes, warps and GROUP_M are powers of two; stages any
+ * integer in 1..8 (3 is the common choice).
+ * Feasibility, each reason naming the limit it breaks:
+ *   threads per block (1024), shared memory per block (NVIDIA: stages x
+ *   (BM*BK + BK*BN) x bytes, the smem_per_unit less the 1 KiB the driver
+ *   reserves per block -- CUDA C Programming Guide, "Compute capabilities":
+ *   228 KB per SM, 227 KB per block on cc 9.0; AMD: max(1, stages-1) LDS
+ *   buffers, the stream pipeliner prefetching the next tile into registers
+ *   -- ROCm docs "Optimizing Triton kernels", num_stages), the fp32
+ *   accumulator tile BM*BN/threads against registers per thread (255
+ *   NVIDIA; 512 on CDNA with the AGPRs) and per unit, matrix-instruction
+ *   granularity (BM, BN >= 16).
+ * Time, per SM (docs/kernels.md has the derivation and the fit):
+ *   t_step  = softmax_q(t_mma, t_l2, t_lat, t_issue) * spill
+ *     t_mma   = 2*BM*BN*BK / (peak/CU * e_mma * mma_shape_factor)
+ *     t_l2    = (BM+BN)*BK*bytes / (L2 bytes per clock per SM * clock)
+ *     t_lat   = latency / (pipeline depth * resident blocks); depth =
+ *               min(stages-1, K steps); an operand whose row stride is not
+ *               divisible by 16 (Triton's integer specialization) cannot
+ *               use cp.async, is loaded element by element and is not
+ *               pipelined: its step waits a full latency (lat_sc)
+ *     t_issue = scalar load instructions per step / issue rate
+ *     spill   = 1 + spill * max(0, regs - budget)^2  (the register-pressure
+ *               term whose absence made the NVIDIA port of Origami pick
+ *               spilling tiles)
+ *   t_tile  = ceil(K/BK) * t_step + tile_ns + epi * C-tile store
+ *   t       = launch + max(ceil(tiles/CU) * t_tile, DRAM bytes / (hbm*eff))
+ * ceil() on tiles, K steps and the per-SM tile count carries tile
+ * quantization, masked-edge waste and wave quantization; DRAM bytes carry
+ * the GROUP_M swizzle's L2 reuse (B re-read once per group of GROUP_M tile
+ * rows unless it fits in half the L2).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "costmodel/kernel.h"
+#include "costmodel/kernel_int.h"
+
+static int is_pow2(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
+
+int cost_karch_get(const cost_hw *hw, cost_karch *a) {
+  memset(a, 0, sizeof *a);
+  if (!strcmp(hw->arch, "hopper") || !strcmp(hw->arch, "blackwell") ||
+      !strcmp(hw->arch, "ampere")) {
+    a->warp = 32;
+    a->max_regs = 255;
+    a->max_warps_unit = 64;
+    a->smem_block = hw->smem_per_unit - 1024;
+    a->smem_reserved = 1024;
+    a->mma_m = !strcmp(hw->arch, "hopper") ? 64 : !strcmp(hw->arch, "blackwell") ? 128 : 16;
+  } else if (!strncmp(hw->arch, "cdna", 4)) {
+    a->amd = 1;
+    a->warp = 64;
+    a->max_regs = 512;      /* 256 VGPRs + 256 AGPRs per lane (CDNA3 ISA, section 3.6) */
+    a->max_warps_unit = 32; /* 8 waves per SIMD x 4 SIMDs */
+    a->smem_block = hw->smem_per_unit;
+    a->mma_m = 16;
+  } else {
+    return COST_ENOHW;
+  }
+  if (hw->compute_units <= 0 || hw->clock_hz <= 0 || hw->smem_per_unit <= 0 ||
+      hw->regs_per_unit <= 0 || hw->hbm_bw <= 0)
+    return COST_ENOHW;
+  return 0;
+}
+
+/* Bytes per input element, and of the output (fp8 writes bf16). */
+static double in_bytes(int dt) { return cost_dtype_bytes((cost_dtype)dt); }
+static double out_bytes(int dt) {
+  return dt == COST_DT_FP8 || dt == COST_DT_INT8 ? 2.0 : in_bytes(dt);
+}
+
+static double kib(double b) { return b / 1024.0; }
+
+/* Structural limits; 0 when the config can launch, else 1 with the reason. */
+static int check_limits(const cost_hw *hw, const cost_karch *a, const cost_kcfg *c, int dt,
+                        double smem, char *why) {
+  int threads = c->num_warps * a->warp;
+  double acc = (double)c->block_m * c->block_n / threads;
+  double cap = fmin(a->max_regs, hw->regs_per_unit / threads);
+  if (threads > 1024) {
+    snprintf(why, COST_KREASON, "threads: %d warps x %d = %d > 1024 threads per block",
+             c->num_warps, a->warp, threads);
+    return 1;
+  }
+  if (smem > a->smem_block) {
+    int bufs = cost_kstage_buffers(a, c);
+    snprintf(why, COST_KREASON, "%s: %d %s x %.0f KiB = %.0f KiB > %.0f KiB per block",
+             a->amd ? "LDS" : "shared memory", bufs, a->amd ? "buffers" : "stages",
+             kib(smem / bufs), kib(smem), kib(a->smem_block));
+    return 1;
+  }
+  if (acc >= cap) { /* nothing left for addresses and operands */
+    snprintf(why, COST_KREASON,
+             "registers: %dx%d fp32 accumulator over %d threads = %.0f per thread, limit %.0f",
+             c->block_m, c->block_n, threads, acc, cap);
+    return 1;
+  }
+  if (c->block_m < 16 || c->block_n < 16 || c->block_k < 16 / (in_bytes(dt) >= 4 ? 2 : 1)) {
+    snprintf(why, COST_KREASON, "matrix instructions: tile %dx%dx%d below the 16x16x16 minimum",
+             c->block_m, c->block_n, c->block_k);
+    return 1;
+  }
+  return 0;
+}
+
+int cost_kstage_buffers(const cost_karch *a, const cost_kcfg *c) {
+  return a->amd ? (c->num_stages > 2 ? c->num_stages - 1 : 1) : c->num_stages;
+}
+
+/* Registers per thread: accumulator + operand staging + a fixed part.
+ * A cp.async-loaded operand costs a 64-bit pointer per 16-byte vector; a
+ * scalar-loaded one reg_scalar per element (pointer + data); on AMD the
+ * prefetched next tile lives in VGPRs too. */
+static double regs_estimate(const cost_karch *a, const double *kp, const cost_kcfg *c, int a_vec,
+                            int b_vec, double b) {
+  double thr = (double)c->num_warps * a->warp;
+  double ea = (double)c->block_m * c->block_k / thr, eb = (double)c->block_k * c->block_n / thr;
+  double per_vec = 16.0 / b;
+  double r = kp[COST_KP_REG_BASE] + (double)c->block_m * c->block_n / thr;
+  r += a_vec ? 2.0 * ea / per_vec : kp[COST_KP_REG_SCALAR] * ea;
+  r += b_vec ? 2.0 * eb / per_vec : kp[COST_KP_REG_SCALAR] * eb;
+  if (a->amd) r += (ea + eb) * b / 4.0;
+  return r;
+}
+
+static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+static int check_args(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c) {
+  if (p->m < 1 || p->n < 1 || p->k < 1 || p->m > (1LL << 24) || p->n > (1LL << 24) ||
+      p->k > (1LL << 24) || p->dtype < 0 || p->dtype >= COST_DT__COUNT)
+    return COST_EINVAL;
+  if (!is_pow2(c->block_m, 1, COST_KBLOCK_MAX) || !is_pow2(c->block_n, 1, COST_KBLOCK_MAX) ||
+      !is_pow2(c->block_k, 1, COST_KBLOCK_MAX) || !is_pow2(c->num_warps, 1, COST_KWARPS_MAX) ||
+      c->num_stages < 1 || c->num_stages > COST_KSTAGES_MAX ||
+      !is_pow2(c->group_m, 1, COST_KGROUP_MAX))
+    return COST_EINVAL;
+  if (hw->peak_flops[p->dtype] <= 0) return COST_EDTYPE;
+  return 0;
+}
+
+/* DRAM traffic under the GROUP_M swizzle: consecutive program ids walk
+ * GROUP_M tile rows before moving one tile column, so an A row panel
+ * group is reused across the whole row while it stays in L2, and B is
+ * re-read once per group of rows unless all of B stays in L2. */
+static double dram_bytes(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c,
+                         double concurrent, double b) {
+  int64_t tm = cdiv(p->m, c->block_m), tn = cdiv(p->n, c->block_n);
+  double a_bytes = (double)p->m * p->k * b, b_bytes = (double)p->k * p->n * b;
+  double half_l2 = hw->l2_bytes > 0 ? hw->l2_bytes / 2 : 4e6;
+  int64_t g = c->group_m < tm ? c->group_m : tm;
+  double b_reads = b_bytes <= half_l2 ? 1.0 : (double)cdiv(tm, g);
+  double rows_w = (double)g * c->block_m * p->k * b;
+  double cols_w = fmax(1.0, fmin((double)tn, concurrent / g));
+  double a_reads = rows_w <= half_l2 ? 1.0 : (double)tn / cols_w;
+  return a_bytes * fmax(1.0, a_reads) + b_bytes * b_reads +
+         (double)p->m * p->n * out_bytes(p->dtype);
+}
+
+int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kproblem *p,
+                          const cost_kcfg *c, cost_kpred *out) {
+  cost_karch a;
+  int rc;
+  memset(out, 0, sizeof *out);
+  out->cfg = *c;
+  out->ms = INFINITY;
+  if ((rc = check_args(hw, p, c)) || (rc = cost_karch_get(hw, &a))) return rc;
+  double b = in_bytes(p->dtype);
+  double tile_bytes = ((double)c->block_m * c->block_k + (double)c->block_k * c->block_n) * b;
+  out->smem = tile_bytes * cost_kstage_buffers(&a, c);
+  out->tiles = cdiv(p->m, c->block_m) * cdiv(p->n, c->block_n);
+  if (check_limits(hw, &a, c, p->dtype, out->smem, out->reason)) return 0;
+
+  int a_vec = p->k % 16 == 0, b_vec = p->n % 16 == 0; /* tt.divisibility=16 on K, N */
+  int threads = c->num_warps * a.warp;
+  double r = regs_estimate(&a, kp, c, a_vec, b_vec, b);
+  double cap = fmin(a.max_regs, hw->regs_per_unit / threads);
+  double alloc = ceil(fmin(r, cap) / 8.0) * 8.0;
+  int occ_smem = (int)(hw->smem_per_unit / (out->smem + a.smem_reserved));
+  int occ_regs = (int)(hw->regs_per_unit / (alloc * threads));
+  int occ = occ_smem < occ_regs ? occ_smem : occ_regs;
+  if (a.max_warps_unit / c->num_warps < occ) occ = a.max_warps_unit / c->num_warps;
+  if (occ > 32) occ = 32;
+  if (occ < 1) occ = 1;
+  out->regs = (int)ceil(r);
+  out->occupancy = occ;
+
+  double cu = hw->compute_units, clk = hw->clock_hz;
+  int64_t ksteps = cdiv(p->k, c->block_k);
+  int64_t per_sm = cdiv(out->tiles, hw->compute_units);
+  double conc = (double)(per_sm < occ ? per_sm : occ);
+  out->waves = (double)out->tiles / (cu * occ);
+  out->edge_waste =
+      1.0 - (double)p->m * p->n * p->k /
+                ((double)out->tiles * c->block_m * c->block_n * (double)ksteps * c->block_k);
+
+  /* Tensor-core rate: a tile below the instruction's M falls back to a
+   * slower path (Hopper: mma.sync instead of wgmma), and warps without a
+   * 16x8 (NVIDIA) / 16x16 (AMD) output piece of their own idle. */
+  double e = c->num_warps <= 4 ? kp[COST_KP_E_MMA4] : kp[COST_KP_E_MMA8];
+  if (c->block_m < a.mma_m) e *= fmax(0.5, (double)c->block_m / a.mma_m + 0.1);
+  double pieces = (double)c->block_m * c->block_n / (a.amd ? 256.0 : 128.0);
+  if (pieces < c->num_warps) e *= pieces / c->num_warps;
+  double t_mma = 2.0 * c->block_m * c->block_n * c->block_k / (hw->peak_flops[p->dtype] / cu * e);
+  double l2_sm = kp[COST_KP_L2_BYTES_CLK] * clk;
+  double t_l2 = tile_bytes / l2_sm;
+  int pipelined = a_vec && b_vec && c->num_stages > 1;
+  double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
+  double t_lat = (pipelined ? kp[COST_KP_LAT_NS] / depth : kp[COST_KP_LAT_SC_NS]) * 1e-9 / conc;
+  double scalar = (a_vec ? 0.0 : (double)c->block_m * c->block_k) +
+                  (b_vec ? 0.0 : (double)c->block_k * c->block_n);
+  double t_issue = scalar / a.warp / (kp[COST_KP_ISSUE] * clk);
+  double q = kp[COST_KP_SMOOTH];
+  double t_step = pow(pow(t_mma, q) + pow(t_l2, q) + pow(t_lat, q) + pow(t_issue, q), 1.0 / q);
+
+  double budget = kp[COST_KP_REG_BUDGET] * cap / 255.0;
+  double over = r > budget ? r - budget : 0.0;
+  out->spill = 1.0 + kp[COST_KP_SPILL] * over * over;
+  t_step *= out->spill;
+
+  double t_epi = kp[COST_KP_EPI] * (double)c->block_m * c->block_n * out_bytes(p->dtype) / l2_sm;
+  double t_tile = (double)ksteps * t_step + kp[COST_KP_TILE_NS] * 1e-9 + t_epi;
+  double t_sm = (double)per_sm * t_tile;
+  double t_dram = dram_bytes(hw, p, c, cu * occ, b) / (hw->hbm_bw * kp[COST_KP_DRAM_EFF]);
+  out->ms = (fmax(t_sm, t_dram) + kp[COST_KP_LAUNCH_US] * 1e-6) * 1e3;
+  out->feasible = 1;
+  return 0;
+}
+
+int cost_kernel_predict(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c,
+                        cost_kpred *out) {
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(hw, kp);
+  return cost_kernel_predict_p(hw, kp, p, c, out);
+}

@@ -1,0 +1,111 @@
+/* costmodel/kernel: the time of one Triton-style tiled GEMM kernel for a
+ * given tile config on a hardware descriptor, its feasibility, and the
+ * ranking of a candidate list -- zero-warmup kernel selection (issue 4).
+ *
+ * Pure like the rest of costmodel/: no I/O, no globals, no allocation; the
+ * caller owns every buffer. The kernel modelled is the one of
+ * validate/gpu/triton_matmul.py: C[M,N] = A[M,K] x B[K,N], both row-major,
+ * fp32 accumulation, GROUP_M program-id swizzle, masked loads.
+ * Formulas, parameters and where they were fitted: docs/kernels.md.
+ */
+#ifndef CDPLAN_COSTMODEL_KERNEL_H
+#define CDPLAN_COSTMODEL_KERNEL_H
+
+#include "costmodel/costmodel.h"
+
+/* One tile config (Triton names: BLOCK_M, BLOCK_N, BLOCK_K, num_warps,
+ * num_stages, GROUP_M). num_warps counts the vendor's warps: 32 threads
+ * on NVIDIA, 64-thread wavefronts on AMD. */
+typedef struct {
+  int block_m, block_n, block_k;
+  int num_warps, num_stages, group_m;
+} cost_kcfg;
+
+/* One GEMM problem: dtype is a cost_dtype (bf16, fp16, fp8, tf32/fp32). */
+typedef struct {
+  int64_t m, n, k;
+  int dtype;
+} cost_kproblem;
+
+#define COST_KREASON 112
+
+/* The model's answer for one config. For an infeasible config ms is
+ * INFINITY and reason names the limit, e.g. "shared memory: 4 stages x
+ * 64 KiB = 256 KiB > 227 KiB per block". */
+typedef struct {
+  cost_kcfg cfg;
+  int feasible;
+  char reason[COST_KREASON];
+  double ms;
+  int regs;          /* estimated registers per thread (before the 255 cap) */
+  int occupancy;     /* blocks resident per SM/CU */
+  double smem;       /* shared memory / LDS bytes per block */
+  int64_t tiles;     /* ceil(M/BM) * ceil(N/BN) */
+  double waves;      /* tiles / (compute_units * occupancy), not rounded */
+  double spill;      /* slowdown factor from register pressure (1 = none) */
+  double edge_waste; /* fraction of MMA work in masked (padded) tile parts */
+} cost_kpred;
+
+/* Limits for config fields (the api validates against these too). */
+#define COST_KBLOCK_MIN 16
+#define COST_KBLOCK_MAX 256
+#define COST_KWARPS_MAX 32
+#define COST_KSTAGES_MAX 8
+#define COST_KGROUP_MAX 64
+
+/* Predict one config. Returns 0 (out filled, feasible or not), or
+ * COST_EINVAL (bad sizes; block sizes, warps, GROUP_M not powers of
+ * two in range; stages outside 1..8),
+ * COST_EDTYPE (no peak for the dtype), COST_ENOHW (no kernel model for the
+ * descriptor's arch, or it lacks compute units, clock, smem or registers). */
+int cost_kernel_predict(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c,
+                        cost_kpred *out);
+
+/* Rank n candidates: out[0..n) gets every prediction, feasible ones first
+ * by ascending ms (ties keep input order), infeasible ones after them in
+ * input order. *n_feasible (may be NULL) gets their count; out[0] is the
+ * chosen config when it is > 0. Same errors as cost_kernel_predict (the
+ * first failing candidate's). */
+int cost_kernel_rank(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *cands, int n,
+                     cost_kpred *out, int *n_feasible);
+
+#define COST_KSPACE_MAX 512
+
+/* The default candidate space for hw's architecture and dtype (hopper,
+ * blackwell, ampere, cdna2, cdna3, cdna4; derived from the descriptor's
+ * shared memory and matrix-instruction shapes). Writes up to cap configs;
+ * returns their count, or COST_ENOHW for an architecture without a kernel
+ * model (e.g. a TPU). */
+int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int cap);
+
+/* The model's physical parameters (docs/kernels.md). Defaults were fitted
+ * on data/measurements/h200/triton_configs.json; a descriptor's
+ * calibration overrides any of them by name ("kernel_l2_bytes_clk", ...). */
+typedef enum {
+  COST_KP_E_MMA4 = 0,   /* steady-state tensor-peak fraction, <= 4 warps per block */
+  COST_KP_E_MMA8,       /* the same, > 4 warps */
+  COST_KP_L2_BYTES_CLK, /* L2 -> SM operand bandwidth, bytes per clock per SM */
+  COST_KP_LAT_NS,       /* global load latency a pipelined K step waits for */
+  COST_KP_LAT_SC_NS,    /* exposed latency of a K step with a non-pipelined operand */
+  COST_KP_ISSUE,        /* scalar (unvectorized) load instructions per clock per SM */
+  COST_KP_TILE_NS,      /* fixed cost per tile (prologue, pointer setup) */
+  COST_KP_EPI,          /* epilogue: C store cost relative to the operand feed */
+  COST_KP_LAUNCH_US,    /* launch-to-completion floor seen by CUDA events */
+  COST_KP_REG_BASE,     /* registers per thread beyond accumulator and operands */
+  COST_KP_REG_SCALAR,   /* registers per element of a scalar-loaded operand tile */
+  COST_KP_REG_BUDGET,   /* registers per thread above which spilling starts */
+  COST_KP_SPILL,        /* slowdown per (register over budget)^2 */
+  COST_KP_SMOOTH,       /* exponent of the soft maximum of overlapping limits */
+  COST_KP_DRAM_EFF,     /* HBM fraction reached by the operand stream */
+  COST_KP__COUNT
+} cost_kparam_id;
+
+/* Name, default and bounds of parameter id; COST_EINVAL out of range. */
+int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi);
+/* Fill p[COST_KP__COUNT] from the defaults and hw->calib's overrides. */
+void cost_kparams_resolve(const cost_hw *hw, double *p);
+/* cost_kernel_predict with an explicit parameter vector (for fitting). */
+int cost_kernel_predict_p(const cost_hw *hw, const double *params, const cost_kproblem *p,
+                          const cost_kcfg *c, cost_kpred *out);
+
+#endif

@@ -1,0 +1,25 @@
+/* costmodel/kernel internals shared by kernel.c and kernel_space.c: the
+ * per-architecture limits the tile-config model reads. Not for use outside
+ * costmodel/. */
+#ifndef CDPLAN_COSTMODEL_KERNEL_INT_H
+#define CDPLAN_COSTMODEL_KERNEL_INT_H
+
+#include "costmodel/kernel.h"
+
+typedef struct {
+  int amd;              /* CDNA: 64-thread wavefronts, LDS, AGPRs */
+  int warp;             /* threads per warp / wavefront */
+  int max_regs;         /* registers per thread the compiler may give */
+  int max_warps_unit;   /* resident warps per SM/CU */
+  double smem_block;    /* shared memory / LDS one block may use, bytes */
+  double smem_reserved; /* per resident block (NVIDIA: 1 KiB) */
+  int mma_m;            /* M of the full-rate matrix instruction per block */
+} cost_karch;
+
+/* Limits for hw's arch; COST_ENOHW for an arch without a kernel model or a
+ * descriptor without compute units, clock, smem, registers or HBM. */
+int cost_karch_get(const cost_hw *hw, cost_karch *a);
+/* Shared-memory / LDS pipeline buffers a config allocates. */
+int cost_kstage_buffers(const cost_karch *a, const cost_kcfg *c);
+
+#endif

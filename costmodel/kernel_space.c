@@ -1,0 +1,129 @@
+/* kernel_space.c: the tile-config model's parameters (defaults fitted on
+ * the shared H200 sweep, overridable by a descriptor's calibration), the
+ * default candidate space per architecture, and ranking.
+ *
+ * Defaults: fitted by `kernel_select --fit` (bench/kernel_select.c:
+ * coordinate search on the mean squared log error of every measured config)
+ * on data/measurements/h200/triton_configs.json (24 shapes x 42 configs,
+ * bf16). The held-out check is data/measurements/h200-extra/
+ * triton_configs.json, never used to fit. Per-clock and per-SM units make
+ * them carry over to other parts of an architecture family; they are
+ * stated for other architectures only by that scaling, which
+ * docs/kernels.md calls out as unvalidated.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "costmodel/kernel.h"
+#include "costmodel/kernel_int.h"
+
+typedef struct {
+  const char *name;
+  double def, lo, hi;
+} kparam_def;
+
+static const kparam_def kparams[COST_KP__COUNT] = {
+    [COST_KP_E_MMA4] = {"kernel_e_mma4", 0.7306, 0.3, 1.0},
+    [COST_KP_E_MMA8] = {"kernel_e_mma8", 0.8573, 0.3, 1.0},
+    [COST_KP_L2_BYTES_CLK] = {"kernel_l2_bytes_clk", 44.34, 10.0, 128.0},
+    [COST_KP_LAT_NS] = {"kernel_lat_ns", 814.8, 100.0, 3000.0},
+    [COST_KP_LAT_SC_NS] = {"kernel_lat_sc_ns", 933.7, 100.0, 5000.0},
+    [COST_KP_ISSUE] = {"kernel_issue", 4.0, 0.05, 4.0},
+    [COST_KP_TILE_NS] = {"kernel_tile_ns", 102.6, 0.0, 5000.0},
+    [COST_KP_EPI] = {"kernel_epi", 4.013, 0.01, 20.0},
+    [COST_KP_LAUNCH_US] = {"kernel_launch_us", 3.379, 1.0, 8.0},
+    [COST_KP_REG_BASE] = {"kernel_reg_base", 31.96, 0.0, 64.0},
+    [COST_KP_REG_SCALAR] = {"kernel_reg_scalar", 2.685, 1.0, 5.0},
+    [COST_KP_REG_BUDGET] = {"kernel_reg_budget", 203.8, 150.0, 255.0},
+    [COST_KP_SPILL] = {"kernel_spill", 0.0002473, 1e-5, 1e-2},
+    [COST_KP_SMOOTH] = {"kernel_smooth", 3.678, 1.5, 12.0},
+    [COST_KP_DRAM_EFF] = {"kernel_dram_eff", 0.9, 0.5, 1.0},
+};
+
+int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {
+  if (id < 0 || id >= COST_KP__COUNT) return COST_EINVAL;
+  if (name) *name = kparams[id].name;
+  if (def) *def = kparams[id].def;
+  if (lo) *lo = kparams[id].lo;
+  if (hi) *hi = kparams[id].hi;
+  return 0;
+}
+
+void cost_kparams_resolve(const cost_hw *hw, double *p) {
+  for (int i = 0; i < COST_KP__COUNT; i++) p[i] = kparams[i].def;
+  for (int j = 0; j < hw->calib.n && j < COST_MAX_CALIB; j++) {
+    if (strncmp(hw->calib.names[j], "kernel_", 7) != 0) continue;
+    for (int i = 0; i < COST_KP__COUNT; i++)
+      if (!strcmp(hw->calib.names[j], kparams[i].name) && isfinite(hw->calib.values[j]))
+        p[i] = fmin(kparams[i].hi, fmax(kparams[i].lo, hw->calib.values[j]));
+  }
+}
+
+/* Triton's tutorial convention, which the fitted sweep followed: 4 warps
+ * up to 128x128 tiles, 8 above. The model has no measured evidence to rank
+ * warps otherwise, so the default space does not vary them freely;
+ * candidates given by a caller may. */
+static int warps_for(int bm, int bn) { return bm * bn > 128 * 128 ? 8 : 4; }
+
+int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int cap) {
+  static const int nv_mn[] = {64, 128, 256}, amd_mn[] = {32, 64, 128, 256};
+  static const int bks[] = {32, 64, 128};
+  static const int nv_stages[] = {2, 3, 4, 5}, amd_stages[] = {2, 3};
+  cost_karch a;
+  int rc = cost_karch_get(hw, &a), n = 0;
+  if (rc) return rc;
+  const int *mn = a.amd ? amd_mn : nv_mn, *st = a.amd ? amd_stages : nv_stages;
+  int n_mn = a.amd ? 4 : 3, n_st = a.amd ? 2 : 4;
+  int ampere = !strcmp(hw->arch, "ampere");
+  /* fp8 tiles go deeper in K (same bytes per stage); fp32/tf32 shallower. */
+  double b =
+      cost_dtype_bytes((cost_dtype)(dtype >= 0 && dtype < COST_DT__COUNT ? dtype : COST_DT_BF16));
+  int kscale = b <= 1.0 ? 2 : 1, kdiv = b >= 4.0 ? 2 : 1;
+  for (int i = 0; i < n_mn; i++)
+    for (int j = 0; j < n_mn; j++)
+      for (int k = 0; k < 3; k++)
+        for (int s = 0; s < n_st; s++) {
+          int bm = mn[i], bn = mn[j];
+          if (ampere && (bm == 256 && bn == 256)) continue;
+          if (n >= cap) return n;
+          out[n++] = (cost_kcfg){bm, bn, bks[k] * kscale / kdiv, warps_for(bm, bn), st[s], 8};
+        }
+  return n;
+}
+
+int cost_kernel_rank(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *cands, int n,
+                     cost_kpred *out, int *n_feasible) {
+  double kp[COST_KP__COUNT];
+  int nf = 0, rc;
+  cost_kparams_resolve(hw, kp);
+  if (n_feasible) *n_feasible = 0;
+  /* Feasible ones go to the front as they come, infeasible ones fill from
+   * the back; then an insertion sort by ms keeps ties in input order. */
+  int back = n;
+  for (int i = 0; i < n; i++) {
+    cost_kpred r;
+    if ((rc = cost_kernel_predict_p(hw, kp, p, &cands[i], &r))) return rc;
+    if (r.feasible) {
+      out[nf++] = r;
+    } else {
+      out[--back] = r;
+    }
+  }
+  for (int i = 1; i < nf; i++) {
+    cost_kpred x = out[i];
+    int j = i - 1;
+    while (j >= 0 && out[j].ms > x.ms) {
+      out[j + 1] = out[j];
+      j--;
+    }
+    out[j + 1] = x;
+  }
+  /* Infeasible ones were stored back to front: restore input order. */
+  for (int i = nf, j = n - 1; i < j; i++, j--) {
+    cost_kpred t = out[i];
+    out[i] = out[j];
+    out[j] = t;
+  }
+  if (n_feasible) *n_feasible = nf;
+  return 0;
+}

@@ -1,0 +1,84 @@
+/* hwdb plans: every plan or compare answer the service gives is kept with
+ * its request under a random id (GET /v1/plans/{id}). Rows are written once
+ * and never changed; documents are opaque text here (api/plan.c owns
+ * their JSON). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hwdb/hwdb_int.h"
+
+int hwdb_plan_put(hwdb *db, const char *id, const char *kind, const char *hw, const char *request,
+                  const char *result, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0, step;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  pthread_mutex_lock(&db->lock);
+  if (sqlite3_prepare_v2(db->conn,
+                         "INSERT INTO plan(id, kind, hw, request, result, created_at) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                         -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 3, hw, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, request, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 5, result, -1, SQLITE_STATIC);
+  sqlite3_bind_double(st, 6, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+  step = sqlite3_step(st);
+  if (step == SQLITE_CONSTRAINT)
+    rc = svc_err_set(err, SVC_CONFLICT, "id", "plan '%s' exists", id);
+  else if (step != SQLITE_DONE)
+    rc = hwdb_fail(db, err, "store plan");
+  /* no generation bump: that counter invalidates the hardware caches */
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
+  return rc;
+}
+
+int hwdb_plan_get(hwdb *db, const char *id, hwdb_plan *out, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0, step;
+  memset(out, 0, sizeof *out);
+  pthread_mutex_lock(&db->lock);
+  if (sqlite3_prepare_v2(db->conn,
+                         "SELECT id, kind, hw, request, result, created_at FROM plan WHERE id = ?1",
+                         -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+  step = sqlite3_step(st);
+  if (step == SQLITE_ROW) {
+    const unsigned char *s;
+    if ((s = sqlite3_column_text(st, 0))) svc_strlcpy(out->id, (const char *)s, sizeof out->id);
+    if ((s = sqlite3_column_text(st, 1))) svc_strlcpy(out->kind, (const char *)s, sizeof out->kind);
+    if ((s = sqlite3_column_text(st, 2))) svc_strlcpy(out->hw, (const char *)s, sizeof out->hw);
+    out->request = hwdb_strdup_col(st, 3);
+    out->result = hwdb_strdup_col(st, 4);
+    out->created_at = sqlite3_column_double(st, 5);
+    if (!out->request || !out->result) {
+      hwdb_plan_dispose(out);
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    }
+  } else if (step == SQLITE_DONE) {
+    rc = svc_err_set(err, SVC_NOT_FOUND, "id", "no plan '%s'", id);
+  } else {
+    rc = hwdb_fail(db, err, "read plan");
+  }
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
+  return rc;
+}
+
+void hwdb_plan_dispose(hwdb_plan *p) {
+  if (!p) return;
+  free(p->request);
+  free(p->result);
+  p->request = p->result = NULL;
+}

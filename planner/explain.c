@@ -1,0 +1,171 @@
+/* explain.c: the answer's explanation. Every change against the baseline
+ * is applied one at a time in a fixed order (GPUs, dense precision,
+ * embedding precision, batch, checkpointing, DDP/FSDP, padding, and last
+ * the embedding plan), each priced with the full model; its gain is the
+ * throughput ratio against the last state that fit. While the cluster is
+ * unchanged the baseline's table assignment is kept until the final
+ * "embedding_plan" step, so that step carries exactly what the sharding
+ * and placement search added. Binding constraints name what stopped the
+ * search from going further (capacity, a fixed global batch, a larger
+ * batch or less checkpointing that did not fit).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "planner/planner_int.h"
+
+enum { K_GPUS = 0, K_DENSE, K_EMB, K_BATCH, K_CKPT, K_FSDP, K_PAD, K__COUNT };
+static const char *const knob_names[K__COUNT] = {"gpus",          "dense_precision",
+                                                 "embedding_precision", "batch_per_gpu",
+                                                 "checkpointing", "dense_parallel", "padding"};
+
+static void knob_value(const plan_recipe *r, int k, char *buf, size_t size) {
+  switch (k) {
+  case K_GPUS: snprintf(buf, size, "%d", r->gpus_per_node * r->nodes); break;
+  case K_DENSE: snprintf(buf, size, "%s", cost_dtype_name((cost_dtype)r->dense_dtype)); break;
+  case K_EMB: snprintf(buf, size, "%s", cost_dtype_name((cost_dtype)r->emb_dtype)); break;
+  case K_BATCH: snprintf(buf, size, "%lld", (long long)r->batch_per_gpu); break;
+  case K_CKPT: snprintf(buf, size, "%s", cost_ckpt_name(r->checkpointing)); break;
+  case K_FSDP: snprintf(buf, size, "%s", r->fsdp ? "fsdp" : "ddp"); break;
+  default: snprintf(buf, size, "%s", r->pad ? "on" : "off"); break;
+  }
+}
+
+static void set_knob(plan_recipe *r, const plan_recipe *to, int k) {
+  switch (k) {
+  case K_GPUS: r->nodes = to->nodes, r->gpus_per_node = to->gpus_per_node; break;
+  case K_DENSE: r->dense_dtype = to->dense_dtype; break;
+  case K_EMB: r->emb_dtype = to->emb_dtype; break;
+  case K_BATCH: r->batch_per_gpu = to->batch_per_gpu; break;
+  case K_CKPT: r->checkpointing = to->checkpointing; break;
+  case K_FSDP: r->fsdp = to->fsdp; break;
+  default: r->pad = to->pad; break;
+  }
+}
+
+/* "table_wise 20, data_parallel 4, host 3" */
+static void summarize(const plan_table_plan *p, size_t n, char *buf, size_t size) {
+  int cnt[PLAN_SHARD__COUNT] = {0}, host = 0;
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) cnt[p[i].shard]++, host += p[i].place == PLAN_PLACE_HOST;
+  buf[0] = '\0';
+  for (int s = 0; s < PLAN_SHARD__COUNT; s++) {
+    if (!cnt[s]) continue;
+    int w = snprintf(buf + used, size - used, "%s%s %d", used ? ", " : "", plan_shard_name(s), cnt[s]);
+    if (w < 0 || (size_t)w >= size - used) return;
+    used += (size_t)w;
+  }
+  snprintf(buf + used, size - used, "%shost %d", used ? ", " : "", host);
+}
+
+static int same_plans(const plan_table_plan *a, const plan_table_plan *b, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (a[i].shard != b[i].shard || a[i].place != b[i].place || a[i].k != b[i].k) return 0;
+    if (a[i].shard == PLAN_SHARD_TW && a[i].rank != b[i].rank) return 0;
+    if (a[i].shard == PLAN_SHARD_TWRW && a[i].node != b[i].node) return 0;
+    if (a[i].shard == PLAN_SHARD_CW &&
+        memcmp(a[i].cw_ranks, b[i].cw_ranks, (size_t)a[i].k * sizeof(int)))
+      return 0;
+  }
+  return 1;
+}
+
+static plan_change *add_change(plan_result *out, const char *knob, const char *from,
+                               const char *to) {
+  if (out->n_changes >= PLAN_MAX_CHANGES) return NULL;
+  plan_change *ch = &out->changes[out->n_changes++];
+  memset(ch, 0, sizeof *ch);
+  snprintf(ch->knob, sizeof ch->knob, "%s", knob);
+  snprintf(ch->from, sizeof ch->from, "%s", from);
+  snprintf(ch->to, sizeof ch->to, "%s", to);
+  return ch;
+}
+
+static void changes(const plan_request *req, plan_result *out) {
+  const plan_eval *fin = &out->best;
+  plan_recipe cur = req->baseline;
+  const plan_table_plan *plans = out->baseline.emb.tables; /* NULL when the baseline failed */
+  double prev = out->baseline_fits ? out->baseline.samples_per_s : 0;
+  char a[48], b[48];
+  for (int k = 0; k < K__COUNT; k++) {
+    knob_value(&cur, k, a, sizeof a);
+    knob_value(&fin->recipe, k, b, sizeof b);
+    if (!strcmp(a, b)) continue;
+    set_knob(&cur, &fin->recipe, k);
+    if (k == K_GPUS) plans = NULL; /* a new cluster: the baseline's ranks no longer exist */
+    plan_change *ch = add_change(out, knob_names[k], a, b);
+    if (!ch) return;
+    plan_eval e;
+    svc_err err;
+    if (plan_evaluate(req, &cur, plans, &e, &err) || !e.fits) {
+      snprintf(ch->note, sizeof ch->note, "does not fit alone: %.100s",
+               e.emb.tables ? "HBM capacity exceeded with the previous embedding plan"
+                            : err.message);
+      plan_eval_dispose(&e);
+      continue;
+    }
+    ch->samples_per_s = e.samples_per_s;
+    ch->gain = prev > 0 ? e.samples_per_s / prev : 0;
+    if (prev <= 0) snprintf(ch->note, sizeof ch->note, "first change that fits");
+    prev = e.samples_per_s;
+    plan_eval_dispose(&e);
+  }
+  if (!plans || !same_plans(plans, fin->emb.tables, fin->emb.n_tables)) {
+    char from[96] = "", to[96];
+    if (plans) summarize(plans, fin->emb.n_tables, from, sizeof from);
+    else snprintf(from, sizeof from, "greedy");
+    summarize(fin->emb.tables, fin->emb.n_tables, to, sizeof to);
+    plan_change *ch = add_change(out, "embedding_plan", from, to);
+    if (!ch) return;
+    ch->samples_per_s = fin->samples_per_s;
+    ch->gain = prev > 0 ? fin->samples_per_s / prev : 0;
+    snprintf(ch->note, sizeof ch->note, "sharding and placement re-solved (%s)",
+             fin->emb.method == PLAN_METHOD_GREEDY ? "greedy was best" : "MILP");
+  }
+}
+
+static void binding(const plan_request *req, plan_result *out, const plan_combo *c, size_t n) {
+  const plan_eval *b = &out->best;
+  char x[32], y[32];
+#define BIND(...)                                                                                  \
+  do {                                                                                             \
+    if (out->n_binding < 8)                                                                        \
+      snprintf(out->binding[out->n_binding++], sizeof out->binding[0], __VA_ARGS__);               \
+  } while (0)
+  if (b->peak_bytes >= 0.95 * req->hw.hbm_usable_bytes) {
+    emb_fmt_gb(x, sizeof x, b->peak_bytes);
+    emb_fmt_gb(y, sizeof y, req->hw.hbm_usable_bytes);
+    BIND("HBM capacity: %s of %s used on the fullest GPU", x, y);
+  }
+  if (req->knobs.global_batch > 0)
+    BIND("global batch fixed at %lld samples", (long long)req->knobs.global_batch);
+  int host = 0;
+  for (size_t i = 0; i < b->emb.n_tables; i++) host += b->emb.tables[i].place == PLAN_PLACE_HOST;
+  if (host) BIND("%d tables live in host memory behind an HBM cache: HBM cannot hold them", host);
+  /* a more aggressive knob (bigger batch, less checkpointing) that did not fit */
+  for (size_t i = 0; i < n && out->n_binding < 7; i++) {
+    const plan_recipe *r = &c[i].r;
+    if (!c[i].infeasible || r->nodes != b->recipe.nodes || r->dense_dtype != b->recipe.dense_dtype ||
+        r->emb_dtype != b->recipe.emb_dtype || r->fsdp != b->recipe.fsdp || r->pad != b->recipe.pad)
+      continue;
+    if (r->batch_per_gpu > b->recipe.batch_per_gpu && r->checkpointing == b->recipe.checkpointing) {
+      BIND("batch_per_gpu %lld does not fit: %.100s", (long long)r->batch_per_gpu, c[i].reason);
+      break;
+    }
+  }
+  if (b->emb.ranks > 1) {
+    double mean = 0;
+    for (int r = 0; r < b->emb.ranks; r++) mean += b->emb.rank_ms[r];
+    mean /= b->emb.ranks;
+    BIND("load balance: the slowest rank does %.3f ms of embedding work per step, the mean "
+         "%.3f ms",
+         b->emb.max_ms, mean);
+  }
+#undef BIND
+}
+
+void plan_explain(const plan_request *req, plan_result *out, const plan_combo *c, size_t n) {
+  changes(req, out);
+  binding(req, out, c, n);
+}

@@ -1,0 +1,36 @@
+/* plans.c: the planner's resources — POST /v1/plans (solve and store a
+ * plan), GET /v1/plans/{id}, POST /v1/compare (direct port vs re-plan).
+ * Plans and compares are "heavy" routes: the route table caps how many run
+ * at once so the other endpoints always keep worker threads (503 with
+ * Retry-After beyond the cap). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "api/api_plan.h"
+#include "server/server_int.h"
+
+/* The stored plan's Location, read from its "id" (ids are [0-9a-z-]). */
+static void location_of(const char *doc, char *buf, size_t size) {
+  buf[0] = '\0';
+  cJSON *j = cJSON_Parse(doc);
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+  if (cJSON_IsString(id)) snprintf(buf, size, "/v1/plans/%s", id->valuestring);
+  cJSON_Delete(j);
+}
+
+enum MHD_Result srv_plan_create(srv_req *r) {
+  char *out = NULL, loc[128];
+  svc_err err;
+  if (api_plan(r->s->api, r->body, r->body_len, &out, &err) < 0) return srv_reply_error(r, &err);
+  location_of(out, loc, sizeof loc);
+  return srv_reply_created(r, out, loc[0] ? loc : NULL);
+}
+
+enum MHD_Result srv_plan_get(srv_req *r) {
+  char *out = NULL;
+  svc_err err;
+  if (api_plan_get(r->s->api, r->params[0], &out, &err) < 0) return srv_reply_error(r, &err);
+  return srv_reply_json(r, MHD_HTTP_OK, out);
+}
+
+enum MHD_Result srv_compare(srv_req *r) { return srv_reply_api(r, api_compare, MHD_HTTP_OK); }

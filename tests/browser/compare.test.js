@@ -1,0 +1,53 @@
+// compare.test.js: two accelerators side by side, and the direct port
+// against the plan for the target (POST /v1/compare).
+"use strict";
+const { run, assert, openDashboard, nextPrediction } = require("./lib.js");
+
+const msOf = (text) => Number(/([\d.,]+(?:e[-+]?\d+)?) ms/.exec(text)[1].replace(/,/g, ""));
+
+run(__filename, [
+  ["pick a second accelerator and see both", async ({ page, routes, shot }) => {
+    await openDashboard(page);
+    assert((await page.locator("#sum-b").count()) === 0, "one accelerator at first");
+    await nextPrediction(page, () => page.getByLabel("Accelerator B (side by side)").selectOption("mi350x"));
+    assert((await page.getAttribute("#sum-a", "data-hw")) === "h200", "A is h200");
+    assert((await page.getAttribute("#sum-b", "data-hw")) === "mi350x", "B is mi350x");
+    const a = msOf(await page.textContent("#sum-a-gemm"));
+    const b = msOf(await page.textContent("#sum-b-gemm"));
+    assert(a > 0 && b > 0 && a !== b, `GEMM times differ: h200 ${a} ms, mi350x ${b} ms`);
+    const ratio = await page.textContent("#sum-ratio-gemm");
+    assert(Math.abs(Number(ratio.replace(/[×,]/g, "")) - a / b) < 0.01 * (a / b), `ratio ${ratio} = ${a / b}`);
+    const sets = await page.evaluate(() => window.Chart.getChart("roofline-chart").data.datasets.map((d) => d.label));
+    assert(sets.length === 4 && sets.some((s) => /^mi350x roofline/.test(s)) && sets.some((s) => /^h200 GEMMs/.test(s)), `two rooflines with their GEMMs: ${sets}`);
+    const heads = await page.locator("#gemm-table thead th").allTextContents();
+    assert(heads.includes("h200 ms") && heads.includes("mi350x ms"), `GEMM table has both: ${heads}`);
+    if (routes.has("/v1/step")) {
+      assert(/ms/.test(await page.textContent("#sum-b-step")), "B's step predicted");
+      const labels = await page.evaluate(() => window.Chart.getChart("step-chart").data.labels);
+      assert(JSON.stringify(labels) === '["h200","mi350x"]', `step bars for both: ${labels}`);
+      assert((await page.locator("#sum-ratio-tput").count()) === 1, "throughput ratio shown");
+    } else {
+      assert((await page.locator("#step-error .error").count()) === 2, "the step error shown for each accelerator");
+    }
+    await shot("side-by-side");
+  }],
+
+  ["compare the direct port with the plan for the target", async ({ page, routes, shot }) => {
+    assert((await page.inputValue("#cmp-to")) === "mi350x", "compare target follows B");
+    await page.getByLabel("From (recipe tuned for)").selectOption("b200");
+    await page.getByRole("button", { name: "Compare", exact: true }).click();
+    if (routes.has("/v1/compare")) {
+      await page.locator("#compare-result").waitFor({ state: "visible", timeout: 120000 });
+      const gain = await page.textContent("#cmp-gain");
+      assert(/^×[\d.]+$/.test(gain), `gain shown: ${gain}`);
+      assert(/ms/.test(await page.textContent("#cmp-direct-card")) && /ms/.test(await page.textContent("#cmp-plan-card")), "both predictions shown");
+      assert((await page.locator("#compare-error .error").count()) === 0, "no error");
+    } else {
+      const err = page.locator("#compare-error .error");
+      await err.waitFor();
+      const text = await err.innerText();
+      assert(/POST \/v1\/compare/.test(text) && /HTTP 40[45]/.test(text), `missing /v1/compare shown: ${text}`);
+    }
+    await shot("compare");
+  }],
+]);

@@ -1,0 +1,196 @@
+/* The tile-config model (costmodel/kernel.h) on hand-written H200 and
+ * MI300X descriptors (figures of data/hardware/h200.json, mi300x.json):
+ * feasibility reasons name the limit, wave quantization, pipeline depth,
+ * register pressure, ranking order. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "costmodel/kernel.h"
+
+static cost_hw h200(void) {
+  cost_hw hw = {.name = "h200",
+                .vendor = "nvidia",
+                .arch = "hopper",
+                .compute_units = 132,
+                .clock_hz = 1.98e9,
+                .hbm_bw = 4.8e12,
+                .l2_bytes = 62914560,
+                .smem_per_unit = 233472,
+                .regs_per_unit = 65536};
+  hw.peak_flops[COST_DT_BF16] = hw.peak_flops[COST_DT_FP16] = 989.4e12;
+  hw.peak_flops[COST_DT_FP8] = 1978.9e12;
+  hw.n_mma = 1;
+  hw.mma[0] = (cost_mma){COST_DT_BF16, 64, 256, 16};
+  return hw;
+}
+
+static cost_hw mi300x(void) {
+  cost_hw hw = {.name = "mi300x",
+                .vendor = "amd",
+                .arch = "cdna3",
+                .compute_units = 304,
+                .clock_hz = 2.1e9,
+                .hbm_bw = 5.3e12,
+                .l2_bytes = 33554432,
+                .smem_per_unit = 65536,
+                .regs_per_unit = 131072};
+  hw.peak_flops[COST_DT_BF16] = 1307.4e12;
+  return hw;
+}
+
+static cost_kpred predict(const cost_hw *hw, int64_t m, int64_t n, int64_t k, cost_kcfg c) {
+  cost_kproblem p = {m, n, k, COST_DT_BF16};
+  cost_kpred r;
+  assert_int_equal(cost_kernel_predict(hw, &p, &c, &r), 0);
+  return r;
+}
+
+static void test_kernels__smem_reason_h200(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kpred r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){128, 128, 128, 4, 4, 8});
+  assert_false(r.feasible);
+  assert_string_equal(r.reason, "shared memory: 4 stages x 64 KiB = 256 KiB > 227 KiB per block");
+  assert_true(isinf(r.ms));
+  /* 3 stages x 48 KiB = 144 KiB fits in 227 KiB. */
+  r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){128, 256, 64, 8, 3, 8});
+  assert_true(r.feasible);
+  assert_true(r.ms > 0 && isfinite(r.ms));
+  assert_int_equal((int)r.smem, 3 * 48 * 1024);
+}
+
+static void test_kernels__smem_reason_mi300x(void **state) {
+  (void)state;
+  cost_hw hw = mi300x();
+  cost_kpred r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){256, 256, 128, 8, 2, 8});
+  assert_false(r.feasible);
+  assert_string_equal(r.reason, "LDS: 1 buffers x 128 KiB = 128 KiB > 64 KiB per block");
+  r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){256, 256, 64, 8, 2, 8});
+  assert_true(r.feasible); /* exactly 64 KiB */
+}
+
+static void test_kernels__register_reasons(void **state) {
+  (void)state;
+  cost_hw nv = h200(), amd = mi300x();
+  cost_kpred r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 8, 3, 8});
+  assert_false(r.feasible);
+  assert_string_equal(
+      r.reason, "registers: 256x256 fp32 accumulator over 256 threads = 256 per thread, limit 255");
+  /* 32 warps x 32 threads: the register file allows 64 per thread. */
+  r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 32, 2, 8});
+  assert_false(r.feasible);
+  assert_non_null(strstr(r.reason, "registers:"));
+  assert_non_null(strstr(r.reason, "limit 64"));
+  /* Wave64 with AGPRs: 256x256 over 4 wavefronts is 256 per lane, fits in 512. */
+  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 4, 2, 8});
+  assert_true(r.feasible);
+  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 1, 2, 8});
+  assert_false(r.feasible);
+  assert_string_equal(
+      r.reason, "registers: 256x256 fp32 accumulator over 64 threads = 1024 per thread, limit 512");
+  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){64, 64, 32, 32, 2, 8});
+  assert_false(r.feasible);
+  assert_string_equal(r.reason, "threads: 32 warps x 64 = 2048 > 1024 threads per block");
+}
+
+/* Near the register limit the model charges for spills: the same tile is
+ * slower when an unaligned K forces scalar (register-staged) A loads. */
+static void test_kernels__spill_penalty(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c = {128, 128, 64, 4, 3, 8};
+  cost_kpred aligned = predict(&hw, 65536, 1024, 480, c);
+  cost_kpred odd = predict(&hw, 65536, 1024, 479, c);
+  assert_true(aligned.spill == 1.0);
+  assert_true(odd.spill > 2.0);
+  assert_true(odd.regs > aligned.regs);
+  assert_true(odd.ms > 3.0 * aligned.ms);
+}
+
+/* A tile count just over compute_units x occupancy costs a second wave. */
+static void test_kernels__wave_quantization(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c = {128, 128, 64, 4, 3, 8};
+  cost_kpred w100 = predict(&hw, 128 * 100, 128, 8192, c);
+  cost_kpred w132 = predict(&hw, 128 * 132, 128, 8192, c);
+  cost_kpred w133 = predict(&hw, 128 * 133, 128, 8192, c);
+  assert_int_equal(w132.tiles, 132);
+  assert_int_equal(w133.tiles, 133);
+  assert_true(w132.ms < 1.10 * w100.ms); /* one wave either way */
+  assert_true(w133.ms > 1.5 * w132.ms);  /* 0.8% more tiles, a second wave */
+}
+
+/* Deeper pipelines hide load latency on a long K loop; stages beyond the
+ * K loop's length buy nothing (and cost shared memory). */
+static void test_kernels__pipeline_depth(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kpred s2 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 128, 64, 4, 2, 8});
+  cost_kpred s4 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 128, 64, 4, 4, 8});
+  assert_true(s2.ms > 1.1 * s4.ms);
+  cost_kpred k3 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 3, 8});
+  cost_kpred k5 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 5, 8});
+  assert_true(k5.ms >= k3.ms);
+  assert_true(k5.occupancy <= k3.occupancy);
+}
+
+/* Partial tiles are computed in full: a dimension one past a tile multiple
+ * adds a masked row of tiles. */
+static void test_kernels__masked_edges(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c = {128, 128, 64, 4, 3, 8};
+  cost_kpred even = predict(&hw, 4096, 4096, 4096, c);
+  cost_kpred edge = predict(&hw, 4097, 4096, 4096, c);
+  assert_true(even.edge_waste == 0.0);
+  assert_true(edge.edge_waste > 0.0);
+  assert_true(edge.tiles == even.tiles + 32);
+}
+
+static void test_kernels__rank_order_and_errors(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg cands[] = {{256, 256, 64, 8, 4, 8},
+                       {64, 64, 32, 4, 3, 8},
+                       {128, 256, 64, 8, 3, 8},
+                       {128, 128, 128, 4, 4, 8}};
+  cost_kpred out[4];
+  cost_kproblem p = {8192, 8192, 8192, COST_DT_BF16};
+  int nf = -1;
+  assert_int_equal(cost_kernel_rank(&hw, &p, cands, 4, out, &nf), 0);
+  assert_int_equal(nf, 2);
+  assert_true(out[0].ms <= out[1].ms);
+  assert_int_equal(out[0].cfg.block_n, 256); /* 128x256 beats 64x64 on a big square */
+  assert_int_equal(out[2].cfg.block_m, 256); /* infeasible ones in input order */
+  assert_int_equal(out[3].cfg.block_k, 128);
+  cost_kcfg bad = {48, 64, 32, 4, 3, 8};
+  assert_int_equal(cost_kernel_rank(&hw, &p, &bad, 1, out, &nf), COST_EINVAL);
+  p.dtype = COST_DT_FP64;
+  assert_int_equal(cost_kernel_rank(&hw, &p, cands, 1, out, &nf), COST_EDTYPE);
+  cost_hw tpu = {.name = "tpu", .arch = "tpu-v5p", .compute_units = 2, .clock_hz = 1.75e9};
+  tpu.peak_flops[COST_DT_BF16] = 459e12;
+  p.dtype = COST_DT_BF16;
+  assert_int_equal(cost_kernel_rank(&tpu, &p, cands, 1, out, &nf), COST_ENOHW);
+  assert_int_equal(cost_kernel_default_space(&tpu, COST_DT_BF16, cands, 4), COST_ENOHW);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kernels__smem_reason_h200),
+      cmocka_unit_test(test_kernels__smem_reason_mi300x),
+      cmocka_unit_test(test_kernels__register_reasons),
+      cmocka_unit_test(test_kernels__spill_penalty),
+      cmocka_unit_test(test_kernels__wave_quantization),
+      cmocka_unit_test(test_kernels__pipeline_depth),
+      cmocka_unit_test(test_kernels__masked_edges),
+      cmocka_unit_test(test_kernels__rank_order_and_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,276 @@
+/* The embedding sharding/placement solver: exact answers equal brute force
+ * over every assignment on tiny instances, infeasible requests name the
+ * constraint, the answer is never worse than the greedy, a time-limited
+ * solve returns its incumbent with a proven gap, and GLPK failures come
+ * back as SVC_SOLVER instead of aborting. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/planner/planner_fixture.h"
+
+/* ---- brute force ---------------------------------------------------------- */
+
+#define MAXP 512
+
+/* Every concrete placement of one table under its option list. */
+static int placements(const emb_inst *in, size_t t, plan_table_plan *out) {
+  int n = 0;
+  for (int o = 0; o < in->nopt; o++) {
+    const emb_opt *e = EOPT(in, t, o);
+    if (!e->ok) continue;
+    plan_table_plan b = {.shard = e->shard, .place = e->place, .k = e->k};
+    if (e->kind == EK_UNIFORM) {
+      out[n++] = b;
+    } else if (e->kind == EK_NODE) {
+      for (int nd = 0; nd < in->N; nd++) b.node = nd, out[n++] = b;
+    } else if (e->shard == PLAN_SHARD_TW) {
+      for (int r = 0; r < in->R; r++) b.rank = r, out[n++] = b;
+    } else { /* CW: multisets of k ranks (nondecreasing sequences) */
+      int idx[PLAN_MAX_CW] = {0};
+      for (;;) {
+        memcpy(b.cw_ranks, idx, sizeof idx);
+        out[n++] = b;
+        int j = e->k - 1;
+        while (j >= 0 && idx[j] == in->R - 1) j--;
+        if (j < 0) break;
+        idx[j]++;
+        for (int q = j + 1; q < e->k; q++) idx[q] = idx[j];
+      }
+    }
+  }
+  return n;
+}
+
+static double brute_force(const emb_inst *in) {
+  plan_table_plan *opts[8];
+  int cnt[8], idx[8] = {0};
+  plan_table_plan cur[8];
+  double best = INFINITY;
+  for (size_t t = 0; t < in->n; t++) {
+    opts[t] = malloc(MAXP * sizeof *opts[t]);
+    cnt[t] = placements(in, t, opts[t]);
+    assert_true(cnt[t] < MAXP);
+    if (cnt[t] == 0) best = NAN;
+  }
+  if (isnan(best)) goto done;
+  for (;;) {
+    for (size_t t = 0; t < in->n; t++) cur[t] = opts[t][idx[t]];
+    plan_emb_result r;
+    int fits = 0;
+    assert_int_equal(emb_eval(in, cur, &r, &fits, NULL), 0);
+    if (fits && r.max_ms < best) best = r.max_ms;
+    plan_emb_result_dispose(&r);
+    size_t t = 0;
+    while (t < in->n && ++idx[t] == cnt[t]) idx[t++] = 0;
+    if (t == in->n) break;
+  }
+done:
+  for (size_t t = 0; t < in->n; t++) free(opts[t]);
+  return best;
+}
+
+static void random_tables(plan_table *t, size_t n, uint64_t *seed) {
+  for (size_t i = 0; i < n; i++) {
+    memset(&t[i], 0, sizeof t[i]);
+    snprintf(t[i].name, sizeof t[i].name, "t%zu", i);
+    t[i].rows = (int64_t)pow(10, 4 + 4.5 * fx_rand(seed)); /* 1e4 .. 3e8 */
+    t[i].dim = fx_rand(seed) < 0.5 ? 64 : 128;
+    t[i].pooling = 1 + floor(fx_rand(seed) * 40);
+  }
+}
+
+static void check_exact(int gpn, int nodes, size_t n, double cap_gb, uint64_t seed) {
+  plan_emb_problem p;
+  plan_table t[8];
+  emb_inst in;
+  plan_emb_result r;
+  svc_err err;
+  fx_problem(&p, gpn, nodes, cap_gb);
+  random_tables(t, n, &seed);
+  assert_int_equal(emb_inst_init(&in, &p, t, n, &err), 0);
+  double bf = brute_force(&in);
+  plan_solve_opts o = {.method = PLAN_METHOD_EXACT, .time_limit_s = 20, .mip_gap = 1e-9};
+  int rc = plan_emb_solve(&p, t, n, &o, &r, &err);
+  if (!isfinite(bf)) {
+    assert_int_equal(rc, -SVC_INFEASIBLE);
+  } else {
+    assert_int_equal(rc, 0);
+    assert_true(fabs(r.max_ms - bf) <= 1e-6 * bf);
+    assert_true(r.gap <= 1e-6);
+    assert_true(r.max_ms <= r.greedy_ms + 1e-12);
+    plan_emb_result_dispose(&r);
+  }
+  emb_inst_dispose(&in);
+}
+
+static void test_planner_emb__exact_equals_brute_force(void **state) {
+  (void)state;
+  /* 3 ranks in one node, 4 tables; loose, tight and very tight memory */
+  check_exact(3, 1, 4, 400, 1);
+  check_exact(3, 1, 4, 30, 2);
+  check_exact(3, 1, 4, 8, 3);
+  check_exact(2, 1, 4, 5, 4);
+  check_exact(1, 3, 3, 20, 5);
+  check_exact(3, 1, 3, 2, 6);
+}
+
+static void test_planner_emb__exact_equals_brute_force_table_row_wise(void **state) {
+  (void)state;
+  check_exact(2, 2, 3, 50, 11);
+  check_exact(2, 2, 3, 6, 12);
+}
+
+static void test_planner_emb__infeasible_names_the_constraint(void **state) {
+  (void)state;
+  plan_emb_problem p;
+  plan_table t[3] = {{"huge_a", 2000000000, 128, 10}, {"huge_b", 2000000000, 128, 10},
+                     {"small", 1000, 64, 1}};
+  plan_emb_result r;
+  svc_err err;
+  fx_problem(&p, 8, 1, 141);
+  p.allow_host = 0;
+  int rc = plan_emb_solve(&p, t, 3, NULL, &r, &err);
+  assert_int_equal(rc, -SVC_INFEASIBLE);
+  assert_int_equal(err.code, SVC_INFEASIBLE);
+  assert_non_null(strstr(err.message, "GB per GPU"));
+  assert_non_null(strstr(err.message, "141 GB usable"));
+  /* table-wise only: one table cannot fit one GPU */
+  p.shard_mask = 1u << PLAN_SHARD_TW;
+  rc = plan_emb_solve(&p, t, 3, NULL, &r, &err);
+  assert_int_equal(rc, -SVC_INFEASIBLE);
+  assert_non_null(strstr(err.message, "huge_a"));
+  /* host placement allowed: it fits */
+  p.allow_host = 1;
+  p.shard_mask = 0;
+  assert_int_equal(plan_emb_solve(&p, t, 3, NULL, &r, &err), 0);
+  plan_emb_result_dispose(&r);
+}
+
+static void test_planner_emb__never_worse_than_greedy(void **state) {
+  (void)state;
+  uint64_t seed = 42;
+  for (int k = 0; k < 4; k++) {
+    plan_emb_problem p;
+    plan_table t[60];
+    plan_emb_result r;
+    svc_err err;
+    size_t n = 20 + (size_t)(fx_rand(&seed) * 40);
+    fx_problem(&p, 8, 1 + k % 2, k < 2 ? 80 : 40);
+    p.cw_max = 4;
+    random_tables(t, n, &seed);
+    plan_solve_opts o = {.time_limit_s = 2};
+    int rc = plan_emb_solve(&p, t, n, &o, &r, &err);
+    if (rc) print_error("instance %d: %s\n", k, err.message);
+    assert_int_equal(rc, 0);
+    assert_true(r.max_ms <= r.greedy_ms + 1e-12);
+    assert_true(r.bound_ms <= r.max_ms + 1e-12);
+    assert_true(r.gap >= 0 && r.gap < 1);
+    int fits = 0;
+    plan_emb_result again;
+    assert_int_equal(plan_emb_evaluate(&p, t, n, r.tables, &again, &fits, &err), 0);
+    assert_true(fits);
+    assert_true(fabs(again.max_ms - r.max_ms) < 1e-9);
+    plan_emb_result_dispose(&again);
+    plan_emb_result_dispose(&r);
+  }
+}
+
+static void test_planner_emb__time_limit_returns_incumbent_with_gap(void **state) {
+  (void)state;
+  uint64_t seed = 7;
+  plan_emb_problem p;
+  plan_table t[80];
+  plan_emb_result r;
+  svc_err err;
+  fx_problem(&p, 8, 2, 40);
+  p.cw_max = 4;
+  random_tables(t, 80, &seed);
+  plan_solve_opts o = {.method = PLAN_METHOD_EXACT, .time_limit_s = 0.5, .mip_gap = 1e-9};
+  double t0 = svc_now();
+  assert_int_equal(plan_emb_solve(&p, t, 80, &o, &r, &err), 0);
+  double took = svc_now() - t0;
+  assert_true(took < 0.5 + 1.5); /* model build + GLPK's time checks */
+  assert_true(r.gap >= 0);
+  assert_true(r.bound_ms > 0 && r.bound_ms <= r.max_ms);
+  assert_true(r.max_ms <= r.greedy_ms + 1e-12);
+  plan_emb_result_dispose(&r);
+}
+
+static void test_planner_emb__identical_tables_collapse(void **state) {
+  (void)state;
+  plan_emb_problem p;
+  plan_table t[24];
+  emb_inst in;
+  svc_err err;
+  plan_emb_result r;
+  for (int i = 0; i < 24; i++) t[i] = (plan_table){"same", 1000000, 64, 20};
+  t[23].rows = 5000000;
+  fx_problem(&p, 4, 1, 40);
+  assert_int_equal(emb_inst_init(&in, &p, t, 24, &err), 0);
+  assert_int_equal(in.nclass, 2);
+  emb_inst_dispose(&in);
+  plan_solve_opts o = {.method = PLAN_METHOD_EXACT, .time_limit_s = 5};
+  assert_int_equal(plan_emb_solve(&p, t, 24, &o, &r, &err), 0);
+  assert_true(r.max_ms <= r.greedy_ms + 1e-12);
+  plan_emb_result_dispose(&r);
+}
+
+static void test_planner_emb__glpk_error_becomes_solver_error(void **state) {
+  (void)state;
+  svc_err err;
+  svc_err_clear(&err);
+  assert_int_equal(plan_glpk_selftest(&err), -SVC_SOLVER);
+  assert_int_equal(err.code, SVC_SOLVER);
+  assert_non_null(strstr(err.message, "GLPK"));
+  assert_string_equal(plan_glpk_strerror(0x09), "time limit exceeded");
+  /* GLPK's environment is rebuilt: the next solve works */
+  plan_emb_problem p;
+  plan_table t[2] = {{"a", 100000, 64, 4}, {"b", 200000, 64, 8}};
+  plan_emb_result r;
+  fx_problem(&p, 2, 1, 100);
+  plan_solve_opts o = {.method = PLAN_METHOD_EXACT};
+  assert_int_equal(plan_emb_solve(&p, t, 2, &o, &r, &err), 0);
+  plan_emb_result_dispose(&r);
+}
+
+static void test_planner_emb__decomposed_bound_is_valid(void **state) {
+  (void)state;
+  uint64_t seed = 99;
+  plan_emb_problem p;
+  plan_table t[4];
+  plan_emb_result r;
+  svc_err err;
+  emb_inst in;
+  fx_problem(&p, 3, 1, 10);
+  random_tables(t, 4, &seed);
+  assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
+  double bf = brute_force(&in);
+  emb_inst_dispose(&in);
+  plan_solve_opts o = {.method = PLAN_METHOD_DECOMPOSED, .time_limit_s = 5};
+  assert_int_equal(plan_emb_solve(&p, t, 4, &o, &r, &err), 0);
+  assert_true(r.bound_ms <= bf * (1 + 1e-9));
+  assert_true(r.max_ms >= bf * (1 - 1e-9));
+  plan_emb_result_dispose(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_planner_emb__exact_equals_brute_force),
+      cmocka_unit_test(test_planner_emb__exact_equals_brute_force_table_row_wise),
+      cmocka_unit_test(test_planner_emb__infeasible_names_the_constraint),
+      cmocka_unit_test(test_planner_emb__never_worse_than_greedy),
+      cmocka_unit_test(test_planner_emb__time_limit_returns_incumbent_with_gap),
+      cmocka_unit_test(test_planner_emb__identical_tables_collapse),
+      cmocka_unit_test(test_planner_emb__glpk_error_becomes_solver_error),
+      cmocka_unit_test(test_planner_emb__decomposed_bound_is_valid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

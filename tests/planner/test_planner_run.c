@@ -1,0 +1,142 @@
+/* The knob search around the embedding solver: the answer stays inside the
+ * allowed knobs, is never worse than the baseline, explains every change
+ * with gains that multiply to the total, says when a request cannot fit,
+ * and keeps the direct port's plan as the baseline of a compare. The
+ * dense part is the real step model (plan_dense_step). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/planner/planner_fixture.h"
+
+typedef struct {
+  cost_table ct[3];
+  plan_table pt[12];
+  plan_step_dense dense;
+  plan_request req;
+} fixture;
+
+/* A DLRM: 2 large tables, 10 medium ones (count 10), MLPs 13->512->256->128
+ * and 1024->1024->512->1, bf16 dense, fp32 tables, batch 2048 on 8 GPUs. */
+static void setup(fixture *f, double usable_gb, double large_rows) {
+  memset(f, 0, sizeof *f);
+  f->ct[0] = (cost_table){"big_a", (int64_t)large_rows, 128, 20, 1, -1, -1};
+  f->ct[1] = (cost_table){"big_b", (int64_t)large_rows, 128, 10, 1, -1, -1};
+  f->ct[2] = (cost_table){"med", 5000000, 128, 5, 10, -1, -1};
+  for (int i = 0; i < 12; i++) {
+    const cost_table *c = &f->ct[i < 2 ? i : 2];
+    snprintf(f->pt[i].name, sizeof f->pt[i].name, "%s%d", c->name, i);
+    f->pt[i].rows = c->rows, f->pt[i].dim = c->dim, f->pt[i].pooling = (double)c->pooling;
+  }
+  cost_dlrm *d = &f->dense.w.dlrm;
+  f->dense.w.kind = COST_WL_DLRM;
+  d->dense_features = 13;
+  d->n_tables = 3, d->tables = f->ct;
+  d->n_bottom = 3, d->bottom[0] = 512, d->bottom[1] = 256, d->bottom[2] = 128;
+  d->n_top = 3, d->top[0] = 1024, d->top[1] = 512, d->top[2] = 1;
+  d->dense_optimizer = COST_OPT_ADAM, d->sparse_optimizer = COST_OPT_ROWWISE_ADAGRAD;
+  cost_recipe_init(&f->dense.base);
+  f->dense.base.framework = COST_FW_TORCHREC_FBGEMM;
+  plan_request *r = &f->req;
+  fx_hw(&r->hw, usable_gb);
+  r->gpus_per_node = 8;
+  r->tables = f->pt, r->n_tables = 12;
+  r->sparse_opt = PLAN_SOPT_ROWWISE_ADAGRAD;
+  r->baseline = (plan_recipe){.gpus_per_node = 8, .nodes = 1, .batch_per_gpu = 2048,
+                              .dense_dtype = COST_DT_BF16, .emb_dtype = COST_DT_FP32,
+                              .checkpointing = COST_CKPT_FULL};
+  r->knobs.n_batch = 3, r->knobs.batch[0] = 2048, r->knobs.batch[1] = 4096, r->knobs.batch[2] = 8192;
+  r->knobs.n_ckpt = 2, r->knobs.ckpt[0] = COST_CKPT_NONE, r->knobs.ckpt[1] = COST_CKPT_FULL;
+  r->knobs.allow_host = 1;
+  r->dense = plan_dense_step;
+  r->dense_user = &f->dense;
+  r->solve.time_limit_s = 3;
+}
+
+static void test_planner_run__better_than_baseline_and_explained(void **state) {
+  (void)state;
+  fixture f;
+  plan_result res;
+  svc_err err;
+  setup(&f, 141, 2e8);
+  assert_int_equal(plan_run(&f.req, NULL, &res, &err), 0);
+  assert_true(res.baseline_fits);
+  assert_true(res.best.fits);
+  assert_true(res.best.samples_per_s >= res.baseline.samples_per_s * (1 - 1e-9));
+  int64_t b = res.best.recipe.batch_per_gpu;
+  assert_true(b == 2048 || b == 4096 || b == 8192);
+  assert_true(res.gap >= 0 && res.gap < 0.5);
+  /* the gains of the changes that fit multiply to the total gain */
+  double prod = 1;
+  for (int i = 0; i < res.n_changes; i++)
+    if (res.changes[i].gain > 0) prod *= res.changes[i].gain;
+  assert_true(fabs(prod - res.best.samples_per_s / res.baseline.samples_per_s) < 1e-6 * prod);
+  assert_true(res.best.emb.ranks == 8);
+  assert_true(res.n_binding >= 1);
+  plan_result_dispose(&res);
+}
+
+static void test_planner_run__infeasible_says_why(void **state) {
+  (void)state;
+  fixture f;
+  plan_result res;
+  svc_err err;
+  setup(&f, 141, 4e9); /* 2 x 2 TB tables on 8 x 141 GB */
+  f.req.knobs.allow_host = 0;
+  int rc = plan_run(&f.req, NULL, &res, &err);
+  assert_int_equal(rc, -SVC_INFEASIBLE);
+  assert_int_equal(svc_code_http(err.code), 422);
+  assert_non_null(strstr(err.message, "GB"));
+  assert_non_null(strstr(err.message, "usable"));
+}
+
+static void test_planner_run__cost_objective_needs_a_price(void **state) {
+  (void)state;
+  fixture f;
+  plan_result res;
+  svc_err err;
+  setup(&f, 141, 2e7);
+  f.req.objective = PLAN_OBJ_COST;
+  f.req.hw.price_per_hour = 0;
+  assert_int_equal(plan_run(&f.req, NULL, &res, &err), -SVC_MISSING_FIELD);
+  f.req.price_per_hour = 4;
+  f.req.knobs.n_nodes = 2, f.req.knobs.nodes[0] = 1, f.req.knobs.nodes[1] = 2;
+  assert_int_equal(plan_run(&f.req, NULL, &res, &err), 0);
+  assert_true(res.best.usd_per_msample > 0);
+  plan_result_dispose(&res);
+}
+
+static void test_planner_run__compare_keeps_the_direct_port(void **state) {
+  (void)state;
+  fixture small, large;
+  plan_result a, b;
+  svc_err err;
+  setup(&small, 80, 2.5e8); /* tight: tables spill or the batch stays small */
+  setup(&large, 141, 2.5e8);
+  assert_int_equal(plan_run(&small.req, NULL, &a, &err), 0);
+  large.req.baseline = a.best.recipe;
+  assert_int_equal(plan_run(&large.req, a.best.emb.tables, &b, &err), 0);
+  /* the direct port is the same recipe and placement priced on the bigger part */
+  assert_int_equal(b.baseline.recipe.batch_per_gpu, a.best.recipe.batch_per_gpu);
+  for (size_t i = 0; i < a.best.emb.n_tables; i++)
+    assert_int_equal(b.baseline.emb.tables[i].shard, a.best.emb.tables[i].shard);
+  assert_true(b.best.samples_per_s >= b.baseline.samples_per_s * (1 - 1e-9));
+  plan_result_dispose(&a);
+  plan_result_dispose(&b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_planner_run__better_than_baseline_and_explained),
+      cmocka_unit_test(test_planner_run__infeasible_says_why),
+      cmocka_unit_test(test_planner_run__cost_objective_needs_a_price),
+      cmocka_unit_test(test_planner_run__compare_keeps_the_direct_port),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,345 @@
+/* The training-step model (costmodel/step.h) and POST /v1/step (api/):
+ * memory against batch, checkpointing and precision; the interaction
+ * padding reaching the GEMM shapes; a 1000-table model; bad workloads
+ * refused naming their field; and the regression against the measured
+ * H200 DLRM steps (data/measurements/h200/dlrm_step.json). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "api/api_int.h"
+#include "api/api_step.h"
+#include "api/measure.h"
+
+static api_ctx *ctx;
+static cost_hw h200;
+static cost_table tabs[26];
+
+static int setup(void **state) {
+  (void)state;
+  svc_err err;
+  if (api_ctx_new(&ctx, ":memory:", &err)) fail_msg("%s", err.message);
+  if (api_hw_lookup(ctx, "h200", 0, &h200, &err)) fail_msg("%s", err.message);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  api_ctx_free(ctx);
+  return 0;
+}
+
+/* The DLRM of dlrm_step.json (26 tables, dim 128). */
+static void dlrm(cost_workload *w, cost_recipe *r, int64_t batch, int precision) {
+  static const int64_t rows[26] = {10000000, 39060,  17295,    7424,    20265,  3,        7122,
+                                   1543,     63,     10000000, 3067956, 405282, 10,       2209,
+                                   11938,    155,    4,        976,     14,     10000000, 10000000,
+                                   10000000, 590152, 12973,    108,     36};
+  memset(w, 0, sizeof *w);
+  for (int i = 0; i < 26; i++)
+    tabs[i] = (cost_table){
+        .rows = rows[i], .dim = 128, .pooling = 1, .count = 1, .sharding = -1, .placement = -1};
+  w->kind = COST_WL_DLRM;
+  w->dlrm = (cost_dlrm){.dense_features = 13,
+                        .n_tables = 26,
+                        .tables = tabs,
+                        .n_bottom = 3,
+                        .n_top = 5,
+                        .bottom = {512, 256, 128},
+                        .top = {1024, 1024, 512, 256, 1},
+                        .interaction = COST_INTER_DOT,
+                        .dense_optimizer = COST_OPT_ADAM,
+                        .sparse_optimizer = COST_OPT_SGD};
+  cost_recipe_init(r);
+  r->batch_per_gpu = batch;
+  r->precision = precision;
+}
+
+static void gpt(cost_workload *w, cost_recipe *r, int precision, int ckpt) {
+  memset(w, 0, sizeof *w);
+  w->kind = COST_WL_TRANSFORMER;
+  w->tf = (cost_transformer){
+      .layers = 48, .hidden = 6144, .heads = 64, .seq_len = 2048, .vocab = 51200};
+  cost_recipe_init(r);
+  r->gpus = 8;
+  r->tp = 8;
+  r->batch_per_gpu = 4;
+  r->precision = precision;
+  r->checkpointing = ckpt;
+}
+
+static cost_step_result step(const cost_workload *w, const cost_recipe *r) {
+  cost_step_result res;
+  int rc = cost_step(&h200, w, r, &res);
+  if (rc) fail_msg("cost_step refused: %d", rc);
+  assert_true(res.step_ms > 0);
+  return res;
+}
+
+static void test_step__memory_grows_with_batch_shrinks_with_checkpointing(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  double prev = 0;
+  for (int64_t b = 4096; b <= 131072; b *= 2) {
+    dlrm(&w, &r, b, COST_DT_BF16);
+    cost_step_result res = step(&w, &r);
+    assert_true(res.peak_memory_bytes > prev);
+    assert_true(res.step_ms > 0 && res.samples_per_s > 0);
+    prev = res.peak_memory_bytes;
+  }
+  dlrm(&w, &r, 65536, COST_DT_BF16);
+  double none = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
+  r.checkpointing = COST_CKPT_FULL;
+  cost_step_result full = step(&w, &r);
+  assert_true(full.mem_bytes[COST_MEM_ACTIVATIONS] < none);
+
+  gpt(&w, &r, COST_DT_BF16, COST_CKPT_NONE);
+  cost_step_result t0 = step(&w, &r);
+  r.checkpointing = COST_CKPT_SELECTIVE;
+  cost_step_result t1 = step(&w, &r);
+  r.checkpointing = COST_CKPT_FULL;
+  cost_step_result t2 = step(&w, &r);
+  assert_true(t0.mem_bytes[COST_MEM_ACTIVATIONS] > t1.mem_bytes[COST_MEM_ACTIVATIONS]);
+  assert_true(t1.mem_bytes[COST_MEM_ACTIVATIONS] > t2.mem_bytes[COST_MEM_ACTIVATIONS]);
+  /* recomputation costs time */
+  assert_true(t0.step_ms < t1.step_ms && t1.step_ms < t2.step_ms);
+}
+
+static void test_step__bf16_halves_activation_bytes(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  gpt(&w, &r, COST_DT_FP32, COST_CKPT_SELECTIVE);
+  r.tp = 8;
+  double fp32 = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
+  r.precision = COST_DT_BF16;
+  double bf16 = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
+  assert_true(fabs(bf16 / fp32 - 0.5) < 1e-9);
+}
+
+static void test_step__padding_interaction_changes_gemm_shapes(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dlrm(&w, &r, 16384, COST_DT_BF16);
+  cost_step_result a = step(&w, &r);
+  w.dlrm.pad_interaction_to = 512;
+  cost_step_result b = step(&w, &r);
+  /* the first top layer's K goes 479 -> 512: 3 GEMMs x 2 x B x 33 x 1024 more FLOPs */
+  assert_true(fabs((b.model_flops - a.model_flops) - 3.0 * 2 * 16384 * 33 * 1024) < 1.0);
+  assert_true(b.class_ms[COST_KC_GEMM_FWD] != a.class_ms[COST_KC_GEMM_FWD]);
+  w.dlrm.pad_interaction_to = 400; /* narrower than the interaction */
+  assert_int_equal(cost_step(&h200, &w, &r, &b), COST_ESTEP_SHAPE);
+}
+
+static void test_step__thousand_tables(void **state) {
+  (void)state;
+  static cost_table t[1000];
+  cost_workload w;
+  cost_recipe r;
+  dlrm(&w, &r, 4096, COST_DT_BF16);
+  for (int i = 0; i < 1000; i++)
+    t[i] = (cost_table){.rows = 1000 + i * 20011LL,
+                        .dim = 16,
+                        .pooling = 1 + i % 10,
+                        .count = 1,
+                        .sharding = -1,
+                        .placement = -1};
+  w.dlrm.tables = t;
+  w.dlrm.n_tables = 1000;
+  w.dlrm.bottom[2] = 16;
+  r.gpus = 64;
+  r.sharding = COST_SHARD_TABLE_WISE;
+  r.framework = COST_FW_TORCHREC_FBGEMM;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  cost_step_result res = step(&w, &r);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+  assert_true(ms < 50.0); /* the bench holds the 1 ms target; this is a sanity bound */
+  assert_true(res.class_ms[COST_KC_ALLTOALL] > 0);
+  assert_true(res.peak_memory_bytes > 0);
+}
+
+/* ---- api_step ---------------------------------------------------------- */
+
+static const char *const good =
+    "{\"hardware\":\"h200\",\"calibration\":\"none\",\"workload\":{\"kind\":\"dlrm\","
+    "\"dense_features\":13,\"tables\":[{\"name\":\"a\",\"rows\":1000000,\"dim\":64,\"pooling\":2},"
+    "{\"name\":\"b\",\"rows\":5000,\"dim\":64,\"count\":3}],\"bottom_mlp\":[256,64],"
+    "\"top_mlp\":[512,256,1],\"interaction\":\"dot\",\"optimizers\":{\"dense\":\"adam\","
+    "\"sparse\":\"rowwise_adagrad\"}},\"recipe\":{\"gpus\":1,\"batch_per_gpu\":8192,"
+    "\"precision\":\"bf16\",\"framework\":\"torchrec_fbgemm\"}}";
+
+static void expect_error(const char *body, int code, const char *field) {
+  char *out = NULL;
+  svc_err err;
+  svc_err_clear(&err);
+  int rc = api_step(ctx, body, strlen(body), &out, &err);
+  if (rc != -code) fail_msg("%s\n: got %d (%s) want %d", body, rc, err.message, -code);
+  if (strcmp(err.field, field)) fail_msg("field %s, want %s (%s)", err.field, field, err.message);
+  assert_null(out);
+}
+
+/* good with one substring replaced */
+static char *edit(const char *from, const char *to) {
+  static char buf[4096];
+  const char *p = strstr(good, from);
+  if (!p) fail_msg("'%s' not in the request", from);
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - good), good, to, p + strlen(from));
+  return buf;
+}
+
+static void test_api_step__answers_with_breakdowns(void **state) {
+  (void)state;
+  char *out = NULL;
+  svc_err err;
+  assert_int_equal(api_step(ctx, good, strlen(good), &out, &err), 0);
+  cJSON *doc = cJSON_Parse(out);
+  assert_non_null(doc);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "step_ms")) > 0);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "peak_memory_bytes")) > 0);
+  cJSON *b = cJSON_GetObjectItem(doc, "breakdown");
+  double share = 0;
+  const char *comps[] = {"gemm", "embedding", "communication", "optimizer", "other", "overhead"};
+  for (int i = 0; i < 6; i++) {
+    cJSON *c = cJSON_GetObjectItem(b, comps[i]);
+    assert_non_null(c);
+    share += cJSON_GetNumberValue(cJSON_GetObjectItem(c, "share"));
+  }
+  assert_true(fabs(share - 1.0) < 1e-6);
+  cJSON *m = cJSON_GetObjectItem(doc, "memory");
+  const char *uses[] = {"weights",     "gradients",  "optimizer_state",
+                        "activations", "embeddings", "workspace"};
+  for (int i = 0; i < 6; i++) assert_non_null(cJSON_GetObjectItem(m, uses[i]));
+  assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "kernel_classes")) > 3);
+  cJSON_Delete(doc);
+  free(out);
+}
+
+static void test_api_step__bad_workloads_name_the_field(void **state) {
+  (void)state;
+  expect_error(edit("\"rows\":5000", "\"rows\":0"), SVC_OUT_OF_RANGE, "workload.tables[1].rows");
+  expect_error(edit("\"dim\":64,\"count\"", "\"dim\":-4,\"count\""), SVC_OUT_OF_RANGE,
+               "workload.tables[1].dim");
+  expect_error(edit("\"batch_per_gpu\":8192", "\"batch_per_gpu\":81.5"), SVC_BAD_FIELD,
+               "recipe.batch_per_gpu");
+  expect_error(edit("\"rows\":1000000", "\"rows\":4000000000000000000"), SVC_OUT_OF_RANGE,
+               "workload.tables[0].rows");
+  expect_error(edit("\"rows\":1000000", "\"rows\":1e30"), SVC_OUT_OF_RANGE,
+               "workload.tables[0].rows");
+  expect_error(edit("rowwise_adagrad", "lamb"), SVC_BAD_FIELD, "workload.optimizers.sparse");
+  expect_error(edit("\"name\":\"a\"", "\"colour\":\"a\""), SVC_UNKNOWN_FIELD,
+               "workload.tables[0].colour");
+  expect_error(edit("\"dim\":64,\"pooling\"", "\"dim\":32,\"pooling\""), SVC_BAD_FIELD,
+               "workload.tables[0].dim");
+  expect_error(edit("\"top_mlp\":[512,256,1]", "\"top_mlp\":[512,0,1]"), SVC_OUT_OF_RANGE,
+               "workload.top_mlp[1]");
+  expect_error(edit("\"dlrm\"", "\"cnn\""), SVC_BAD_FIELD, "workload.kind");
+  expect_error(edit("\"bf16\"", "\"fp4\""), SVC_BAD_FIELD, "recipe.precision");
+  expect_error(edit("\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"pad_interaction_to\":10"),
+               SVC_BAD_FIELD, "workload.pad_interaction_to");
+  expect_error(edit("\"h200\"", "\"nope\""), SVC_NOT_FOUND, "hardware");
+}
+
+/* ---- regression against the H200 measurements -------------------------- */
+
+static void test_step__h200_dlrm_regression(void **state) {
+  (void)state;
+  const char *dir = CDPLAN_SOURCE_DIR "/data/measurements/h200";
+  const char *files[] = {"gemm.json", "memory_ops.json"};
+  cost_sample *all = NULL;
+  size_t total = 0;
+  svc_err err;
+  for (int i = 0; i < 2; i++) {
+    char path[512], *text = NULL;
+    size_t len = 0, k = 0;
+    cost_sample *s = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    if (svc_read_file(path, 64u << 20, &text, &len, &err)) fail_msg("%s: %s", path, err.message);
+    if (api_measure_load(text, len, &s, &k, &err)) fail_msg("%s: %s", path, err.message);
+    all = realloc(all, (total + k) * sizeof *all);
+    memcpy(all + total, s, k * sizeof *s);
+    total += k;
+    free(s);
+    free(text);
+  }
+  cost_hw hw = h200;
+  cost_calib c = {0};
+  assert_int_equal(cost_calibrate(&hw, all, total, &c, NULL), 0);
+  hw.calib = c;
+  free(all);
+
+  char path[512], *text = NULL;
+  size_t len = 0;
+  api_step_meas m = {0};
+  snprintf(path, sizeof path, "%s/dlrm_step.json", dir);
+  if (svc_read_file(path, 1u << 20, &text, &len, &err)) fail_msg("%s: %s", path, err.message);
+  if (api_step_meas_load(text, len, &m, &err)) fail_msg("%s: %s", path, err.message);
+  free(text);
+  assert_int_equal(m.n, 14);
+  cost_step_fit_report rep;
+  cost_calib fitted = hw.calib;
+  assert_int_equal(cost_step_fit(&hw, m.s, m.n, &fitted, &rep), 0);
+  print_message("dlrm step: median %.1f%% (loo %.1f%%), memory median %.1f%% (loo %.1f%%)\n",
+                100 * rep.median_step_err, 100 * rep.median_step_err_loo, 100 * rep.median_mem_err,
+                100 * rep.median_mem_err_loo);
+  assert_true(rep.median_step_err <= 0.10);
+  assert_true(rep.median_mem_err <= 0.05);
+  /* the fitted profile is what cost_step uses through hw->calib */
+  hw.calib = fitted;
+  cost_step_result r;
+  assert_int_equal(cost_step(&hw, &m.s[0].w, &m.s[0].r, &r), 0);
+  assert_true(fabs(r.step_ms / m.s[0].step_ms - 1) < 0.5);
+  api_step_meas_dispose(&m);
+}
+
+static void test_api_calibrate__step_file_alone(void **state) {
+  (void)state;
+  char path[512], *text = NULL, *out = NULL;
+  size_t len = 0;
+  svc_err err;
+  snprintf(path, sizeof path, "%s/data/measurements/h200/dlrm_step.json", CDPLAN_SOURCE_DIR);
+  if (svc_read_file(path, 1u << 20, &text, &len, &err)) fail_msg("%s", err.message);
+  const char *texts[] = {text};
+  const size_t lens[] = {len};
+  const char *labels[] = {"dlrm_step.json"};
+  if (api_calibrate(ctx, "h200", 1, texts, lens, labels, &out, &err))
+    fail_msg("%s (%s)", err.message, err.field);
+  cJSON *doc = cJSON_Parse(out);
+  cJSON *sp = cJSON_GetObjectItem(doc, "step_profile");
+  assert_non_null(sp);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(sp, "samples")) == 14);
+  /* the stored version now carries the profile */
+  cost_hw hw;
+  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  double v = cost_step_param_value(&hw, COST_SP_EAGER_OP_US), def;
+  cost_step_param_info(COST_SP_EAGER_OP_US, NULL, &def, NULL, NULL);
+  assert_true(v > 0 && v != def);
+  cJSON_Delete(doc);
+  free(out);
+  free(text);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_step__memory_grows_with_batch_shrinks_with_checkpointing),
+      cmocka_unit_test(test_step__bf16_halves_activation_bytes),
+      cmocka_unit_test(test_step__padding_interaction_changes_gemm_shapes),
+      cmocka_unit_test(test_step__thousand_tables),
+      cmocka_unit_test(test_api_step__answers_with_breakdowns),
+      cmocka_unit_test(test_api_step__bad_workloads_name_the_field),
+      cmocka_unit_test(test_step__h200_dlrm_regression),
+      cmocka_unit_test(test_api_calibrate__step_file_alone),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

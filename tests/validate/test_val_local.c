@@ -1,0 +1,319 @@
+/* Validation runs on the local backend, through the api as the server and
+ * CLI call it, on a real SQLite file: cpu_selftest end to end (submit ->
+ * run -> result stored -> report), a failing job with the runner's stderr
+ * in its note, cancel, timeout, results POSTed with the job token, the
+ * report with --calibrate, and a context reopened while a job runs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "api/api_validate.h"
+
+static char dir[128], db_path[192];
+
+static int setup(void **state) {
+  snprintf(dir, sizeof dir, "/tmp/cdplan-vallocal-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(db_path, sizeof db_path, "%s/v.db", dir);
+  api_ctx *ctx = NULL;
+  svc_err err;
+  assert_int_equal(api_ctx_new(&ctx, db_path, &err), 0);
+  *state = ctx;
+  return 0;
+}
+
+static int teardown(void **state) {
+  char rm[256];
+  api_ctx_free(*state);
+  snprintf(rm, sizeof rm, "rm -rf %s", dir);
+  return system(rm) == 0 ? 0 : -1;
+}
+
+static cJSON *call_submit(api_ctx *ctx, const char *body) {
+  char *out = NULL;
+  svc_err err;
+  int rc = api_validation_submit(ctx, body, strlen(body), &out, &err);
+  if (rc) fprintf(stderr, "submit: %s\n", err.message);
+  assert_int_equal(rc, 0);
+  cJSON *doc = cJSON_Parse(out);
+  free(out);
+  assert_non_null(doc);
+  return doc;
+}
+
+static const char *str(const cJSON *doc, const char *key) {
+  const cJSON *v = cJSON_GetObjectItem(doc, key);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static cJSON *get(api_ctx *ctx, int id) {
+  char ids[32], *out = NULL;
+  svc_err err;
+  snprintf(ids, sizeof ids, "%d", id);
+  assert_int_equal(api_validation_get(ctx, ids, &out, &err), 0);
+  cJSON *doc = cJSON_Parse(out);
+  free(out);
+  return doc;
+}
+
+/* Poll until the job leaves queued/running (or limit_s passes). */
+static cJSON *wait_final(api_ctx *ctx, int id, double limit_s) {
+  double end = svc_now() + limit_s;
+  for (;;) {
+    cJSON *doc = get(ctx, id);
+    const char *s = str(doc, "state");
+    if ((strcmp(s, "queued") && strcmp(s, "running")) || svc_now() > end) return doc;
+    cJSON_Delete(doc);
+    usleep(50000);
+  }
+}
+
+static int id_of(const cJSON *doc) { return cJSON_GetObjectItem(doc, "id")->valueint; }
+
+static void test_val_local__selftest_end_to_end(void **state) {
+  api_ctx *ctx = *state;
+  cJSON *s = call_submit(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\","
+                              "\"params\":{\"n\":1000},\"prediction\":{\"metric\":\"result.sum\","
+                              "\"cases\":[{\"value\":549450}]}}");
+  assert_int_equal(strlen(str(s, "token")), 64);
+  assert_string_equal(str(s, "backend"), "local");
+  int id = id_of(s);
+  cJSON_Delete(s);
+  cJSON *d = wait_final(ctx, id, 30);
+  assert_string_equal(str(d, "state"), "done");
+  cJSON *res = cJSON_GetObjectItem(d, "result");
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "result"), "sum")->valueint,
+                   499500);
+  cJSON *hist = cJSON_GetObjectItem(d, "history");
+  assert_int_equal(cJSON_GetArraySize(hist), 3); /* queued, running, done */
+  cJSON_Delete(d);
+  char ids[16], *out = NULL;
+  svc_err err;
+  snprintf(ids, sizeof ids, "%d", id);
+  assert_int_equal(api_validation_report(ctx, ids, 0, &out, &err), 0);
+  cJSON *r = cJSON_Parse(out);
+  free(out);
+  cJSON *st = cJSON_GetObjectItem(r, "stats");
+  assert_int_equal(cJSON_GetObjectItem(st, "n")->valueint, 1);
+  /* predicted 549450 against 499500: +10% */
+  double med = cJSON_GetObjectItem(st, "median_rel_error")->valuedouble;
+  assert_true(med > 0.0999 && med < 0.1001);
+  cJSON_Delete(r);
+}
+
+static void expect_failed(api_ctx *ctx, const char *body, const char *in_note) {
+  cJSON *s = call_submit(ctx, body);
+  int id = id_of(s);
+  cJSON_Delete(s);
+  cJSON *d = wait_final(ctx, id, 30);
+  assert_string_equal(str(d, "state"), "failed");
+  if (!strstr(str(d, "note"), in_note)) fprintf(stderr, "note: %s\n", str(d, "note"));
+  assert_non_null(strstr(str(d, "note"), in_note));
+  cJSON_Delete(d);
+}
+
+static void test_val_local__failing_jobs_keep_stderr_tail(void **state) {
+  api_ctx *ctx = *state;
+  /* Bad params: the runner refuses them (exit 2) with its error on stderr. */
+  expect_failed(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\",\"params\":{\"n\":\"x\"}}",
+                "params.n must be an integer");
+  expect_failed(ctx,
+                "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\",\"params\":{\"n\":3,"
+                "\"fail\":true}}",
+                "exited with status 1");
+  /* A job that cannot be reported on is a conflict, not a crash. */
+  char *out = NULL;
+  svc_err err;
+  assert_int_equal(api_validation_report(ctx, "1", 0, &out, &err), -SVC_CONFLICT);
+}
+
+static void test_val_local__cancel_stops_the_runner(void **state) {
+  api_ctx *ctx = *state;
+  cJSON *s = call_submit(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\","
+                              "\"params\":{\"n\":1,\"sleep_ms\":60000}}");
+  int id = id_of(s), pid = cJSON_GetObjectItem(s, "pid")->valueint;
+  assert_string_equal(str(s, "state"), "running");
+  cJSON_Delete(s);
+  char ids[16], *out = NULL;
+  svc_err err;
+  snprintf(ids, sizeof ids, "%d", id);
+  double t0 = svc_now();
+  assert_int_equal(api_validation_cancel(ctx, ids, &out, &err), 0);
+  assert_true(svc_now() - t0 < 5);
+  cJSON *d = cJSON_Parse(out);
+  free(out);
+  assert_string_equal(str(d, "state"), "cancelled");
+  cJSON_Delete(d);
+  assert_int_equal(kill(pid, 0), -1); /* stopped and reaped */
+  assert_int_equal(api_validation_cancel(ctx, ids, &out, &err), -SVC_CONFLICT);
+  d = get(ctx, id);
+  assert_string_equal(str(d, "state"), "cancelled");
+  cJSON_Delete(d);
+}
+
+static void test_val_local__timeout_kills_and_fails(void **state) {
+  api_ctx *ctx = *state;
+  cJSON *s = call_submit(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\",\"timeout_s\":1,"
+                              "\"params\":{\"n\":1,\"sleep_ms\":60000}}");
+  int id = id_of(s), pid = cJSON_GetObjectItem(s, "pid")->valueint;
+  cJSON_Delete(s);
+  double t0 = svc_now();
+  cJSON *d = wait_final(ctx, id, 15);
+  assert_string_equal(str(d, "state"), "failed");
+  assert_non_null(strstr(str(d, "note"), "timed out"));
+  assert_true(svc_now() - t0 < 8);
+  cJSON_Delete(d);
+  assert_int_equal(kill(pid, 0), -1);
+}
+
+static void test_val_local__results_post_needs_the_token(void **state) {
+  api_ctx *ctx = *state;
+  char *out = NULL, ids[16], body[256];
+  svc_err err;
+  cJSON *s = call_submit(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\","
+                              "\"backend\":\"bundle\",\"params\":{\"n\":4}}");
+  int id = id_of(s);
+  char token[80];
+  snprintf(token, sizeof token, "%s", str(s, "token"));
+  assert_string_equal(str(s, "state"), "queued");
+  assert_non_null(cJSON_GetObjectItem(s, "job")); /* what to run elsewhere */
+  cJSON_Delete(s);
+  snprintf(ids, sizeof ids, "%d", id);
+  snprintf(body, sizeof body, "{\"kind\":\"cpu_selftest\",\"id\":%d,\"ok\":true}", id);
+  assert_int_equal(api_validation_results(ctx, ids, NULL, body, strlen(body), &out, &err),
+                   -SVC_UNAUTHORIZED);
+  char first = token[0];
+  token[0] = first == 'a' ? 'b' : 'a';
+  assert_int_equal(api_validation_results(ctx, ids, token, body, strlen(body), &out, &err),
+                   -SVC_FORBIDDEN);
+  token[0] = first;
+  const char *other = "{\"kind\":\"cpu_selftest\",\"id\":999,\"ok\":true}";
+  assert_int_equal(api_validation_results(ctx, ids, token, other, strlen(other), &out, &err),
+                   -SVC_BAD_FIELD);
+  assert_int_equal(api_validation_results(ctx, ids, token, "[1", 2, &out, &err), -SVC_BAD_JSON);
+  assert_int_equal(api_validation_results(ctx, ids, token, body, strlen(body), &out, &err), 0);
+  cJSON *d = cJSON_Parse(out);
+  free(out);
+  assert_string_equal(str(d, "state"), "done");
+  cJSON_Delete(d);
+  assert_int_equal(api_validation_results(ctx, ids, token, body, strlen(body), &out, &err),
+                   -SVC_CONFLICT);
+  assert_int_equal(api_validation_results(ctx, "x1", token, body, strlen(body), &out, &err),
+                   -SVC_BAD_FIELD);
+  assert_int_equal(api_validation_get(ctx, "12345", &out, &err), -SVC_NOT_FOUND);
+}
+
+static void test_val_local__bad_requests(void **state) {
+  api_ctx *ctx = *state;
+  char *out = NULL;
+  svc_err err;
+  const struct {
+    const char *body, *field;
+  } bad[] = {
+      {"{\"kind\":\"nope\",\"hardware\":\"h200\"}", "kind"},
+      {"{\"kind\":\"step\",\"hardware\":\"nope\"}", "hardware"},
+      {"{\"kind\":\"step\",\"hardware\":\"h200\",\"backend\":\"ssh\"}", "backend"},
+      {"{\"kind\":\"step\",\"hardware\":\"h200\",\"params\":[]}", "params"},
+      {"{\"kind\":\"step\",\"hardware\":\"h200\",\"extra\":1}", "extra"},
+      {"{\"kind\":\"step\",\"hardware\":\"h200\",\"timeout_s\":0}", "timeout_s"},
+      {"{\"kind\":\"step\",\"hardware\":\"h200\",\"prediction\":{\"cases\":[{\"value\":-1}]}}",
+       "prediction.cases[0].value"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_true(api_validation_submit(ctx, bad[i].body, strlen(bad[i].body), &out, &err) < 0);
+    assert_string_equal(err.field, bad[i].field);
+  }
+}
+
+/* A gemm_sweep result (the shared H200 measurements) brought back by
+ * ingest, reported against an estimate-shaped prediction and used to
+ * calibrate. */
+static void test_val_local__ingest_report_calibrate(void **state) {
+  api_ctx *ctx = *state;
+  char *text = NULL, *out = NULL, ids[16];
+  size_t len = 0;
+  svc_err err;
+  cJSON *s =
+      call_submit(ctx, "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
+                       "\"params\":{\"shapes\":[{\"m\":1,\"n\":8192,\"k\":8192}]},"
+                       "\"prediction\":{\"results\":[{\"ms\":0.05},{\"ms\":0.05}]}}");
+  int id = id_of(s);
+  cJSON_Delete(s);
+  assert_int_equal(svc_read_file(CDPLAN_SOURCE_DIR "/data/measurements/h200/gemm.json", 1 << 22,
+                                 &text, &len, &err),
+                   0);
+  cJSON *res = cJSON_Parse(text);
+  free(text);
+  cJSON_AddNumberToObject(res, "id", id);
+  cJSON_AddStringToObject(res, "kind", "gemm_sweep");
+  text = cJSON_PrintUnformatted(res);
+  cJSON_Delete(res);
+  assert_int_equal(api_validation_ingest(ctx, text, strlen(text), &out, &err), 0);
+  free(out);
+  free(text);
+  snprintf(ids, sizeof ids, "%d", id);
+  if (api_validation_report(ctx, ids, 1, &out, &err)) fprintf(stderr, "%s\n", err.message);
+  assert_non_null(out);
+  cJSON *r = cJSON_Parse(out);
+  free(out);
+  assert_string_equal(str(r, "metric"), "ms");
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "stats"), "n")->valueint, 2);
+  cJSON *cal = cJSON_GetObjectItem(r, "calibration");
+  assert_non_null(cal);
+  assert_int_equal(cJSON_GetObjectItem(cal, "version")->valueint, 1);
+  cJSON_Delete(r);
+}
+
+/* The context (a server) goes away while a job runs; a new one finds the
+ * job by reconciling and stores its result. */
+static void test_val_local__reopen_reconciles(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  int active = -1;
+  cJSON *s = call_submit(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\","
+                              "\"params\":{\"n\":10,\"sleep_ms\":1500}}");
+  int id = id_of(s);
+  cJSON_Delete(s);
+  api_ctx_free(ctx);
+  *state = NULL;
+  assert_int_equal(api_ctx_new(&ctx, db_path, &err), 0);
+  *state = ctx;
+  assert_int_equal(api_validation_tick(ctx, &active, &err), 0);
+  assert_int_equal(active, 1);
+  double end = svc_now() + 20;
+  while (active > 0 && svc_now() < end) {
+    usleep(100000);
+    assert_int_equal(api_validation_tick(ctx, &active, &err), 0);
+  }
+  cJSON *d = get(ctx, id);
+  assert_string_equal(str(d, "state"), "done");
+  cJSON_Delete(d);
+  char *out = NULL;
+  assert_int_equal(api_validation_list(ctx, &out, &err), 0);
+  assert_non_null(strstr(out, "\"validations\":[{"));
+  free(out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_val_local__selftest_end_to_end, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__failing_jobs_keep_stderr_tail, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__cancel_stops_the_runner, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__timeout_kills_and_fails, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__results_post_needs_the_token, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__bad_requests, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__ingest_report_calibrate, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__reopen_reconciles, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,119 @@
+// charts.js: the dashboard's charts on Chart.js (global Chart from
+// vendor/chartjs-4.6.1), each with a text table beside it for screen
+// readers and for copying figures.
+
+// Okabe-Ito palette (distinguishable with colour-vision deficiencies).
+export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+
+const charts = new Map();
+
+function ChartLib() {
+  if (!window.Chart) throw new Error("the chart library (vendor/chartjs-4.6.1) did not load");
+  return window.Chart;
+}
+
+let defaultsSet = false;
+function setDefaults() {
+  if (defaultsSet) return;
+  const C = ChartLib();
+  C.defaults.font.family = getComputedStyle(document.documentElement).fontFamily;
+  C.defaults.font.size = 12;
+  C.defaults.color = "#1b1f24";
+  C.defaults.animation = false; // updates follow the knobs; no lag, stable screenshots
+  C.defaults.maintainAspectRatio = false;
+  defaultsSet = true;
+}
+
+// Create or replace the chart on canvas id.
+export function draw(id, config) {
+  setDefaults();
+  const C = ChartLib();
+  const old = charts.get(id);
+  if (old) old.destroy();
+  const canvas = document.getElementById(id);
+  canvas.parentElement.hidden = false;
+  const ch = new C(canvas, config);
+  charts.set(id, ch);
+  return ch;
+}
+
+export function clear(id) {
+  const old = charts.get(id);
+  if (old) old.destroy();
+  charts.delete(id);
+  const canvas = document.getElementById(id);
+  if (canvas) canvas.parentElement.hidden = true;
+}
+
+// Log-axis ticks: label the powers of ten only.
+export const decadeTicks = {
+  callback: (v) => {
+    const l = Math.log10(v);
+    return Math.abs(l - Math.round(l)) < 1e-9 ? Number(v).toLocaleString("en-US") : "";
+  },
+  autoSkip: false,
+};
+
+// A stacked bar chart: labels along x, one dataset per series.
+export function stackedBars(id, labels, series, { unit = "", horizontal = false, extra = [] } = {}) {
+  const datasets = series.map((s, i) => ({
+    label: s.label,
+    data: s.data,
+    backgroundColor: s.color || PALETTE[i % PALETTE.length],
+    stack: s.stack || "main",
+  }));
+  for (const e of extra) datasets.push(e);
+  const valueAxis = { stacked: true, beginAtZero: true, title: { display: !!unit, text: unit } };
+  return draw(id, {
+    type: "bar",
+    data: { labels, datasets },
+    options: {
+      indexAxis: horizontal ? "y" : "x",
+      scales: horizontal ? { x: valueAxis, y: { stacked: true } } : { x: { stacked: true }, y: valueAxis },
+      plugins: {
+        legend: { position: "bottom" },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.parsed[horizontal ? "x" : "y"])} ${unit}` } },
+      },
+    },
+  });
+}
+
+export function fmt(v, digits = 3) {
+  if (v === null || v === undefined || Number.isNaN(v)) return "–";
+  if (typeof v !== "number") return String(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a >= 1e6 || a < 1e-3)) return v.toExponential(2);
+  return v.toLocaleString("en-US", { maximumSignificantDigits: digits + 1 });
+}
+
+// Fill container with a table: columns [{label, get, cls}], rows.
+export function table(container, columns, rows, caption = "") {
+  const t = document.createElement("table");
+  t.className = "data";
+  if (caption) {
+    const c = t.createCaption();
+    c.textContent = caption;
+    c.className = "sr-only";
+  }
+  const hr = t.createTHead().insertRow();
+  for (const col of columns) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.textContent = col.label;
+    if (col.cls) th.className = col.cls;
+    hr.append(th);
+  }
+  const body = t.createTBody();
+  for (const r of rows) {
+    const tr = body.insertRow();
+    for (const col of columns) {
+      const td = tr.insertCell();
+      const v = col.get(r);
+      if (v instanceof Node) td.append(v);
+      else td.textContent = typeof v === "number" ? fmt(v) : v ?? "–";
+      if (col.cls) td.className = col.cls;
+    }
+  }
+  container.replaceChildren(t);
+  return t;
+}
