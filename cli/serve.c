@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "api/api_tokens.h"
+#include "api/api_validate.h"
 #include "server/server.h"
 
 #ifndef CDPLAN_SOURCE_DIR
@@ -123,8 +125,16 @@ int cli_serve(cli_opts *o) {
           ntokens ? "every /v1 route needs a token"
           : token ? "writes need the token file's token; reads are open"
                   : "open to anyone who can connect: no tokens (see cdplan token create)");
-  int sig = 0;
-  sigwait(&set, &sig);
+  /* Wait for a stop signal; between signals, follow validation jobs (the
+   * first tick also reconciles jobs a previous run left in flight). */
+  int sig = -1;
+  while (sig < 0) {
+    svc_err terr;
+    if (api_validation_tick(ctx, NULL, &terr) < 0)
+      svc_log(SVC_LOG_WARN, "validation poll: %s", terr.message);
+    struct timespec wait = {.tv_sec = 2, .tv_nsec = 0};
+    sig = sigtimedwait(&set, NULL, &wait);
+  }
   svc_log(SVC_LOG_INFO, "signal %d: stopping", sig);
 cleanup:
   srv_stop(s);

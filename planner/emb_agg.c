@@ -23,6 +23,7 @@
 #include "planner/planner_int.h"
 
 #define MAX_LARGE 400
+#define LP_ONLY_CLASSES 1500
 
 typedef struct {
   int *ncol; /* nclass * nopt, -1 when the option is not ok */
@@ -69,7 +70,8 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
   ly->ncol = malloc((no ? no : 1) * sizeof *ly->ncol);
   ly->large = calloc(in->nclass ? in->nclass : 1, 1);
   if (!ly->ncol || !ly->large) return -1;
-  if (isfinite(warm_ms) && warm_ms > 0) mark_large(in, warm_ms, ly->large);
+  /* big instances: a pure LP (the rounding handles integrality) */
+  if (isfinite(warm_ms) && warm_ms > 0 && in->nclass <= LP_ONLY_CLASSES) mark_large(in, warm_ms, ly->large);
   double R = in->R, capgb = in->p->cap_bytes / 1e9;
   int L = *Lcol = milp_col(m, 0, INFINITY, 1.0, MILP_CONT);
   int U = milp_col(m, 0, INFINITY, 0, MILP_CONT), Um = milp_col(m, 0, INFINITY, 0, MILP_CONT);

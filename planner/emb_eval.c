@@ -410,31 +410,42 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadl
     for (int r = 1; r < in->R; r++)
       if (s.ms[r] > s.ms[top]) top = r;
     double L = s.ms[top];
-    /* the table with the biggest non-uniform share on top */
-    size_t best_t = (size_t)-1;
-    double best_share = 0;
-    for (size_t i = 0; i < in->n; i++) {
-      const plan_table_plan *pl = &plans[i];
-      if (pl->shard == PLAN_SHARD_DP || pl->shard == PLAN_SHARD_RW || !touches(in, pl, top)) continue;
-      const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
-      if (e->ms > best_share) best_share = e->ms, best_t = i;
+    /* the tables on top, biggest non-uniform share first: the first whose
+     * new option lowers the maximum is changed */
+    int improved = 0;
+    size_t tried[8];
+    int ntried = 0;
+    while (!improved && ntried < 8) {
+      size_t best_t = (size_t)-1;
+      double best_share = 0;
+      for (size_t i = 0; i < in->n; i++) {
+        const plan_table_plan *pl = &plans[i];
+        if (pl->shard == PLAN_SHARD_DP || pl->shard == PLAN_SHARD_RW || !touches(in, pl, top))
+          continue;
+        int seen = 0;
+        for (int q = 0; q < ntried; q++) seen |= tried[q] == i;
+        const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
+        if (!seen && e->ms > best_share) best_share = e->ms, best_t = i;
+      }
+      if (best_t == (size_t)-1) break;
+      tried[ntried++] = best_t;
+      apply(in, &s, best_t, &plans[best_t], -1);
+      plan_table_plan cand, best_pl = plans[best_t];
+      double best_L = L;
+      for (int o = 0; o < in->nopt; o++) {
+        if (!EOPT(in, best_t, o)->ok) continue;
+        memcpy(t.ms, s.ms, (size_t)in->R * sizeof *t.ms);
+        memcpy(t.b, s.b, (size_t)in->R * sizeof *t.b);
+        t.cap = s.cap;
+        if (place(in, &t, best_t, o, &cand)) continue;
+        double m = max_of(t.ms, in->R);
+        if (m < best_L - 1e-9) best_L = m, best_pl = cand;
+      }
+      plans[best_t] = best_pl;
+      apply(in, &s, best_t, &plans[best_t], +1);
+      improved = best_L < L - 1e-9;
     }
-    if (best_t == (size_t)-1) break;
-    apply(in, &s, best_t, &plans[best_t], -1);
-    plan_table_plan keep = plans[best_t], cand, best_pl = keep;
-    double best_L = L;
-    for (int o = 0; o < in->nopt; o++) {
-      if (!EOPT(in, best_t, o)->ok) continue;
-      memcpy(t.ms, s.ms, (size_t)in->R * sizeof *t.ms);
-      memcpy(t.b, s.b, (size_t)in->R * sizeof *t.b);
-      t.cap = s.cap;
-      if (place(in, &t, best_t, o, &cand)) continue;
-      double m = max_of(t.ms, in->R);
-      if (m < best_L - 1e-9) best_L = m, best_pl = cand;
-    }
-    plans[best_t] = best_pl;
-    apply(in, &s, best_t, &plans[best_t], +1);
-    if (best_L >= L - 1e-9) break;
+    if (!improved) break;
   }
 cleanup:
   ranks_free(&s), ranks_free(&t);

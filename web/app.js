@@ -373,7 +373,7 @@ function cardFor(res, recipe, idx) {
     row("Step", "not predicted (see the step panel)", `sum-${letter}-step`, "bad");
   }
   if (est.status === "fulfilled") {
-    const total = est.value.reduce((t, g) => t + (num(g.r.ms) || 0), 0);
+    const total = est.value.reduce((t, g) => t + (num(g.r.ms) || 0) * (g.repeat || 1), 0);
     row("Main GEMMs", `${fmt(total)} ms (${est.value.length} GEMMs)`, `sum-${letter}-gemm`);
   } else {
     row("Main GEMMs", "not estimated (see the roofline panel)", `sum-${letter}-gemm`, "bad");
@@ -396,8 +396,8 @@ function renderSummary(results, recipe) {
       dl.append(el("dt", { text: "Throughput" }), el("dd", { text: `×${fmt(g)}`, class: g >= 1 ? "good" : "bad", id: "sum-ratio-tput" }));
     }
     if (a.est.status === "fulfilled" && b.est.status === "fulfilled") {
-      const ta = a.est.value.reduce((t, g) => t + (g.r.ms || 0), 0);
-      const tb = b.est.value.reduce((t, g) => t + (g.r.ms || 0), 0);
+      const ta = a.est.value.reduce((t, g) => t + (g.r.ms || 0) * (g.repeat || 1), 0);
+      const tb = b.est.value.reduce((t, g) => t + (g.r.ms || 0) * (g.repeat || 1), 0);
       if (tb > 0) dl.append(el("dt", { text: "GEMM speed" }), el("dd", { text: `×${fmt(ta / tb)}`, class: ta >= tb ? "good" : "bad", id: "sum-ratio-gemm" }));
     }
     card.append(dl);
@@ -529,11 +529,11 @@ function renderRoofline(results, recipe) {
   charts.table(
     $("gemm-table"),
     [
-      { label: "GEMM", get: (i) => gl[i].name },
+      { label: "GEMM", get: (i) => gl[i].name + (gl[i].repeat > 1 ? ` (${gl[i].repeat} calls)` : "") },
       { label: "m×n×k", get: (i) => `${gl[i].op.batch ? gl[i].op.batch + "×" : ""}${gl[i].op.m}×${gl[i].op.n}×${gl[i].op.k}` },
       { label: "FLOP/B", get: (i) => (gl[i].r.flops && gl[i].r.bytes ? gl[i].r.flops / gl[i].r.bytes : null) },
       ...ok.flatMap((r) => [
-        { label: `${r.hw} ms`, get: (i) => num((r.est.value[i].r || {}).ms) },
+        { label: `${r.hw} ms`, get: (i) => { const v = num((r.est.value[i].r || {}).ms); return v === null ? null : v * (r.est.value[i].repeat || 1); } },
         { label: `${r.hw} TFLOP/s`, get: (i) => num((r.est.value[i].r || {}).achieved_tflops) },
         { label: `${r.hw} bound`, get: (i) => (r.est.value[i].r || {}).bound, cls: "text" },
       ]),

@@ -29,7 +29,15 @@ function layer(list, name, m, n, k, dtype, passes) {
   list.push({ name: `${name} wgrad`, op: { op: "gemm", m: k, n, k: m, dtype } });
 }
 
-// Returns [{name, op}], at most ~40 entries.
+// A batched GEMM of more than MAX_BATCH problems is priced as `repeat`
+// calls of at most MAX_BATCH each (the estimate API's limit on batch).
+const MAX_BATCH = 65536;
+function batched(list, name, m, n, k, dtype, batch) {
+  const repeat = Math.max(1, Math.ceil(batch / MAX_BATCH));
+  list.push({ name, op: { op: "gemm", m, n, k, dtype, batch: Math.ceil(batch / repeat) }, repeat });
+}
+
+// Returns [{name, op, repeat?}], at most ~40 entries.
 export function mainGemms(workload, recipe) {
   if (!workload || typeof workload !== "object") throw new Error("no workload");
   const dtype = gemmDtype(recipe.precision);
@@ -50,7 +58,7 @@ export function mainGemms(workload, recipe) {
     const features = tables.reduce((s, t) => s + (Number(t.count) || 1), 0) + 1;
     // dot interaction: the batched Z = X X^T over (features x dim)
     if (tables.length) {
-      out.push({ name: "interaction bmm", op: { op: "gemm", m: features, n: features, k: inW, dtype, batch: B } });
+      batched(out, "interaction bmm", features, features, inW, dtype, B);
     }
     let inter = (tables.length ? inW + (features * (features - 1)) / 2 : inW);
     if (workload.pad_interaction_to) inter = Math.max(inter, roundUp(inter, int(workload.pad_interaction_to, "pad_interaction_to")));
@@ -71,7 +79,7 @@ export function mainGemms(workload, recipe) {
     const headDim = h / heads;
     const tp = Number(recipe.tp) > 1 ? Number(recipe.tp) : 1;
     layer(out, "qkv", T, Math.ceil((h + 2 * kv * headDim) / tp), h, dtype, { dgrad: true });
-    out.push({ name: "attention QK^T", op: { op: "gemm", m: seq, n: seq, k: headDim, dtype, batch: B * Math.ceil(heads / tp) } });
+    batched(out, "attention QK^T", seq, seq, headDim, dtype, B * Math.ceil(heads / tp));
     layer(out, "attn out", T, h, Math.ceil(h / tp), dtype, { dgrad: true });
     layer(out, "ffn up", T, Math.ceil(ffn / tp), h, dtype, { dgrad: true });
     layer(out, "ffn down", T, h, Math.ceil(ffn / tp), dtype, { dgrad: true });

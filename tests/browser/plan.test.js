@@ -1,17 +1,21 @@
-// plan.test.js: run a plan, follow its progress, read its explanation, copy
-// and download the recipe (POST /v1/plans, GET /v1/plans/{id}).
+// plan.test.js: run a plan, follow its progress, read its explanation
+// (changes with their gains, the plan against the baseline, the embedding
+// plan), copy and download the recipe (POST /v1/plans, GET /v1/plans/{id}).
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
-const { run, assert, openDashboard } = require("./lib.js");
+const { run, assert, openDashboard, apiCall } = require("./lib.js");
 
 run(__filename, [
   ["run a plan and see the recipe", async ({ page, routes, shot }) => {
     await openDashboard(page);
+    const example = await page.$eval("#example", (s) => [...s.options].map((o) => o.value).find((v) => /^plan_/.test(v)) || "");
+    if (example) await page.getByLabel("Example workload").selectOption(example);
     await page.getByLabel("Time limit (s)").fill("5");
     await page.getByRole("button", { name: "Run plan" }).click();
     const req = JSON.parse(await page.textContent("#plan-request"));
-    assert(req.hardware === "h200" && req.workload.kind === "dlrm" && req.baseline.batch_per_gpu > 0, "the request carries workload, hardware and baseline");
+    assert(req.hardware === (await page.inputValue("#hw-a")) && req.workload.kind === "dlrm" && req.baseline.batch_per_gpu > 0, "the request carries workload, accelerator A and the baseline");
+    assert(req.time_limit_s === 5 && req.cluster.gpus_per_node >= 1, "time limit and cluster from the form");
     if (!routes.has("/v1/plans")) {
       const err = page.locator("#plan-error .error");
       await err.waitFor();
@@ -22,12 +26,37 @@ run(__filename, [
       return;
     }
     await page.locator("#plan-result").waitFor({ state: "visible", timeout: 120000 });
-    assert(/done/.test(await page.textContent("#plan-status")), "status says done");
+    assert((await page.locator("#plan-error .error").count()) === 0, "no error");
+    const status = await page.textContent("#plan-status");
+    assert(/done in .* recipes searched/.test(status), `status says done: ${status}`);
     const recipe = JSON.parse(await page.textContent("#plan-recipe"));
-    assert(recipe && typeof recipe === "object" && recipe.batch_per_gpu > 0, `recipe shown: ${JSON.stringify(recipe).slice(0, 200)}`);
+    assert(recipe && recipe.batch_per_gpu > 0 && recipe.precision, `recipe shown: ${JSON.stringify(recipe).slice(0, 200)}`);
     assert(/ms/.test(await page.textContent("#plan-card")), "plan prediction shown");
-    assert((await page.locator("#plan-explanation").innerText()).length > 0, "explanation shown");
+    if (example) {
+      // the memory-heavy example: the plan beats its baseline, change by change
+      const gain = Number((await page.textContent("#plan-gain")).replace(/[×,]/g, ""));
+      assert(gain >= 1, `gain over the baseline shown: ×${gain}`);
+      const changes = await page.locator("#plan-changes tbody tr").count();
+      assert(changes > 0, "the explanation lists the changes");
+      const first = await page.locator("#plan-changes tbody tr").first().locator("td").allTextContents();
+      assert(/→/.test(first[0]) && /^×[\d.]+$/.test(first[1]), `a change with its gain: ${first}`);
+      const bars = await page.evaluate(() => window.Chart.getChart("plan-chart").data.labels);
+      assert(bars[0] === "baseline" && bars[bars.length - 1] === "plan" && bars.length === changes + 2, `plan against baseline bars: ${bars}`);
+      const tables = await page.locator("#plan-emb-table tbody tr").count();
+      assert(tables === req.workload.tables.reduce((s, t) => s + (t.count || 1), 0), `embedding plan per table (${tables})`);
+    }
+    // the stored plan is the one shown
+    const doc = JSON.parse(await page.textContent("#plan-raw"));
+    assert(typeof doc.id === "string" && doc.id.length > 0, "the plan has an id");
+    await page.getByText("Whole plan answer").click();
     await shot("plan-done");
+  }],
+
+  ["the stored plan reads back", async ({ page, base, routes }) => {
+    if (!routes.has("/v1/plans/{id}")) return;
+    const doc = JSON.parse(await page.textContent("#plan-raw"));
+    const got = await apiCall(base, "GET", `/v1/plans/${doc.id}`);
+    assert(got.status === 200 && JSON.stringify(got.doc.recipe) === JSON.stringify(doc.recipe), "GET /v1/plans/{id} returns the recipe shown");
   }],
 
   ["copy and download the recipe", async ({ page, context, routes, base, artifacts }) => {
@@ -38,8 +67,9 @@ run(__filename, [
     await page.waitForFunction(() => /copied/.test(document.getElementById("recipe-copy-status").textContent));
     const clip = await page.evaluate(() => navigator.clipboard.readText());
     assert(clip === recipeText, "the clipboard holds the recipe");
+    const hw = await page.inputValue("#hw-a");
     const [dl] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download recipe" }).click()]);
-    assert(/^cdplan-recipe-h200.*\.json$/.test(dl.suggestedFilename()), `file name ${dl.suggestedFilename()}`);
+    assert(new RegExp(`^cdplan-recipe-${hw}-[0-9a-f]+\\.json$`).test(dl.suggestedFilename()), `file name ${dl.suggestedFilename()}`);
     const file = path.join(artifacts, "plan-recipe.json");
     await dl.saveAs(file);
     assert(JSON.stringify(JSON.parse(fs.readFileSync(file, "utf8"))) === JSON.stringify(JSON.parse(recipeText)), "downloaded file is the recipe");
