@@ -241,7 +241,7 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_OFF;
   sm.presolve = GLP_OFF; /* keep the basis: it is the MIP's root */
-  sm.meth = GLP_DUALP;
+  sm.meth = GLP_PRIMAL;
   sm.tm_lim = (int)fmin(left * 1000.0, 2e9);
   int lr = glp_simplex(lp, &sm);
   int lst = glp_get_status(lp);
