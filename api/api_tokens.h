@@ -40,8 +40,7 @@ int api_scope_allows(unsigned held, unsigned need);
 /* cdplan token create: {"id","name","scopes":[...],"created_at","token"}.
  * The "token" member is the secret: it is returned here and nowhere else.
  * name may be NULL ("token"). */
-int api_token_create(api_ctx *ctx, const char *scopes, const char *name, char **out,
-                     svc_err *err);
+int api_token_create(api_ctx *ctx, const char *scopes, const char *name, char **out, svc_err *err);
 /* cdplan token list: {"tokens":[{"id","name","scopes","created_at","revoked_at"|null}]}
  * (never a secret, never a hash). */
 int api_token_list(api_ctx *ctx, char **out, svc_err *err);

@@ -38,10 +38,14 @@ static void plan_in_dispose(plan_in *in) {
 
 static int sparse_opt_of(int cost_opt) {
   switch (cost_opt) {
-  case COST_OPT_ROWWISE_ADAGRAD: return PLAN_SOPT_ROWWISE_ADAGRAD;
-  case COST_OPT_ADAGRAD: return PLAN_SOPT_ADAGRAD;
-  case COST_OPT_ADAM: return PLAN_SOPT_ADAM;
-  default: return PLAN_SOPT_SGD;
+  case COST_OPT_ROWWISE_ADAGRAD:
+    return PLAN_SOPT_ROWWISE_ADAGRAD;
+  case COST_OPT_ADAGRAD:
+    return PLAN_SOPT_ADAGRAD;
+  case COST_OPT_ADAM:
+    return PLAN_SOPT_ADAM;
+  default:
+    return PLAN_SOPT_SGD;
   }
 }
 
@@ -125,9 +129,15 @@ static void keep_supported(const cost_hw *hw, int *list, int *n) {
 }
 
 static int decode_knobs(const cJSON *req, const cost_hw *hw, plan_knobs *k, svc_err *err) {
-  static const char *const fields[] = {"batch_per_gpu", "precision",     "embedding_precision",
-                                       "checkpointing", "dense_parallel", "padding",
-                                       "nodes",         "sharding",       "host_placement",
+  static const char *const fields[] = {"batch_per_gpu",
+                                       "precision",
+                                       "embedding_precision",
+                                       "checkpointing",
+                                       "dense_parallel",
+                                       "padding",
+                                       "nodes",
+                                       "sharding",
+                                       "host_placement",
                                        NULL};
   int64_t v[PLAN_MAX_CHOICES];
   int n, rc;
@@ -137,7 +147,8 @@ static int decode_knobs(const cJSON *req, const cost_hw *hw, plan_knobs *k, svc_
   k->n_fsdp = 2, k->fsdp[0] = 0, k->fsdp[1] = 1;
   const cJSON *o = cJSON_GetObjectItemCaseSensitive(req, "knobs");
   if (!o) return 0;
-  if (!cJSON_IsObject(o)) return svc_err_set(err, SVC_BAD_FIELD, "knobs", "knobs must be an object");
+  if (!cJSON_IsObject(o))
+    return svc_err_set(err, SVC_BAD_FIELD, "knobs", "knobs must be an object");
   if ((rc = api_check_fields(o, fields, "knobs", err))) return rc;
 #define LIST(key, fn, body)                                                                        \
   do {                                                                                             \
@@ -146,7 +157,10 @@ static int decode_knobs(const cJSON *req, const cost_hw *hw, plan_knobs *k, svc_
       body;                                                                                        \
     }                                                                                              \
   } while (0)
-  LIST("batch_per_gpu", item_int, { k->n_batch = n; memcpy(k->batch, v, (size_t)n * sizeof *v); });
+  LIST("batch_per_gpu", item_int, {
+    k->n_batch = n;
+    memcpy(k->batch, v, (size_t)n * sizeof *v);
+  });
   LIST("precision", item_dtype, {
     k->n_dense_dtype = n;
     for (int i = 0; i < n; i++) k->dense_dtype[i] = (int)v[i];
@@ -178,7 +192,8 @@ static int decode_knobs(const cJSON *req, const cost_hw *hw, plan_knobs *k, svc_
   const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "host_placement");
   if (h) {
     if (!cJSON_IsBool(h))
-      return svc_err_set(err, SVC_BAD_FIELD, "knobs.host_placement", "knobs.host_placement must be true or false");
+      return svc_err_set(err, SVC_BAD_FIELD, "knobs.host_placement",
+                         "knobs.host_placement must be true or false");
     k->allow_host = cJSON_IsTrue(h);
   }
   keep_supported(hw, k->dense_dtype, &k->n_dense_dtype);
@@ -193,7 +208,8 @@ static int decode_knobs(const cJSON *req, const cost_hw *hw, plan_knobs *k, svc_
 static int expand_tables(plan_in *in, svc_err *err) {
   const cost_dlrm *d = &in->w.dlrm;
   size_t total = 0, k = 0;
-  for (size_t i = 0; i < d->n_tables; i++) total += (size_t)(d->tables[i].count > 0 ? d->tables[i].count : 1);
+  for (size_t i = 0; i < d->n_tables; i++)
+    total += (size_t)(d->tables[i].count > 0 ? d->tables[i].count : 1);
   if (total > MAX_PLAN_TABLES)
     return svc_err_set(err, SVC_OUT_OF_RANGE, "workload.tables",
                        "the planner takes at most %d tables (counts included); got %zu",
@@ -207,7 +223,8 @@ static int expand_tables(plan_in *in, svc_err *err) {
       plan_table *p = &in->tables[k];
       const char *base = t->name[0] ? t->name : "table";
       if (cnt > 1 || !t->name[0])
-        snprintf(p->name, sizeof p->name, "%.40s#%lld", base, (long long)(cnt > 1 ? c : (int64_t)i));
+        snprintf(p->name, sizeof p->name, "%.40s#%lld", base,
+                 (long long)(cnt > 1 ? c : (int64_t)i));
       else
         snprintf(p->name, sizeof p->name, "%s", base);
       p->rows = t->rows, p->dim = t->dim, p->pooling = (double)t->pooling;
@@ -251,7 +268,8 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   const cJSON *cl = cJSON_GetObjectItemCaseSensitive(req, "cluster");
   if (cl) {
     static const char *const cf[] = {"gpus_per_node", "nodes", NULL};
-    if (!cJSON_IsObject(cl)) return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster must be an object");
+    if (!cJSON_IsObject(cl))
+      return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster must be an object");
     if ((rc = api_check_fields(cl, cf, "cluster", err)) ||
         (rc = api_get_int(cl, "gpus_per_node", "cluster", 0, 1, 1024, &gpn, err)) ||
         (rc = api_get_int(cl, "nodes", "cluster", 0, 1, 4096, &nodes, err)))
@@ -311,7 +329,8 @@ static cJSON *recipe_json(const plan_request *pr, const plan_recipe *r, int fram
   cJSON_AddStringToObject(o, "embedding_precision", cost_dtype_name((cost_dtype)r->emb_dtype));
   cJSON_AddStringToObject(o, "checkpointing", cost_ckpt_name(r->checkpointing));
   cJSON_AddStringToObject(o, "dense_parallel", r->fsdp ? "fsdp" : "ddp");
-  cJSON_AddNumberToObject(o, "pad_to", r->pad ? (double)plan_pad_multiple(&pr->hw, r->dense_dtype) : 0);
+  cJSON_AddNumberToObject(o, "pad_to",
+                          r->pad ? (double)plan_pad_multiple(&pr->hw, r->dense_dtype) : 0);
   cJSON_AddStringToObject(o, "framework", cost_framework_name(framework));
   return o;
 }
@@ -330,7 +349,8 @@ static cJSON *emb_plan_json(const plan_request *pr, const plan_eval *e) {
     if (p->shard == PLAN_SHARD_TW) {
       cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->rank));
     } else if (p->shard == PLAN_SHARD_CW) {
-      for (int j = 0; j < p->k; j++) cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->cw_ranks[j]));
+      for (int j = 0; j < p->k; j++)
+        cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->cw_ranks[j]));
     } else if (p->shard == PLAN_SHARD_TWRW) {
       for (int g = 0; g < r->gpus_per_node; g++)
         cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->node * r->gpus_per_node + g));
@@ -376,7 +396,8 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
     cJSON_AddItemToArray(ch, o);
   }
   cJSON *bind = cJSON_AddArrayToObject(x, "binding_constraints");
-  for (int i = 0; i < res->n_binding; i++) cJSON_AddItemToArray(bind, cJSON_CreateString(res->binding[i]));
+  for (int i = 0; i < res->n_binding; i++)
+    cJSON_AddItemToArray(bind, cJSON_CreateString(res->binding[i]));
   cJSON *d = cJSON_AddObjectToObject(x, "dense");
   cJSON_AddNumberToObject(d, "ms", b->dense.ms);
   cJSON_AddNumberToObject(d, "memory_bytes", b->dense.bytes);
@@ -388,8 +409,10 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
   cJSON *e = cJSON_AddObjectToObject(x, "embedding");
   cJSON_AddNumberToObject(e, "max_rank_ms", b->emb.max_ms);
   cJSON_AddNumberToObject(e, "bound_ms", b->emb.bound_ms);
-  if (isfinite(b->emb.greedy_ms)) cJSON_AddNumberToObject(e, "greedy_ms", b->emb.greedy_ms);
-  else cJSON_AddNullToObject(e, "greedy_ms");
+  if (isfinite(b->emb.greedy_ms))
+    cJSON_AddNumberToObject(e, "greedy_ms", b->emb.greedy_ms);
+  else
+    cJSON_AddNullToObject(e, "greedy_ms");
   cJSON_AddStringToObject(e, "method", method_name(b->emb.method));
   cJSON *ranks = cJSON_AddArrayToObject(x, "ranks");
   for (int r = 0; r < b->emb.ranks; r++) {
@@ -414,8 +437,10 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   cJSON_AddNumberToObject(o, "search_gap", res->global_gap);
   cJSON *bl = cJSON_AddObjectToObject(o, "baseline");
   cJSON_AddItemToObject(bl, "recipe", recipe_json(pr, &pr->baseline, in->base.framework));
-  if (res->baseline.emb.tables) add_prediction(bl, pr, &res->baseline);
-  else cJSON_AddBoolToObject(bl, "fits", 0);
+  if (res->baseline.emb.tables)
+    add_prediction(bl, pr, &res->baseline);
+  else
+    cJSON_AddBoolToObject(bl, "fits", 0);
   if (res->baseline_reason[0]) cJSON_AddStringToObject(bl, "reason", res->baseline_reason);
   if (res->baseline_fits && res->baseline.samples_per_s > 0)
     cJSON_AddNumberToObject(o, "gain", res->best.samples_per_s / res->baseline.samples_per_s);
@@ -435,7 +460,8 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
 
 static int new_id(char *id, size_t size, svc_err *err) {
   unsigned char b[8];
-  if (getentropy(b, sizeof b)) return svc_err_set(err, SVC_INTERNAL, "", "no entropy for a plan id");
+  if (getentropy(b, sizeof b))
+    return svc_err_set(err, SVC_INTERNAL, "", "no entropy for a plan id");
   for (int i = 0; i < 8; i++) snprintf(id + 2 * i, size - 2 * (size_t)i, "%02x", b[i]);
   return 0;
 }
@@ -465,10 +491,18 @@ static int store(api_ctx *ctx, const char *kind, const char *hw, const char *bod
 
 int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                 void *progress_user, char **out, svc_err *err) {
-  static const char *const top[] = {"workload",     "hardware",       "cluster",
-                                    "baseline",     "knobs",          "constraints",
-                                    "objective",    "time_limit_s",   "price_per_hour",
-                                    "host_bandwidth_bytes_per_s", "cache_ratio", "calibration",
+  static const char *const top[] = {"workload",
+                                    "hardware",
+                                    "cluster",
+                                    "baseline",
+                                    "knobs",
+                                    "constraints",
+                                    "objective",
+                                    "time_limit_s",
+                                    "price_per_hour",
+                                    "host_bandwidth_bytes_per_s",
+                                    "cache_ratio",
+                                    "calibration",
                                     NULL};
   cJSON *req = NULL, *doc = NULL;
   plan_in in;
@@ -528,11 +562,21 @@ static cJSON *side_json(const plan_request *pr, const plan_eval *e, int framewor
 
 int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                    void *progress_user, char **out, svc_err *err) {
-  static const char *const top[] = {"workload",    "from",         "to",
-                                    "cluster",     "baseline",     "knobs",
-                                    "constraints", "objective",    "time_limit_s",
-                                    "price_per_hour", "host_bandwidth_bytes_per_s", "cache_ratio",
-                                    "calibration", "tune_from",    NULL};
+  static const char *const top[] = {"workload",
+                                    "from",
+                                    "to",
+                                    "cluster",
+                                    "baseline",
+                                    "knobs",
+                                    "constraints",
+                                    "objective",
+                                    "time_limit_s",
+                                    "price_per_hour",
+                                    "host_bandwidth_bytes_per_s",
+                                    "cache_ratio",
+                                    "calibration",
+                                    "tune_from",
+                                    NULL};
   cJSON *req = NULL, *doc = NULL;
   plan_in a, b;
   plan_result ra, rb;
@@ -587,8 +631,10 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
   cJSON *port = cJSON_AddObjectToObject(doc, "direct_port");
   cJSON_AddStringToObject(port, "hardware", b.req.hw.name);
   cJSON_AddItemToObject(port, "recipe", recipe_json(&b.req, &ra.best.recipe, a.base.framework));
-  if (rb.baseline.emb.tables) add_prediction(port, &b.req, &rb.baseline);
-  else cJSON_AddBoolToObject(port, "fits", 0);
+  if (rb.baseline.emb.tables)
+    add_prediction(port, &b.req, &rb.baseline);
+  else
+    cJSON_AddBoolToObject(port, "fits", 0);
   if (rb.baseline_reason[0]) cJSON_AddStringToObject(port, "reason", rb.baseline_reason);
   cJSON *planned = plan_json(&b, &rb);
   cJSON_AddItemToObject(doc, "to", planned);
@@ -596,7 +642,8 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
     cJSON_AddNumberToObject(doc, "gain", rb.best.samples_per_s / rb.baseline.samples_per_s);
   else
     cJSON_AddNullToObject(doc, "gain");
-  cJSON *by = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(planned, "explanation"), "changes");
+  cJSON *by = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(planned, "explanation"), "changes");
   cJSON_AddItemToObject(doc, "gain_by_change", cJSON_Duplicate(by, 1));
   rc = store(ctx, "compare", b.req.hw.name, body, len, doc, out, err);
 cleanup:

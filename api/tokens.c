@@ -35,8 +35,8 @@ int api_scopes_parse(const char *text, unsigned *mask, svc_err *err) {
         bit = scope_names[i].bit;
     if (!bit)
       return svc_err_set(err, SVC_BAD_FIELD, "scope",
-                         "unknown scope '%.*s' (read, plan, dispatch, admin)", (int)(n > 32 ? 32 : n),
-                         p);
+                         "unknown scope '%.*s' (read, plan, dispatch, admin)",
+                         (int)(n > 32 ? 32 : n), p);
     m |= bit;
     p += n;
   }
@@ -79,7 +79,8 @@ static int random_bytes(unsigned char *buf, size_t n, svc_err *err) {
   while (got < n) {
     ssize_t r = getrandom(buf + got, n - got, 0);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return svc_err_set(err, SVC_IO, "", "no randomness for a token: %s", strerror(errno));
+    if (r <= 0)
+      return svc_err_set(err, SVC_IO, "", "no randomness for a token: %s", strerror(errno));
     got += (size_t)r;
   }
   return 0;
@@ -94,8 +95,7 @@ static cJSON *scopes_array(const char *text) {
   return a;
 }
 
-int api_token_create(api_ctx *ctx, const char *scopes, const char *name, char **out,
-                     svc_err *err) {
+int api_token_create(api_ctx *ctx, const char *scopes, const char *name, char **out, svc_err *err) {
   static const char hex[] = "0123456789abcdef";
   unsigned char raw[32];
   char secret[4 + 64 + 1];

@@ -86,8 +86,9 @@ static void run_size(const size_case *c, double tl) {
     free(t);
     return;
   }
-  const char *m = r.method == PLAN_METHOD_EXACT ? "exact"
-                  : r.method == PLAN_METHOD_DECOMPOSED ? "decomposed" : "greedy";
+  const char *m = r.method == PLAN_METHOD_EXACT        ? "exact"
+                  : r.method == PLAN_METHOD_DECOMPOSED ? "decomposed"
+                                                       : "greedy";
   double vs = isfinite(r.greedy_ms) ? r.greedy_ms / r.max_ms : INFINITY;
   printf("| %-8s | %5d | %5d | %-10s | %7.2f | %6.3f%% | %9.3f | %9.3f | %6.3fx |\n", c->hw,
          c->tables, c->gpus, m, r.solve_s, r.gap * 100, r.max_ms, r.greedy_ms, vs);
@@ -166,8 +167,7 @@ static int run_tiny(int count) {
     emb_inst_dispose(&in);
     plan_solve_opts o = {.method = PLAN_METHOD_EXACT, .time_limit_s = 10, .mip_gap = 1e-9};
     int rc = plan_emb_solve(&p, t, 4, &o, &r, &err);
-    if ((rc == -SVC_INFEASIBLE && !isfinite(bf)) ||
-        (!rc && fabs(r.max_ms - bf) <= 1e-6 * bf))
+    if ((rc == -SVC_INFEASIBLE && !isfinite(bf)) || (!rc && fabs(r.max_ms - bf) <= 1e-6 * bf))
       equal++;
     if (!rc) plan_emb_result_dispose(&r);
   }
@@ -224,16 +224,16 @@ int main(int argc, char **argv) {
   }
   svc_log_threshold = SVC_LOG_WARN;
   static const size_case sizes[] = {
-      {"h100-sxm", 10, 8},    {"h200", 100, 16},      {"mi350x", 500, 64},
-      {"b200", 1000, 128},    {"h200", 1000, 128},    {"mi350x", 1000, 128},
-      {"h100-sxm", 1000, 128}, {"b200", 5000, 1024},  {"mi350x", 5000, 1024},
+      {"h100-sxm", 10, 8},     {"h200", 100, 16},    {"mi350x", 500, 64},
+      {"b200", 1000, 128},     {"h200", 1000, 128},  {"mi350x", 1000, 128},
+      {"h100-sxm", 1000, 128}, {"b200", 5000, 1024}, {"mi350x", 5000, 1024},
   };
   size_t ns = sizeof sizes / sizeof sizes[0];
   if (quick) ns = 7;
-  printf("| hw | tables | GPUs | method | solve s | gap | max rank ms | greedy ms | greedy/ours |\n");
+  printf(
+      "| hw | tables | GPUs | method | solve s | gap | max rank ms | greedy ms | greedy/ours |\n");
   printf("|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
-  for (size_t i = 0; i < ns; i++)
-    run_size(&sizes[i], sizes[i].tables >= 5000 ? tl5000 : tl1000);
+  for (size_t i = 0; i < ns; i++) run_size(&sizes[i], sizes[i].tables >= 5000 ? tl5000 : tl1000);
   int tiny = quick ? 10 : 40;
   int equal = run_tiny(tiny);
   int gfail = 0, ok = 0, tight_n = quick ? 8 : 30;

@@ -15,11 +15,12 @@ typedef struct {
   int shown;
 } progress_state;
 
-static int progress(void *user, double incumbent_ms, double bound_ms, double gap, double elapsed_s) {
+static int progress(void *user, double incumbent_ms, double bound_ms, double gap,
+                    double elapsed_s) {
   progress_state *s = user;
   if (elapsed_s < 1.0) return 0;
-  fprintf(stderr, "\rplanning %5.1fs: slowest rank %.3f ms, bound %.3f ms, gap %.2f%%   ", elapsed_s,
-          incumbent_ms, bound_ms, gap * 100);
+  fprintf(stderr, "\rplanning %5.1fs: slowest rank %.3f ms, bound %.3f ms, gap %.2f%%   ",
+          elapsed_s, incumbent_ms, bound_ms, gap * 100);
   fflush(stderr);
   s->shown = 1;
   return 0;
@@ -37,7 +38,8 @@ static int run(cli_opts *o, plan_call fn, int takes_hw) {
   int rc;
   svc_err_clear(&err);
   if (o->argc != 1) {
-    svc_err_set(&err, SVC_BAD_ARGS, "", "expected one request file or - for stdin (see cdplan --help)");
+    svc_err_set(&err, SVC_BAD_ARGS, "",
+                "expected one request file or - for stdin (see cdplan --help)");
     return cli_fail(&err);
   }
   if ((rc = cli_read_input(o->argv[0], &in, &len, &err))) goto cleanup;

@@ -112,9 +112,15 @@ int cli_serve(cli_opts *o) {
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   signal(SIGPIPE, SIG_IGN);
-  srv_config cfg = {.host = host, .port = port, .token = token, .web_root = web,
-                    .openapi_path = openapi, .threads = threads, .rate = limits.rate,
-                    .burst = limits.burst, .max_conns = limits.max_conns,
+  srv_config cfg = {.host = host,
+                    .port = port,
+                    .token = token,
+                    .web_root = web,
+                    .openapi_path = openapi,
+                    .threads = threads,
+                    .rate = limits.rate,
+                    .burst = limits.burst,
+                    .max_conns = limits.max_conns,
                     .timeout_s = limits.timeout_s};
   if ((rc = srv_start(&s, ctx, &cfg, &err))) goto cleanup;
   printf("{\"listening\":\"http://%s:%d\"}\n", host, srv_port(s));

@@ -26,8 +26,13 @@ int plan_dense_step(void *user, const cost_hw *hw, const plan_recipe *r, plan_de
   const plan_step_dense *sd = user;
   cost_workload w = sd->w;
   cost_recipe cr = sd->base;
-  cost_table tiny = {.name = "dense_only", .rows = 1, .dim = 16, .pooling = 1, .count = 0,
-                     .sharding = COST_SHARD_DATA_PARALLEL, .placement = COST_PLACE_HBM};
+  cost_table tiny = {.name = "dense_only",
+                     .rows = 1,
+                     .dim = 16,
+                     .pooling = 1,
+                     .count = 0,
+                     .sharding = COST_SHARD_DATA_PARALLEL,
+                     .placement = COST_PLACE_HBM};
   cost_step_result res;
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < w.dlrm.n_tables; i++) {

@@ -71,7 +71,8 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
   ly->large = calloc(in->nclass ? in->nclass : 1, 1);
   if (!ly->ncol || !ly->large) return -1;
   /* big instances: a pure LP (the rounding handles integrality) */
-  if (isfinite(warm_ms) && warm_ms > 0 && in->nclass <= LP_ONLY_CLASSES) mark_large(in, warm_ms, ly->large);
+  if (isfinite(warm_ms) && warm_ms > 0 && in->nclass <= LP_ONLY_CLASSES)
+    mark_large(in, warm_ms, ly->large);
   double R = in->R, capgb = in->p->cap_bytes / 1e9;
   int L = *Lcol = milp_col(m, 0, INFINITY, 1.0, MILP_CONT);
   int U = milp_col(m, 0, INFINITY, 0, MILP_CONT), Um = milp_col(m, 0, INFINITY, 0, MILP_CONT);
@@ -170,13 +171,18 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   }
   /* Stage 1 gets most of the time; packing is fast. */
   double now = svc_now(), budget = (deadline - now) * 0.7;
-  milp_opts mo = {.time_limit_s = (now - t0) + budget, .mip_gap = o->mip_gap * 0.5, .presolve = 0,
-                  .progress = o->progress, .progress_user = o->progress_user, .t0 = t0};
+  milp_opts mo = {.time_limit_s = (now - t0) + budget,
+                  .mip_gap = o->mip_gap * 0.5,
+                  .presolve = 0,
+                  .progress = o->progress,
+                  .progress_user = o->progress_user,
+                  .t0 = t0};
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
   /* no integer point in time: round the LP optimum instead */
-  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE && !(sol.status == MILP_NOSOL && sol.x))
+  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE &&
+      !(sol.status == MILP_NOSOL && sol.x))
     goto cleanup;
   if (!(choice = malloc((in->n ? in->n : 1) * sizeof *choice))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);

@@ -117,8 +117,10 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
   case PLAN_SHARD_DP:
     bags = B, lookups = B * P;
     {
-      cost_collective_op ar = {.kind = COST_COLL_ALLREDUCE, .bytes = rows * dim * pr->eb,
-                               .ranks = in->R, .scope = in->N > 1 ? COST_SCOPE_CLUSTER : COST_SCOPE_NODE};
+      cost_collective_op ar = {.kind = COST_COLL_ALLREDUCE,
+                               .bytes = rows * dim * pr->eb,
+                               .ranks = in->R,
+                               .scope = in->N > 1 ? COST_SCOPE_CLUSTER : COST_SCOPE_NODE};
       cost_result r;
       comm = cost_collective(&p->hw, &ar, &r) ? NAN : r.ms;
     }
@@ -136,7 +138,8 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
     break;
   default: /* TWRW */
     srows = rows / G, lookups = gb * P / G;
-    comm = pr->node_rs * gb * dim * pr->ab * 2.0 + pr->a2a * (gb * dim / G * pr->ab * 2.0 + lookups * 8.0);
+    comm = pr->node_rs * gb * dim * pr->ab * 2.0 +
+           pr->a2a * (gb * dim / G * pr->ab * 2.0 + lookups * 8.0);
     break;
   }
   double table_b = srows * sdim * pr->eb;
@@ -164,18 +167,33 @@ static int build_list(emb_inst *in, emb_opt *list) {
   const plan_emb_problem *p = in->p;
   int n = 0, cwmax = p->cw_max > 0 ? p->cw_max : 4;
   if (cwmax > PLAN_MAX_CW) cwmax = PLAN_MAX_CW;
-  list[n++] = (emb_opt){.shard = PLAN_SHARD_DP, .place = PLAN_PLACE_HBM, .k = 1,
-                        .kind = EK_UNIFORM, .ok = in->R > 1 && allowed(p, PLAN_SHARD_DP)};
+  list[n++] = (emb_opt){.shard = PLAN_SHARD_DP,
+                        .place = PLAN_PLACE_HBM,
+                        .k = 1,
+                        .kind = EK_UNIFORM,
+                        .ok = in->R > 1 && allowed(p, PLAN_SHARD_DP)};
   for (int pl = 0; pl < PLAN_PLACE__COUNT; pl++) {
     int pok = pl == PLAN_PLACE_HBM || p->allow_host;
-    list[n++] = (emb_opt){.shard = PLAN_SHARD_TW, .place = pl, .k = 1, .kind = EK_ITEM,
+    list[n++] = (emb_opt){.shard = PLAN_SHARD_TW,
+                          .place = pl,
+                          .k = 1,
+                          .kind = EK_ITEM,
                           .ok = pok && allowed(p, PLAN_SHARD_TW)};
-    list[n++] = (emb_opt){.shard = PLAN_SHARD_RW, .place = pl, .k = 1, .kind = EK_UNIFORM,
+    list[n++] = (emb_opt){.shard = PLAN_SHARD_RW,
+                          .place = pl,
+                          .k = 1,
+                          .kind = EK_UNIFORM,
                           .ok = pok && in->R > 1 && allowed(p, PLAN_SHARD_RW)};
     for (int k = 2; k <= cwmax; k *= 2)
-      list[n++] = (emb_opt){.shard = PLAN_SHARD_CW, .place = pl, .k = k, .kind = EK_ITEM,
+      list[n++] = (emb_opt){.shard = PLAN_SHARD_CW,
+                            .place = pl,
+                            .k = k,
+                            .kind = EK_ITEM,
                             .ok = pok && in->R > 1 && allowed(p, PLAN_SHARD_CW)};
-    list[n++] = (emb_opt){.shard = PLAN_SHARD_TWRW, .place = pl, .k = 1, .kind = EK_NODE,
+    list[n++] = (emb_opt){.shard = PLAN_SHARD_TWRW,
+                          .place = pl,
+                          .k = 1,
+                          .kind = EK_NODE,
                           .ok = pok && in->N > 1 && in->G > 1 && allowed(p, PLAN_SHARD_TWRW)};
   }
   return n;
@@ -259,8 +277,11 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
   int scope = in->N > 1 ? COST_SCOPE_CLUSTER : COST_SCOPE_NODE;
   prices pr = {.host_bw = p->host_bw > 0 ? p->host_bw : PLAN_DEFAULT_HOST_BW,
                .cache = p->cache_ratio > 0 ? p->cache_ratio : PLAN_DEFAULT_CACHE_RATIO,
-               .B = (double)p->batch_per_gpu, .R = in->R, .G = in->G,
-               .eb = cost_dtype_bytes((cost_dtype)p->emb_dtype), .ab = p->act_bytes};
+               .B = (double)p->batch_per_gpu,
+               .R = in->R,
+               .G = in->G,
+               .eb = cost_dtype_bytes((cost_dtype)p->emb_dtype),
+               .ab = p->act_bytes};
   pr.a2a = slope(&p->hw, COST_COLL_ALLTOALL, in->R, scope);
   pr.rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->R, scope);
   pr.node_rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->G, COST_SCOPE_NODE);
@@ -268,10 +289,12 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
     emb_inst_dispose(in);
     return svc_err_set(err, SVC_BAD_FIELD, "hardware",
                        "%s: the descriptor lacks the link bandwidths the embedding "
-                       "communication needs", p->hw.name);
+                       "communication needs",
+                       p->hw.name);
   }
   if (in->R > 1) { /* forward + backward all-to-all latency */
-    cost_collective_op op = {.kind = COST_COLL_ALLTOALL, .bytes = 1, .ranks = in->R, .scope = scope};
+    cost_collective_op op = {
+        .kind = COST_COLL_ALLTOALL, .bytes = 1, .ranks = in->R, .scope = scope};
     cost_result r;
     in->fixed_ms = cost_collective(&p->hw, &op, &r) ? 0 : 2.0 * r.ms;
   }

@@ -51,9 +51,8 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
     const emb_opt *e = o >= 0 ? EOPT(in, i, o) : NULL;
     if (!e || !e->allowed) {
       plan_emb_result_dispose(res);
-      return svc_err_set(err, SVC_BAD_FIELD, "sharding",
-                         "table '%s': %s%s is not allowed here", in->t[i].name,
-                         plan_shard_name(pl->shard),
+      return svc_err_set(err, SVC_BAD_FIELD, "sharding", "table '%s': %s%s is not allowed here",
+                         in->t[i].name, plan_shard_name(pl->shard),
                          pl->place == PLAN_PLACE_HOST ? " (host placement)" : "");
     }
     res->tables[i] = *pl;

@@ -36,8 +36,8 @@ size_t emb_exact_size(const emb_inst *in) {
     for (int o = 0; o < in->nopt; o++) {
       const emb_opt *e = EOPT(in, in->cls_rep[c], o);
       if (!e->ok) continue;
-      n += e->kind == EK_UNIFORM ? 1
-           : e->kind == EK_NODE  ? (size_t)in->N
+      n += e->kind == EK_UNIFORM       ? 1
+           : e->kind == EK_NODE        ? (size_t)in->N
            : e->shard == PLAN_SHARD_TW ? (size_t)in->R
                                        : (size_t)in->R + 1;
     }
@@ -213,8 +213,13 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
     }
     encode(in, &ly, warm, warm_ms, wx, m.ncols);
   }
-  milp_opts mo = {.time_limit_s = deadline - t0, .mip_gap = o->mip_gap, .presolve = 0,
-                  .warm = wx, .progress = o->progress, .progress_user = o->progress_user, .t0 = t0};
+  milp_opts mo = {.time_limit_s = deadline - t0,
+                  .mip_gap = o->mip_gap,
+                  .presolve = 0,
+                  .warm = wx,
+                  .progress = o->progress,
+                  .progress_user = o->progress_user,
+                  .t0 = t0};
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;

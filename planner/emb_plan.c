@@ -90,7 +90,9 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   emb_inst in;
   plan_solve_opts o = opts ? *opts : (plan_solve_opts){0};
   plan_table_plan *gplans = NULL, *splans = NULL;
-  plan_emb_result gres = {0}, sres = {0};
+  plan_emb_result gres = {0}, sres = {0}, lres = {0};
+  plan_table_plan *lplans = NULL;
+  int lhave = 0;
   svc_err gerr;
   int rc, grc, fits = 0, status = MILP_NOSOL, have = 0;
   double t0 = svc_now(), bound = 0;
@@ -130,6 +132,25 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   if (method == PLAN_METHOD_AUTO)
     method = emb_exact_size(&in) <= (size_t)o.exact_max_vars ? PLAN_METHOD_EXACT
                                                              : PLAN_METHOD_DECOMPOSED;
+  /* the greedy improved by option repair and moves/swaps, within the first
+   * 30% of the time: an incumbent for the solver to beat (and its warm start) */
+  if (!grc && method != PLAN_METHOD_GREEDY) {
+    if (!(lplans = malloc((n ? n : 1) * sizeof *lplans))) {
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+      goto cleanup;
+    }
+    memcpy(lplans, gres.tables, n * sizeof *lplans);
+    double until = t0 + 0.3 * o.time_limit_s;
+    emb_repair_options(&in, lplans, until);
+    emb_local_search(&in, lplans, until);
+    if (!emb_eval(&in, lplans, &lres, &fits, NULL)) {
+      lhave = fits && lres.max_ms < gms;
+      if (lhave)
+        warm = lplans, warm_ms = lres.max_ms;
+      else
+        plan_emb_result_dispose(&lres);
+    }
+  }
   if (method == PLAN_METHOD_EXACT) {
     plan_table_plan *wcopy = NULL;
     if (warm == splans) { /* the solve writes splans: keep the start apart */
@@ -140,8 +161,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
       memcpy(wcopy, splans, n * sizeof *wcopy);
       warm = wcopy;
     }
-    rc = emb_solve_exact(&in, warm, warm_ms * (1 + 1e-9), &o, t0, deadline, splans, &bound,
-                         &status, err);
+    rc = emb_solve_exact(&in, warm, warm_ms * (1 + 1e-9), &o, t0, deadline, splans, &bound, &status,
+                         err);
     have = status == MILP_OPTIMAL || status == MILP_FEASIBLE;
     if (!have && wcopy) { /* the solver found nothing better in time: the start is the answer */
       memcpy(splans, wcopy, n * sizeof *wcopy);
@@ -152,8 +173,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     int had_warm = warm == splans;
     plan_table_plan *wcopy = had_warm ? malloc((n ? n : 1) * sizeof *wcopy) : NULL;
     if (wcopy) memcpy(wcopy, splans, n * sizeof *wcopy);
-    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, deadline, splans, &have, &bound, &status,
-                              err);
+    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, deadline, splans, &have, &bound, &status, err);
     if (!rc && wcopy) { /* keep whichever of the start and the packing is better */
       plan_emb_result a, b;
       int fa = 0, fb = 0;
@@ -186,21 +206,11 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     rc = -gerr.code;
     goto cleanup;
   }
-  if (!grc && method != PLAN_METHOD_GREEDY) { /* the greedy, improved by moves and swaps */
-    plan_emb_result lr;
-    int lfits = 0;
-    memcpy(gplans, gres.tables, n * sizeof *gplans);
-    emb_repair_options(&in, gplans, deadline + 0.05 * o.time_limit_s);
-    emb_local_search(&in, gplans, deadline + 0.05 * o.time_limit_s);
-    if (!emb_eval(&in, gplans, &lr, &lfits, NULL)) {
-      if (lfits && (!have || lr.max_ms < sres.max_ms - 1e-12)) {
-        plan_emb_result_dispose(&sres);
-        sres = lr;
-        have = 1;
-      } else {
-        plan_emb_result_dispose(&lr);
-      }
-    }
+  if (lhave && (!have || lres.max_ms < sres.max_ms - 1e-12)) {
+    plan_emb_result_dispose(&sres);
+    sres = lres;
+    memset(&lres, 0, sizeof lres);
+    have = 1;
   }
   svc_log(SVC_LOG_DEBUG,
           "planner: %zu tables (%zu classes) x %d ranks: greedy %.4f ms, %s status %d bound %.4f, "
@@ -231,7 +241,8 @@ cleanup:
   emb_inst_dispose(&in);
   plan_emb_result_dispose(&gres);
   plan_emb_result_dispose(&sres);
-  free(gplans), free(splans);
+  plan_emb_result_dispose(&lres);
+  free(gplans), free(splans), free(lplans);
   return rc;
 }
 

@@ -16,31 +16,59 @@
 #include "planner/planner_int.h"
 
 enum { K_GPUS = 0, K_DENSE, K_EMB, K_BATCH, K_CKPT, K_FSDP, K_PAD, K__COUNT };
-static const char *const knob_names[K__COUNT] = {"gpus",          "dense_precision",
-                                                 "embedding_precision", "batch_per_gpu",
-                                                 "checkpointing", "dense_parallel", "padding"};
+static const char *const knob_names[K__COUNT] = {
+    "gpus",           "dense_precision", "embedding_precision", "batch_per_gpu", "checkpointing",
+    "dense_parallel", "padding"};
 
 static void knob_value(const plan_recipe *r, int k, char *buf, size_t size) {
   switch (k) {
-  case K_GPUS: snprintf(buf, size, "%d", r->gpus_per_node * r->nodes); break;
-  case K_DENSE: snprintf(buf, size, "%s", cost_dtype_name((cost_dtype)r->dense_dtype)); break;
-  case K_EMB: snprintf(buf, size, "%s", cost_dtype_name((cost_dtype)r->emb_dtype)); break;
-  case K_BATCH: snprintf(buf, size, "%lld", (long long)r->batch_per_gpu); break;
-  case K_CKPT: snprintf(buf, size, "%s", cost_ckpt_name(r->checkpointing)); break;
-  case K_FSDP: snprintf(buf, size, "%s", r->fsdp ? "fsdp" : "ddp"); break;
-  default: snprintf(buf, size, "%s", r->pad ? "on" : "off"); break;
+  case K_GPUS:
+    snprintf(buf, size, "%d", r->gpus_per_node * r->nodes);
+    break;
+  case K_DENSE:
+    snprintf(buf, size, "%s", cost_dtype_name((cost_dtype)r->dense_dtype));
+    break;
+  case K_EMB:
+    snprintf(buf, size, "%s", cost_dtype_name((cost_dtype)r->emb_dtype));
+    break;
+  case K_BATCH:
+    snprintf(buf, size, "%lld", (long long)r->batch_per_gpu);
+    break;
+  case K_CKPT:
+    snprintf(buf, size, "%s", cost_ckpt_name(r->checkpointing));
+    break;
+  case K_FSDP:
+    snprintf(buf, size, "%s", r->fsdp ? "fsdp" : "ddp");
+    break;
+  default:
+    snprintf(buf, size, "%s", r->pad ? "on" : "off");
+    break;
   }
 }
 
 static void set_knob(plan_recipe *r, const plan_recipe *to, int k) {
   switch (k) {
-  case K_GPUS: r->nodes = to->nodes, r->gpus_per_node = to->gpus_per_node; break;
-  case K_DENSE: r->dense_dtype = to->dense_dtype; break;
-  case K_EMB: r->emb_dtype = to->emb_dtype; break;
-  case K_BATCH: r->batch_per_gpu = to->batch_per_gpu; break;
-  case K_CKPT: r->checkpointing = to->checkpointing; break;
-  case K_FSDP: r->fsdp = to->fsdp; break;
-  default: r->pad = to->pad; break;
+  case K_GPUS:
+    r->nodes = to->nodes, r->gpus_per_node = to->gpus_per_node;
+    break;
+  case K_DENSE:
+    r->dense_dtype = to->dense_dtype;
+    break;
+  case K_EMB:
+    r->emb_dtype = to->emb_dtype;
+    break;
+  case K_BATCH:
+    r->batch_per_gpu = to->batch_per_gpu;
+    break;
+  case K_CKPT:
+    r->checkpointing = to->checkpointing;
+    break;
+  case K_FSDP:
+    r->fsdp = to->fsdp;
+    break;
+  default:
+    r->pad = to->pad;
+    break;
   }
 }
 
@@ -52,7 +80,8 @@ static void summarize(const plan_table_plan *p, size_t n, char *buf, size_t size
   buf[0] = '\0';
   for (int s = 0; s < PLAN_SHARD__COUNT; s++) {
     if (!cnt[s]) continue;
-    int w = snprintf(buf + used, size - used, "%s%s %d", used ? ", " : "", plan_shard_name(s), cnt[s]);
+    int w =
+        snprintf(buf + used, size - used, "%s%s %d", used ? ", " : "", plan_shard_name(s), cnt[s]);
     if (w < 0 || (size_t)w >= size - used) return;
     used += (size_t)w;
   }
@@ -113,8 +142,10 @@ static void changes(const plan_request *req, plan_result *out) {
   }
   if (!plans || !same_plans(plans, fin->emb.tables, fin->emb.n_tables)) {
     char from[96] = "", to[96];
-    if (plans) summarize(plans, fin->emb.n_tables, from, sizeof from);
-    else snprintf(from, sizeof from, "greedy");
+    if (plans)
+      summarize(plans, fin->emb.n_tables, from, sizeof from);
+    else
+      snprintf(from, sizeof from, "greedy");
     summarize(fin->emb.tables, fin->emb.n_tables, to, sizeof to);
     plan_change *ch = add_change(out, "embedding_plan", from, to);
     if (!ch) return;
@@ -146,8 +177,9 @@ static void binding(const plan_request *req, plan_result *out, const plan_combo 
   /* a more aggressive knob (bigger batch, less checkpointing) that did not fit */
   for (size_t i = 0; i < n && out->n_binding < 7; i++) {
     const plan_recipe *r = &c[i].r;
-    if (!c[i].infeasible || r->nodes != b->recipe.nodes || r->dense_dtype != b->recipe.dense_dtype ||
-        r->emb_dtype != b->recipe.emb_dtype || r->fsdp != b->recipe.fsdp || r->pad != b->recipe.pad)
+    if (!c[i].infeasible || r->nodes != b->recipe.nodes ||
+        r->dense_dtype != b->recipe.dense_dtype || r->emb_dtype != b->recipe.emb_dtype ||
+        r->fsdp != b->recipe.fsdp || r->pad != b->recipe.pad)
       continue;
     if (r->batch_per_gpu > b->recipe.batch_per_gpu && r->checkpointing == b->recipe.checkpointing) {
       BIND("batch_per_gpu %lld does not fit: %.100s", (long long)r->batch_per_gpu, c[i].reason);

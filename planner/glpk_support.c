@@ -52,27 +52,48 @@ static int term_hook(void *info, const char *s) {
 
 const char *plan_glpk_strerror(int code) {
   switch (code) {
-  case 0: return "ok";
-  case GLP_EBADB: return "invalid initial basis";
-  case GLP_ESING: return "singular basis matrix";
-  case GLP_ECOND: return "ill-conditioned basis matrix";
-  case GLP_EBOUND: return "inconsistent variable bounds";
-  case GLP_EFAIL: return "solver failure";
-  case GLP_EOBJLL: return "objective lower limit reached";
-  case GLP_EOBJUL: return "objective upper limit reached";
-  case GLP_EITLIM: return "iteration limit exceeded";
-  case GLP_ETMLIM: return "time limit exceeded";
-  case GLP_ENOPFS: return "no primal feasible solution";
-  case GLP_ENODFS: return "no dual feasible solution";
-  case GLP_EROOT: return "root LP optimum not provided";
-  case GLP_ESTOP: return "search stopped by the application";
-  case GLP_EMIPGAP: return "relative MIP gap tolerance reached";
-  case GLP_ENOFEAS: return "no feasible solution";
-  case GLP_ENOCVG: return "no convergence";
-  case GLP_EINSTAB: return "numerical instability";
-  case GLP_EDATA: return "invalid data";
-  case GLP_ERANGE: return "result out of range";
-  default: return "unknown GLPK return code";
+  case 0:
+    return "ok";
+  case GLP_EBADB:
+    return "invalid initial basis";
+  case GLP_ESING:
+    return "singular basis matrix";
+  case GLP_ECOND:
+    return "ill-conditioned basis matrix";
+  case GLP_EBOUND:
+    return "inconsistent variable bounds";
+  case GLP_EFAIL:
+    return "solver failure";
+  case GLP_EOBJLL:
+    return "objective lower limit reached";
+  case GLP_EOBJUL:
+    return "objective upper limit reached";
+  case GLP_EITLIM:
+    return "iteration limit exceeded";
+  case GLP_ETMLIM:
+    return "time limit exceeded";
+  case GLP_ENOPFS:
+    return "no primal feasible solution";
+  case GLP_ENODFS:
+    return "no dual feasible solution";
+  case GLP_EROOT:
+    return "root LP optimum not provided";
+  case GLP_ESTOP:
+    return "search stopped by the application";
+  case GLP_EMIPGAP:
+    return "relative MIP gap tolerance reached";
+  case GLP_ENOFEAS:
+    return "no feasible solution";
+  case GLP_ENOCVG:
+    return "no convergence";
+  case GLP_EINSTAB:
+    return "numerical instability";
+  case GLP_EDATA:
+    return "invalid data";
+  case GLP_ERANGE:
+    return "result out of range";
+  default:
+    return "unknown GLPK return code";
   }
 }
 
@@ -161,9 +182,9 @@ void milp_sol_dispose(milp_sol *s) {
 typedef struct {
   const plan_milp *m;
   const milp_opts *o;
-  double bound;    /* best proven bound seen */
-  int warm_given;  /* warm start handed to GLPK */
-  int stopped;     /* the progress callback asked to stop */
+  double bound;   /* best proven bound seen */
+  int warm_given; /* warm start handed to GLPK */
+  int stopped;    /* the progress callback asked to stop */
   double last_report;
 } cb_state;
 

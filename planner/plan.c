@@ -118,7 +118,8 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
   else
     nodes[nn++] = b->nodes;
   int nb = k->global_batch > 0 ? 1 : (k->n_batch > 0 ? k->n_batch : 1);
-  int nd = k->n_dense_dtype > 0 ? k->n_dense_dtype : 1, ne = k->n_emb_dtype > 0 ? k->n_emb_dtype : 1;
+  int nd = k->n_dense_dtype > 0 ? k->n_dense_dtype : 1,
+      ne = k->n_emb_dtype > 0 ? k->n_emb_dtype : 1;
   int nc = k->n_ckpt > 0 ? k->n_ckpt : 1, nf = k->n_fsdp > 0 ? k->n_fsdp : 1;
   int np = k->n_pad > 0 ? k->n_pad : 1;
   size_t total = (size_t)nn * nb * nd * ne * nc * nf * np, i = 0;
@@ -210,8 +211,10 @@ static int search(const plan_request *req, combo *c, size_t n, plan_result *out,
   for (size_t i = 0; i < n && !c[i].infeasible; i++) {
     if (have && c[i].optimistic <= plan_score(req, &best.recipe, best.step_ms)) break;
     if (eval_full(req, &c[i].r, NULL, NULL, &cand, &e) || !cand.fits) {
-      if (!cand.emb.tables) svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
-      else snprintf(c[i].reason, sizeof c[i].reason, "HBM capacity: the greedy plan does not fit");
+      if (!cand.emb.tables)
+        svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
+      else
+        snprintf(c[i].reason, sizeof c[i].reason, "HBM capacity: the greedy plan does not fit");
       plan_eval_dispose(&cand);
       continue;
     }
@@ -288,8 +291,7 @@ static int check_request(const plan_request *req, svc_err *err) {
   if (b->gpus_per_node < 1 || b->nodes < 1)
     return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster needs gpus_per_node and nodes >= 1");
   if (!(req->hw.hbm_usable_bytes > 0))
-    return svc_err_set(err, SVC_BAD_FIELD, "hardware", "%s has no usable HBM figure",
-                       req->hw.name);
+    return svc_err_set(err, SVC_BAD_FIELD, "hardware", "%s has no usable HBM figure", req->hw.name);
   if (req->objective == PLAN_OBJ_COST && !(price_of(req) > 0))
     return svc_err_set(err, SVC_MISSING_FIELD, "price_per_hour",
                        "objective cost needs a price: %s has no price_per_hour_usd; give "

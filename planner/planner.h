@@ -29,7 +29,7 @@
 #include "costmodel/costmodel.h"
 #include "costmodel/step.h"
 
-#define PLAN_MAX_CW 8     /* column-wise shards per table, at most */
+#define PLAN_MAX_CW 8       /* column-wise shards per table, at most */
 #define PLAN_MAX_CHOICES 16 /* values per knob */
 #define PLAN_MAX_CHANGES 16
 
@@ -55,12 +55,12 @@ typedef enum {
 } plan_sparse_opt;
 typedef enum { PLAN_OBJ_THROUGHPUT = 0, PLAN_OBJ_COST } plan_objective;
 
-const char *plan_shard_name(int shard); /* "table_wise" */
-int plan_shard_parse(const char *name);  /* -1 when unknown */
+const char *plan_shard_name(int shard);   /* "table_wise" */
+int plan_shard_parse(const char *name);   /* -1 when unknown */
 const char *plan_place_kernel(int place); /* "fused" | "fused_uvm_caching" */
 
 /* Defaults for host-placed tables (documented in docs/planner.md). */
-#define PLAN_DEFAULT_HOST_BW 5.0e10 /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
+#define PLAN_DEFAULT_HOST_BW 5.0e10  /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
 #define PLAN_DEFAULT_CACHE_RATIO 0.2 /* TorchRec's default cache_load_factor */
 
 typedef struct {
@@ -146,8 +146,7 @@ int plan_emb_greedy(const plan_emb_problem *p, const plan_table *tables, size_t 
  * whether every rank is within cap_bytes. -SVC_BAD_FIELD when a plan
  * names an option the problem does not allow or a rank out of range. */
 int plan_emb_evaluate(const plan_emb_problem *p, const plan_table *tables, size_t n,
-                      const plan_table_plan *plans, plan_emb_result *out, int *fits,
-                      svc_err *err);
+                      const plan_table_plan *plans, plan_emb_result *out, int *fits, svc_err *err);
 void plan_emb_result_dispose(plan_emb_result *r);
 
 /* ---- The global recipe --------------------------------------------------- */
@@ -155,8 +154,8 @@ void plan_emb_result_dispose(plan_emb_result *r);
 typedef struct {
   int gpus_per_node, nodes;
   int64_t batch_per_gpu;
-  int dense_dtype; /* cost_dtype */
-  int emb_dtype;   /* cost_dtype */
+  int dense_dtype;   /* cost_dtype */
+  int emb_dtype;     /* cost_dtype */
   int checkpointing; /* cost_ckpt: none, selective, full */
   int fsdp;          /* 0 DDP, 1 FSDP for the dense part */
   int pad;           /* dims padded to alignment / tile multiples */
@@ -181,8 +180,8 @@ typedef int (*plan_dense_fn)(void *user, const cost_hw *hw, const plan_recipe *r
  * and workspace; the embedding work is what plan_emb_* adds. user = const
  * plan_step_dense *. */
 typedef struct {
-  cost_workload w;    /* kind COST_WL_DLRM; w.dlrm.tables borrowed */
-  cost_recipe base;   /* framework and the fields plan_recipe does not set */
+  cost_workload w;  /* kind COST_WL_DLRM; w.dlrm.tables borrowed */
+  cost_recipe base; /* framework and the fields plan_recipe does not set */
 } plan_step_dense;
 
 int plan_dense_step(void *user, const cost_hw *hw, const plan_recipe *r, plan_dense_cost *out,
@@ -227,11 +226,11 @@ typedef struct {
   plan_recipe recipe;
   plan_dense_cost dense;
   plan_emb_result emb;
-  int fits;          /* peak memory within hbm_usable_bytes */
-  double step_ms;    /* dense + slowest rank's embedding work */
+  int fits;       /* peak memory within hbm_usable_bytes */
+  double step_ms; /* dense + slowest rank's embedding work */
   double samples_per_s;
   double usd_per_msample; /* 0 when no price */
-  double peak_bytes; /* the fullest GPU */
+  double peak_bytes;      /* the fullest GPU */
 } plan_eval;
 
 typedef struct {

@@ -30,19 +30,27 @@
 
 static const char *scope_name(srv_scope need) {
   switch (need) {
-  case SRV_SCOPE_ADMIN: return "admin";
-  case SRV_SCOPE_PLAN: return "plan";
-  case SRV_SCOPE_DISPATCH: return "dispatch";
-  default: return "read";
+  case SRV_SCOPE_ADMIN:
+    return "admin";
+  case SRV_SCOPE_PLAN:
+    return "plan";
+  case SRV_SCOPE_DISPATCH:
+    return "dispatch";
+  default:
+    return "read";
   }
 }
 
 static unsigned scope_bit(srv_scope need) {
   switch (need) {
-  case SRV_SCOPE_ADMIN: return API_SCOPE_ADMIN;
-  case SRV_SCOPE_PLAN: return API_SCOPE_PLAN;
-  case SRV_SCOPE_DISPATCH: return API_SCOPE_DISPATCH;
-  default: return API_SCOPE_READ;
+  case SRV_SCOPE_ADMIN:
+    return API_SCOPE_ADMIN;
+  case SRV_SCOPE_PLAN:
+    return API_SCOPE_PLAN;
+  case SRV_SCOPE_DISPATCH:
+    return API_SCOPE_DISPATCH;
+  default:
+    return API_SCOPE_READ;
   }
 }
 
@@ -72,7 +80,8 @@ static int verify(srv *s, const char *t, size_t len, double now, unsigned *scope
                   svc_err *err) {
   srv_auth *a = &s->auth;
   unsigned char h[32];
-  if (len == 0 || len > API_TOKEN_MAX) return svc_err_set(err, SVC_FORBIDDEN, "Authorization", NULL);
+  if (len == 0 || len > API_TOKEN_MAX)
+    return svc_err_set(err, SVC_FORBIDDEN, "Authorization", NULL);
   svc_sha256(t, len, h);
   pthread_mutex_lock(&a->lock);
   for (size_t i = 0; i < SRV_AUTH_CACHE; i++) {

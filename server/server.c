@@ -366,8 +366,8 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
                         * most timeout_s; past max_conns new ones are
                         * refused at accept. */
                        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-                       max_conns, MHD_OPTION_URI_LOG_CALLBACK,
-                       on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+                       max_conns, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+                       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
   if (!s->daemon) {
     rc = svc_err_set(err, SVC_IO, "listen", "cannot listen on %s:%d",
                      cfg->host ? cfg->host : "127.0.0.1", cfg->port);
@@ -376,8 +376,7 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
   s->port = info ? info->port : cfg->port;
   svc_log(SVC_LOG_DEBUG, "http: port %d, %u threads, %u heavy, %u connections, %u s timeout%s",
-          s->port, threads, s->heavy_max, max_conns, timeout_s,
-          s->rl ? ", rate limited" : "");
+          s->port, threads, s->heavy_max, max_conns, timeout_s, s->rl ? ", rate limited" : "");
   *out = s;
   s = NULL;
 

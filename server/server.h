@@ -12,18 +12,18 @@
 typedef struct srv srv;
 
 typedef struct {
-  const char *host;     /* "127.0.0.1" */
-  int port;             /* 0 = any free port; srv_port() tells which */
-  const char *token;    /* --token-file's token (every scope); NULL = none. See auth.c */
-  const char *web_root; /* directory of the dashboard's static files; NULL = none */
+  const char *host;         /* "127.0.0.1" */
+  int port;                 /* 0 = any free port; srv_port() tells which */
+  const char *token;        /* --token-file's token (every scope); NULL = none. See auth.c */
+  const char *web_root;     /* directory of the dashboard's static files; NULL = none */
   const char *openapi_path; /* docs/openapi.yaml to serve at /openapi.yaml */
-  unsigned threads;     /* worker threads; 0 = number of cores */
+  unsigned threads;         /* worker threads; 0 = number of cores */
   /* Limits (0 = the default in brackets). */
-  double rate;           /* requests/s per client address and per token [off] */
-  double burst;          /* bucket size for rate [max(rate, 1) * 2] */
-  unsigned max_conns;    /* open connections in all [1024] */
-  unsigned timeout_s;    /* idle connection timeout [30] */
-  unsigned heavy_max;    /* heavy (plan, compare) handlers at once [max(1, threads / 2)] */
+  double rate;        /* requests/s per client address and per token [off] */
+  double burst;       /* bucket size for rate [max(rate, 1) * 2] */
+  unsigned max_conns; /* open connections in all [1024] */
+  unsigned timeout_s; /* idle connection timeout [30] */
+  unsigned heavy_max; /* heavy (plan, compare) handlers at once [max(1, threads / 2)] */
 } srv_config;
 
 /* Start serving in background threads. ctx stays owned by the caller and

@@ -904,6 +904,7 @@ function renderCompare(doc, req) {
   $("compare-summary").replaceChildren(...cards);
   const split = pick(doc, "gain_by_change", "changes", "split") || changeList(pick(doc, "explanation") || pick(plan, "explanation"));
   const list = Array.isArray(split) ? split : Object.entries(split || {}).map(([k, v]) => (typeof v === "object" ? { change: k, ...v } : { change: k, gain: v }));
+  $("compare-nochange").hidden = list.length > 0;
   if (list.length) {
     charts.draw("compare-chart", {
       type: "bar",

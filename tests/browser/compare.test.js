@@ -42,6 +42,8 @@ run(__filename, [
       assert(/^×[\d.]+$/.test(gain), `gain shown: ${gain}`);
       assert(/ms/.test(await page.textContent("#cmp-direct-card")) && /ms/.test(await page.textContent("#cmp-plan-card")), "both predictions shown");
       assert((await page.locator("#compare-error .error").count()) === 0, "no error");
+      const req = await page.evaluate(() => JSON.parse(document.getElementById("compare-raw").textContent));
+      assert(req.direct_port && req.direct_port.hardware === "mi350x", "the direct port runs on the target");
     } else {
       const err = page.locator("#compare-error .error");
       await err.waitFor();
@@ -49,5 +51,26 @@ run(__filename, [
       assert(/POST \/v1\/compare/.test(text) && /HTTP 40[45]/.test(text), `missing /v1/compare shown: ${text}`);
     }
     await shot("compare");
+  }],
+
+  ["a memory-heavy model from B200 to MI350X gains change by change", async ({ page, routes, shot }) => {
+    if (!routes.has("/v1/compare")) return;
+    const example = await page.$eval("#example", (s) => [...s.options].map((o) => o.value).find((v) => /^plan_compare_b200/.test(v)) || "");
+    assert(example, "the B200 to MI350X compare example is offered");
+    await page.getByLabel("Example workload").selectOption(example);
+    assert((await page.inputValue("#cmp-from")) === "b200" && (await page.inputValue("#cmp-to")) === "mi350x", "the example sets from and to");
+    assert((await page.inputValue("#hw-a")) === "b200" && (await page.inputValue("#hw-b")) === "mi350x", "and shows both side by side");
+    await page.getByRole("button", { name: "Compare", exact: true }).click();
+    await page.waitForFunction(() => /Compared b200/.test(document.getElementById("compare-status").textContent), null, { timeout: 120000 });
+    const gain = Number((await page.textContent("#cmp-gain")).replace(/[×,]/g, ""));
+    assert(gain >= 1, `the plan for mi350x is at least the direct port: ×${gain}`);
+    const rows = await page.locator("#compare-table tbody tr").count();
+    const doc = await page.evaluate(() => JSON.parse(document.getElementById("compare-raw").textContent));
+    assert(rows === (doc.gain_by_change || []).length, `one row per change (${rows})`);
+    if (rows) {
+      const labels = await page.evaluate(() => window.Chart.getChart("compare-chart").data.labels);
+      assert(labels.length === rows, "one bar per change");
+    }
+    await shot("compare-b200-mi350x");
   }],
 ]);

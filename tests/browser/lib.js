@@ -117,6 +117,7 @@ async function run(file, steps) {
   const name = path.basename(file).replace(/\.test\.js$/, "");
   if (!fs.existsSync(CHROMIUM)) fail(`no browser at ${CHROMIUM}; install Debian's chromium (make deps does)`);
   fs.mkdirSync(ART, { recursive: true });
+  for (const f of fs.readdirSync(ART)) if (f.startsWith(`${name}-`) && f.endsWith(".png")) fs.rmSync(path.join(ART, f));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `cdplan-browser-${name}-`));
   let passed = 0;
   let failed = 0;
@@ -153,6 +154,8 @@ async function run(file, steps) {
       tmp,
       async shot(label, opts = {}) {
         const p = path.join(ART, `${name}-${label}.png`);
+        // from the top, so that sticky parts sit where a reader sees them
+        if (opts.fullPage !== false) await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path: p, fullPage: true, ...opts });
         return p;
       },

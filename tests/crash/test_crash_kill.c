@@ -46,7 +46,7 @@ typedef struct {
   int port;
   /* the stream */
   volatile int stop;
-  int next;                      /* next name number, under lock */
+  int next;                        /* next name number, under lock */
   unsigned char acked[MAX_WRITES]; /* 1 = the server answered 201 */
   int nacked;
   pthread_mutex_t lock;
@@ -64,8 +64,8 @@ static int start_server(crash_state *st) {
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_addclose(&fa, out[0]);
   posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  char *argv[] = {CDPLAN_BIN, "serve", "--listen", "127.0.0.1:0", "--db", st->db, "--threads",
-                  "2", NULL};
+  char *argv[] = {CDPLAN_BIN, "serve",     "--listen", "127.0.0.1:0", "--db",
+                  st->db,     "--threads", "2",        NULL};
   int rc = posix_spawn(&st->pid, CDPLAN_BIN, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
@@ -146,9 +146,9 @@ static void check_file(crash_state *st) {
   sqlite3_finalize(q);
   unsigned char *seen = calloc(MAX_WRITES, 1);
   assert_non_null(seen);
-  assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM hardware WHERE name LIKE 'crash-%'", -1,
-                                      &q, NULL),
-                   SQLITE_OK);
+  assert_int_equal(
+      sqlite3_prepare_v2(db, "SELECT name FROM hardware WHERE name LIKE 'crash-%'", -1, &q, NULL),
+      SQLITE_OK);
   while (sqlite3_step(q) == SQLITE_ROW) {
     int i = atoi((const char *)sqlite3_column_text(q, 0) + 6);
     if (i >= 0 && i < MAX_WRITES) seen[i] = 1;
@@ -219,8 +219,7 @@ static void test_crash__sigkill_mid_stream_loses_no_acknowledged_write(void **st
     assert_int_equal(start_server(st), 0);
     int status = stream_then_signal(st, kill_after_ms[round], SIGKILL);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    print_message("round %zu: %d writes acknowledged before SIGKILL\n", round,
-                  st->nacked - before);
+    print_message("round %zu: %d writes acknowledged before SIGKILL\n", round, st->nacked - before);
     assert_true(st->nacked - before > 5); /* the kill did land mid-stream */
     restart_and_stop(st);
     check_file(st);

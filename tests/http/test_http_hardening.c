@@ -88,8 +88,8 @@ static void test_http_hardening__buckets_refill_and_stay_separate(void **state) 
   double t = 100;
   assert_int_equal(srv_ratelimit_take(rl, "a1", 2, t), 0);
   assert_int_equal(srv_ratelimit_take(rl, "a1", 2, t), 0);
-  assert_int_equal(srv_ratelimit_take(rl, "a1", 2, t), 1); /* empty: retry in 1 s */
-  assert_int_equal(srv_ratelimit_take(rl, "a2", 2, t), 0); /* another key has its own */
+  assert_int_equal(srv_ratelimit_take(rl, "a1", 2, t), 1);        /* empty: retry in 1 s */
+  assert_int_equal(srv_ratelimit_take(rl, "a2", 2, t), 0);        /* another key has its own */
   assert_int_equal(srv_ratelimit_take(rl, "a1", 2, t + 0.11), 0); /* 10/s: one back */
   /* Many keys: the table stays bounded and new keys are admitted. */
   char key[16];
@@ -239,8 +239,8 @@ int main(void) {
       cmocka_unit_test(test_http_hardening__buckets_refill_and_stay_separate),
       cmocka_unit_test_setup_teardown(test_http_hardening__json_nested_too_deep_is_400, setup_open,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_http_hardening__idle_connection_times_out,
-                                      setup_timeout, teardown),
+      cmocka_unit_test_setup_teardown(test_http_hardening__idle_connection_times_out, setup_timeout,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_http_hardening__connections_past_the_cap_wait,
                                       setup_conns, teardown),
       cmocka_unit_test_setup_teardown(test_http_hardening__stop_lets_requests_in_flight_finish,

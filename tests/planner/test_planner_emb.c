@@ -131,8 +131,8 @@ static void test_planner_emb__exact_equals_brute_force_table_row_wise(void **sta
 static void test_planner_emb__infeasible_names_the_constraint(void **state) {
   (void)state;
   plan_emb_problem p;
-  plan_table t[3] = {{"huge_a", 2000000000, 128, 10}, {"huge_b", 2000000000, 128, 10},
-                     {"small", 1000, 64, 1}};
+  plan_table t[3] = {
+      {"huge_a", 2000000000, 128, 10}, {"huge_b", 2000000000, 128, 10}, {"small", 1000, 64, 1}};
   plan_emb_result r;
   svc_err err;
   fx_problem(&p, 8, 1, 141);

@@ -48,10 +48,14 @@ static void setup(fixture *f, double usable_gb, double large_rows) {
   r->gpus_per_node = 8;
   r->tables = f->pt, r->n_tables = 12;
   r->sparse_opt = PLAN_SOPT_ROWWISE_ADAGRAD;
-  r->baseline = (plan_recipe){.gpus_per_node = 8, .nodes = 1, .batch_per_gpu = 2048,
-                              .dense_dtype = COST_DT_BF16, .emb_dtype = COST_DT_FP32,
+  r->baseline = (plan_recipe){.gpus_per_node = 8,
+                              .nodes = 1,
+                              .batch_per_gpu = 2048,
+                              .dense_dtype = COST_DT_BF16,
+                              .emb_dtype = COST_DT_FP32,
                               .checkpointing = COST_CKPT_FULL};
-  r->knobs.n_batch = 3, r->knobs.batch[0] = 2048, r->knobs.batch[1] = 4096, r->knobs.batch[2] = 8192;
+  r->knobs.n_batch = 3, r->knobs.batch[0] = 2048, r->knobs.batch[1] = 4096,
+  r->knobs.batch[2] = 8192;
   r->knobs.n_ckpt = 2, r->knobs.ckpt[0] = COST_CKPT_NONE, r->knobs.ckpt[1] = COST_CKPT_FULL;
   r->knobs.allow_host = 1;
   r->dense = plan_dense_step;

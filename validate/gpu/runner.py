@@ -186,6 +186,9 @@ STEP_CASE = {
     "table_rows": (v_list(v_int(1, 1 << 31), 1, 1024), DEFAULT_TABLE_ROWS),
     "pad_interaction_to": (v_nullable(v_int(1, 1 << 20)), None),
     "placement": (v_enum("hbm", "host"), "hbm"),
+    # Indices of tables kept in host memory while the rest stay in HBM (a
+    # planner's mixed placement); "placement": "host" moves them all.
+    "host_tables": (v_list(v_int(0, 1023), 0, 1024, unique=True), []),
     "tf32": (v_bool, False),
     "steps": (v_int(1, 100000), 10),
     "warmup": (v_int(0, 100000), 3),
@@ -1031,7 +1034,8 @@ def run_step(job, env):
         res["table_rows"] = cases[0]["table_rows"]
     for ci, c in enumerate(cases):
         row = {k: c[k] for k in ("batch", "precision", "dim", "pooling", "bottom", "top")}
-        row.update(pad_interaction_to=c["pad_interaction_to"], placement=c["placement"])
+        row.update(pad_interaction_to=c["pad_interaction_to"], placement=c["placement"],
+                   host_tables=c["host_tables"])
         if "table_rows" not in res:
             row["table_rows"] = c["table_rows"]
         try:
@@ -1056,27 +1060,32 @@ def run_step(job, env):
 def _one_step_case(env, t, nn, c):
     F = t.nn.functional
     dev = env.dev
-    host = c["placement"] == "host"
-    emb_dev = t.device("cpu") if host else dev
+    all_host = c["placement"] == "host"
+    on_host = [all_host or i in c["host_tables"] for i in range(len(c["table_rows"]))]
+    host = any(on_host)
+    cpu = t.device("cpu")
     t.manual_seed(c["seed"])
     _set_tf32(env, c["tf32"])
     B, D, P = c["batch"], c["dim"], c["pooling"]
     rows = c["table_rows"]
 
-    key = (tuple(rows), D, c["placement"])
+    if any(i >= len(rows) for i in c["host_tables"]):
+        raise JobError("out_of_range", "host_tables names a table past table_rows",
+                       "params.host_tables")
+    key = (tuple(rows), D, tuple(on_host))
     if _Tables.key != key:
         _Tables.key = _Tables.tables = None
         env.free()
         t0 = time.perf_counter()
         tabs = []
-        for r in rows:
-            w = t.empty((r, D), device=emb_dev, dtype=t.float32)
+        for ti, r in enumerate(rows):
+            w = t.empty((r, D), device=cpu if on_host[ti] else dev, dtype=t.float32)
             w.uniform_(-1.0 / math.sqrt(r), 1.0 / math.sqrt(r))
             tabs.append(nn.EmbeddingBag(r, D, mode="sum", sparse=True, _weight=w))
         _Tables.tables = nn.ModuleList(tabs)
         _Tables.key = key
-        progress("built %d tables (%d rows, dim %d) on %s in %.1f s" %
-                 (len(rows), sum(rows), D, emb_dev, time.perf_counter() - t0))
+        progress("built %d tables (%d rows, dim %d; %d on host) in %.1f s" %
+                 (len(rows), sum(rows), D, sum(on_host), time.perf_counter() - t0))
     tables = _Tables.tables
 
     n = len(rows) + 1
@@ -1090,7 +1099,7 @@ def _one_step_case(env, t, nn, c):
         x = bottom(dense)
         embs = [tab(i) for tab, i in zip(tables, idx)]
         if host:
-            embs = [e.to(dev, non_blocking=True) for e in embs]
+            embs = [e.to(dev, non_blocking=True) if h else e for e, h in zip(embs, on_host)]
         T = t.stack([x] + embs, dim=1)
         Z = t.bmm(T, T.transpose(1, 2))
         R = t.cat([x, Z[:, li, lj]], dim=1)
@@ -1107,9 +1116,10 @@ def _one_step_case(env, t, nn, c):
     batches = []
     for _ in range(nb):
         dense = t.randn((B, 13), device=dev)
-        idx = [t.randint(0, r, (B, P), device=emb_dev, dtype=t.int64) for r in rows]
-        if host:
-            idx = [i.pin_memory() if not env.cpu_mode else i for i in idx]
+        idx = [t.randint(0, r, (B, P), device=cpu if h else dev, dtype=t.int64)
+               for r, h in zip(rows, on_host)]
+        if host and not env.cpu_mode:
+            idx = [i.pin_memory() if h else i for i, h in zip(idx, on_host)]
         y = t.randint(0, 2, (B,), device=dev).float()
         batches.append((dense, idx, y))
 
