@@ -1017,9 +1017,33 @@ def _mlp(nn, sizes, relu_last, device):
 
 
 class _Tables:
-    """Embedding tables kept between cases with the same rows, dim and placement."""
-    key = None
-    tables = None
+    """Embedding tables kept between cases: each table is reused while its rows, dim and
+    placement (HBM or host) stay the same, so cases that move a few tables between HBM and
+    host memory rebuild only those."""
+    key = None      # (rows, dim, on_host) of the list below
+    tables = None   # nn.ModuleList
+    cache = {}      # table index -> ((rows, dim, on_host), EmbeddingBag)
+
+    @classmethod
+    def drop(cls):
+        cls.key = cls.tables = None
+        cls.cache = {}
+
+
+def _fill_uniform(t, w, bound, dev, cpu_mode):
+    """w.uniform_(-bound, bound). A host table is filled from GPU-generated chunks
+    (CPU uniform_ runs on one thread: minutes for tens of GB)."""
+    if w.device.type != "cpu" or cpu_mode:
+        w.uniform_(-bound, bound)
+        return
+    step = max(1, (64 << 20) // max(1, w.shape[1]))  # 256 MiB of fp32 per chunk
+    buf = t.empty((min(step, w.shape[0]), w.shape[1]), device=dev, dtype=w.dtype)
+    for a in range(0, w.shape[0], step):
+        b = min(w.shape[0], a + step)
+        chunk = buf[:b - a]
+        chunk.uniform_(-bound, bound)
+        w[a:b].copy_(chunk)
+    del buf
 
 
 def run_step(job, env):
@@ -1049,11 +1073,11 @@ def run_step(job, env):
             row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:300])
             res["failed"].append(row)
             progress("step case %d failed: %s" % (ci + 1, row["reason"]))
-            _Tables.key = _Tables.tables = None
+            _Tables.drop()
             if _cuda_broken(e):
                 raise
         env.free()
-    _Tables.key = _Tables.tables = None
+    _Tables.drop()
     return res
 
 
@@ -1075,17 +1099,25 @@ def _one_step_case(env, t, nn, c):
     key = (tuple(rows), D, tuple(on_host))
     if _Tables.key != key:
         _Tables.key = _Tables.tables = None
+        cache = _Tables.cache
+        for ti in list(cache):  # drop what changes before allocating anew
+            if ti >= len(rows) or cache[ti][0] != (rows[ti], D, on_host[ti]):
+                del cache[ti]
         env.free()
         t0 = time.perf_counter()
-        tabs = []
+        tabs, built = [], 0
         for ti, r in enumerate(rows):
-            w = t.empty((r, D), device=cpu if on_host[ti] else dev, dtype=t.float32)
-            w.uniform_(-1.0 / math.sqrt(r), 1.0 / math.sqrt(r))
-            tabs.append(nn.EmbeddingBag(r, D, mode="sum", sparse=True, _weight=w))
+            if ti not in cache:
+                w = t.empty((r, D), device=cpu if on_host[ti] else dev, dtype=t.float32)
+                _fill_uniform(t, w, 1.0 / math.sqrt(r), dev, env.cpu_mode)
+                cache[ti] = ((r, D, on_host[ti]),
+                             nn.EmbeddingBag(r, D, mode="sum", sparse=True, _weight=w))
+                built += 1
+            tabs.append(cache[ti][1])
         _Tables.tables = nn.ModuleList(tabs)
         _Tables.key = key
-        progress("built %d tables (%d rows, dim %d; %d on host) in %.1f s" %
-                 (len(rows), sum(rows), D, sum(on_host), time.perf_counter() - t0))
+        progress("built %d of %d tables (%d rows, dim %d; %d on host) in %.1f s" %
+                 (built, len(rows), sum(rows), D, sum(on_host), time.perf_counter() - t0))
     tables = _Tables.tables
 
     n = len(rows) + 1
