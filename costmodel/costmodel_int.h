@@ -37,9 +37,6 @@ typedef enum {
   P_EMB_BAG_LAT,     /* dependent DRAM latencies per bag (offsets, index, store) */
   P_SPARSE_NS_IDX,   /* sparse-gradient backward GPU cost per looked-up index */
   P_SPARSE_FIXED_US, /* host time to issue the fwd + sparse-bwd kernel chain */
-  P_MMA_POWER_W,     /* board power of the tensor pipes running at the datasheet peak rate */
-  P_HBM_PJ_BYTE,     /* DRAM access energy, pJ per byte moved */
-  P_SPARSE_ISSUE_US, /* host time until the sparse backward's GPU work is issued */
   P_COLL_BUS_EFF,    /* NCCL bus bandwidth / link peak */
   P_COLL_ALPHA_NODE_US,
   P_COLL_ALPHA_CLUSTER_US,

@@ -196,12 +196,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   }
 
   double launch = p[P_LAUNCH_US] * 1e-6;
-  double t_pow = 0;
-  if (tensor && hw->tdp_w > 0 && best.bm > 1) {
-    double padded_fl = 2.0 * cdiv(M, best.bm) * best.bm * cdiv(N, best.bn) * best.bn * (double)K * batch;
-    t_pow = (padded_fl / peak * p[P_MMA_POWER_W] + best.bytes * p[P_HBM_PJ_BYTE] * 1e-12) / hw->tdp_w;
-  }
-  double total = launch + fmax(best.t, t_pow);
+  double total = launch + best.t;
   double flops = 2.0 * M * N * K * batch;
   int bound = best.t_comp >= best.t_mem ? COST_BOUND_COMPUTE : COST_BOUND_MEMORY;
   if (launch > best.t) bound = COST_BOUND_LATENCY;

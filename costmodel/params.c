@@ -34,9 +34,6 @@ const cost_param_def cost_param_table[P__COUNT] = {
     [P_EMB_BAG_LAT] = {"emb_bag_latencies", 1.0, 8.0},
     [P_SPARSE_NS_IDX] = {"sparse_bwd_ns_per_index", 0.02, 5.0},
     [P_SPARSE_FIXED_US] = {"sparse_bwd_host_us", 5.0, 1000.0},
-    [P_MMA_POWER_W] = {"gemm_mma_power_w", 400.0, 3000.0},
-    [P_HBM_PJ_BYTE] = {"hbm_pj_per_byte", 10.0, 100.0},
-    [P_SPARSE_ISSUE_US] = {"sparse_bwd_issue_us", 1.0, 1000.0},
     [P_COLL_BUS_EFF] = {"coll_bus_eff", 0.3, 1.0},
     [P_COLL_ALPHA_NODE_US] = {"coll_alpha_node_us", 0.2, 50.0},
     [P_COLL_ALPHA_CLUSTER_US] = {"coll_alpha_cluster_us", 0.5, 100.0},
@@ -114,18 +111,6 @@ double cost_param_default(const cost_hw *hw, int id) {
    * Python/autograd dispatcher at ~5-10 us each, PyTorch "Performance
    * Tuning Guide": CPU overhead of small ops) -> ~100 us. */
   case P_SPARSE_FIXED_US: return 100.0;
-  /* Power of the tensor pipes at the datasheet peak rate (any dtype: the
-   * same datapath and operand bytes per clock). H100/H200 SXM sustain
-   * ~70-80% of the dense peak in long GEMMs under the 700 W limit (NVIDIA
-   * H200 datasheet TDP; the datasheet peak already assumes 1830 MHz, below
-   * the 1980 MHz boost) -> ~900 W at peak. */
-  case P_MMA_POWER_W: return 900.0;
-  /* HBM access energy ~3.5-4 pJ/bit (O'Connor et al., "Fine-Grained DRAM",
-   * MICRO 2017: HBM2 3.9 pJ/bit) -> ~30 pJ per byte. */
-  case P_HBM_PJ_BYTE: return 30.0;
-  /* The autograd engine hands the backward to its device thread before
-   * the first backward kernel is issued: ~50 us (PyTorch autograd notes). */
-  case P_SPARSE_ISSUE_US: return 50.0;
   /* NCCL bus bandwidth reaches ~80% of the link peak for large messages
    * (NCCL-tests doc/PERFORMANCE.md, bus bandwidth definition; published
    * nccl-tests results on DGX H100: ~360-370 of 450 GB/s). */

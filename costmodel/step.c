@@ -111,6 +111,10 @@ void step_comm(step_acc *a, int kclass, double s, double exposed_s, int64_t kern
 
 void step_host(step_acc *a, int phase, double s) { a->host[phase] += s; }
 
+void step_host_serial(step_acc *a, double s) {
+  if (s > 0 && isfinite(s)) a->host_serial += s;
+}
+
 double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
                  const char *layout) {
   cost_gemm_op g = {.m = m, .n = n, .k = k, .batch = batch, .dtype = dtype};
@@ -152,9 +156,10 @@ void step_finish(step_acc *a) {
     t = fmax(a->host[PH_FB], fb_gpu) + a->host[PH_OPT] + a->gpu[PH_OPT];
   else
     t = fmax(a->host[PH_FB] + a->host[PH_OPT], fb_gpu + a->gpu[PH_OPT]);
+  t += a->host_serial; /* host-placed tables: the GPU waits for their CPU work */
   r->step_ms = t * 1e3;
   r->gpu_ms = (a->gpu[PH_FB] + a->gpu[PH_OPT]) * 1e3;
-  r->host_ms = (a->host[PH_FB] + a->host[PH_OPT]) * 1e3;
+  r->host_ms = (a->host[PH_FB] + a->host[PH_OPT] + a->host_serial) * 1e3;
   r->comp_ms[COST_COMP_COMMUNICATION] = a->comm_exposed * 1e3;
   double busy = 0;
   for (int c = 0; c < COST_COMP__COUNT; c++)

@@ -205,7 +205,11 @@ typedef enum {
   COST_SP_INDEX_SORT_NS,   /* eager index_put(accumulate) backward: per element (sort-based) */
   COST_SP_WORKSPACE_MB,    /* allocator-held workspace beyond the model (cuBLAS, sort, caches) */
   COST_SP_FUSED_OP_US,     /* host time per op with fused TorchRec/FBGEMM kernels */
-  COST_SP_HOST_GATHER_NS,  /* host-placed tables: per looked-up row on the host */
+  COST_SP_HOST_GATHER_NS,  /* host-placed tables: one random row access in host DRAM, ns */
+  COST_SP_HOST_COPY_GBPS,  /* host-placed tables: pageable host<->GPU copy bandwidth, GB/s */
+  COST_SP_HOST_MEM_GBPS,   /* host-placed tables: CPU rate on fresh sparse-grad buffers, GB/s */
+  COST_SP_HOST_THREADS,    /* host-placed tables: CPU threads of the host ops (not fitted) */
+  COST_SP_HOST_LLC_MB,     /* host-placed tables: CPU last-level cache, MB (not fitted) */
   COST_SP__COUNT
 } cost_step_param;
 

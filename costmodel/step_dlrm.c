@@ -85,14 +85,38 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
   o->out_bytes = (double)bags * (double)dim * ob;
   o->idx_bytes = lookups * 8.0;
   if (placement == COST_PLACE_HOST) {
-    /* Lookups, sparse backward and update on the host (the runner's CPU
-     * EmbeddingBag); pooled rows and their gradients cross PCIe. */
-    double per = a->prof[COST_SP_HOST_GATHER_NS] * 1e-9;
-    o->host_s = lookups * per * 3.0;                  /* gather, sparse grad, update */
-    o->t_f = step_stream(a, 0) + o->out_bytes / 50e9; /* PCIe 5.0 x16, ~50 GB/s */
+    /* The runner's CPU EmbeddingBag (plain PyTorch, sparse=True, SGD), all
+     * on the host (docs/step-model.md, "Host-placed tables"):
+     *  forward: the fbgemm gather of `lookups` random rows, parallel over
+     *    the intra-op threads; a row that is not in the LLC costs one DRAM
+     *    access (host_gather_ns) -- tables that fit the LLC stay resident;
+     *  the pooled rows (fp32) to the GPU and their gradient back, pageable
+     *    copies at host_copy_gbps (the copy back synchronizes with the GPU);
+     *  backward: index_select of the gradient rows into lookups x dim values
+     *    and AccumulateGrad's clone, fresh buffers at host_mem_gbps;
+     *  SGD: add_(dense, uncoalesced sparse): every thread scans all indices
+     *    (~1 ns each) and updates its share of rows; the rows the forward
+     *    read are still cached only while the step's host footprint
+     *    (a->host_ws) fits the LLC;
+     *  ~12 eager ops (embedding_bag, to, copy back, index_select, sparse
+     *    tensor, clone, add_, ...), dispatched serially.
+     * This work is serial with the GPU's step (step_host_serial). */
+    const double *pf = a->prof;
+    double T = fmax(1.0, pf[COST_SP_HOST_THREADS]), lat = pf[COST_SP_HOST_GATHER_NS] * 1e-9;
+    double llc = pf[COST_SP_HOST_LLC_MB] * 1e6, tb = (double)rows * row_bytes;
+    double miss_tab = tb > llc ? 1.0 - llc / tb : 0.0;
+    double miss_upd = a->host_ws > llc ? miss_tab * (1.0 - llc / a->host_ws) : 0.0;
+    double pooled = (double)bags * (double)dim * eb, grad = (double)bags * (double)dim * 4.0;
+    double vals = lookups * row_bytes, core_bw = 20e9; /* one core streaming cached rows */
+    double gather = lookups * (lat * miss_tab + row_bytes / core_bw) / T;
+    double copies = (pooled + grad) / (pf[COST_SP_HOST_COPY_GBPS] * 1e9);
+    double bwd = 2.0 * vals / (pf[COST_SP_HOST_MEM_GBPS] * 1e9);
+    double sgd = lookups * 1e-9 + lookups * (lat * miss_upd + 2.0 * row_bytes / core_bw) / T;
+    o->host_s = gather + copies + bwd + sgd + 12.0 * a->op_s;
+    o->t_f = step_stream(a, 0); /* the copy's GPU side */
     o->t_b = o->t_f;
     o->kernels = 2;
-    o->ops_fb = 2;
+    o->ops_fb = 0; /* their dispatch is in host_s */
     o->saved_bytes = (double)bags * 8.0 * 2;
     return;
   }
@@ -347,6 +371,16 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
       d->n_bottom > COST_STEP_MAX_LAYERS || d->n_top > COST_STEP_MAX_LAYERS ||
       d->dense_features < 1)
     return COST_EINVAL;
+  /* host footprint of a step: rows gathered, the sparse-gradient values and
+   * their clone, per host-placed table (the LLC reuse of the SGD update) */
+  a->host_ws = 0;
+  for (size_t i = 0; i < d->n_tables; i++) {
+    const cost_table *t = &d->tables[i];
+    int pc = t->placement >= 0 ? t->placement : r->placement;
+    if (pc != COST_PLACE_HOST) continue;
+    a->host_ws += 3.0 * (double)B * (double)t->pooling * (double)step_pad(t->dim, r->pad_to) *
+                  eb * (double)(t->count > 0 ? t->count : 1);
+  }
   if ((rc = plan_tables(a, d, r, &pl))) return rc;
   if (a->err) return a->err;
   /* The eager sparse optimizer's coalesce could synchronize; the
@@ -383,8 +417,7 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
            eager ? E.ops_fb - fwd_ops : 1);
   if (E.t_opt > 0 || E.ops_opt)
     step_add(a, COST_KC_SPARSE_OPT, COST_COMP_OPTIMIZER, PH_OPT, E.t_opt, E.ops_opt, E.ops_opt);
-  step_host(a, PH_FB, E.host_s * 2.0 / 3.0);
-  step_host(a, PH_OPT, E.host_s / 3.0);
+  step_host_serial(a, E.host_s);
   if (!eager) step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 3 * a->launch_s, 3, 3);
 
   /* communication of the embeddings (on the critical path) */

@@ -37,15 +37,28 @@ typedef struct {
  *  workspace_mb: cuBLAS/cuBLASLt workspaces (32 MiB on Hopper in PyTorch)
  *    and the caching allocator's rounding: 64 MiB.
  *  fused_op_us: a TorchRec/FBGEMM op is still dispatched from Python.
- *  host_gather_ns: a random row gather from host DRAM by the CPU embedding
- *    bag, ~100 ns DRAM latency overlapped ~2x. */
+ *  host_gather_ns: one random row access in host DRAM by a CPU thread (the
+ *    EmbeddingBag gather, the SGD row update): ~120 ns, loaded DRAM latency
+ *    plus a TLB miss on a multi-GB table; divided over host_threads.
+ *  host_copy_gbps: pageable cudaMemcpy (the pooled rows to the GPU, their
+ *    gradient back), staged by the driver through pinned buffers: ~10 GB/s.
+ *  host_mem_gbps: the CPU sparse backward writes lookups x dim values into
+ *    fresh buffers (index_select, AccumulateGrad's clone); first-touch page
+ *    faults bound it near ~5 GB/s.
+ *  host_threads: intra-op threads (torch.get_num_threads(): the cores).
+ *  host_llc_mb: the CPU's last-level cache; rows and buffers of a step's
+ *    host work that fit in it are not re-fetched from DRAM. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
     [COST_SP_INDEX_SORT_NS] = {"step_index_sort_ns", 0.3, 0.01, 20.0},
     [COST_SP_WORKSPACE_MB] = {"step_workspace_mb", 64.0, 0.0, 8192.0},
     [COST_SP_FUSED_OP_US] = {"step_fused_op_us", 8.0, 1.0, 50.0},
-    [COST_SP_HOST_GATHER_NS] = {"step_host_gather_ns", 50.0, 1.0, 10000.0},
+    [COST_SP_HOST_GATHER_NS] = {"step_host_gather_ns", 120.0, 1.0, 10000.0},
+    [COST_SP_HOST_COPY_GBPS] = {"step_host_copy_gbps", 10.0, 0.1, 200.0},
+    [COST_SP_HOST_MEM_GBPS] = {"step_host_mem_gbps", 5.0, 0.1, 500.0},
+    [COST_SP_HOST_THREADS] = {"step_host_threads", 16.0, 1.0, 1024.0},
+    [COST_SP_HOST_LLC_MB] = {"step_host_llc_mb", 32.0, 0.0, 65536.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {
@@ -78,13 +91,32 @@ double cost_step_param_value(const cost_hw *hw, int id) {
 #define MAXP 3
 static const int time_ids[MAXP] = {COST_SP_EAGER_OP_US, COST_SP_SPARSE_UPD_NS,
                                    COST_SP_INDEX_SORT_NS};
+/* host-placed tables: in the order they are added as samples allow */
+static const int host_ids[MAXP] = {COST_SP_HOST_MEM_GBPS, COST_SP_HOST_COPY_GBPS,
+                                   COST_SP_HOST_GATHER_NS};
 
 typedef struct {
   const cost_hw *hw;
   const cost_step_sample *s;
   size_t n;
-  long skip; /* sample left out, -1 none */
+  long skip;  /* sample left out, -1 none */
+  int subset; /* 0 all samples, 1 without host-placed tables, 2 with them */
 } fit_ctx;
+
+/* Does a sample place any table in host memory? */
+static int has_host(const cost_step_sample *s) {
+  if (s->w.kind != COST_WL_DLRM) return 0;
+  for (size_t t = 0; t < s->w.dlrm.n_tables; t++) {
+    int pc = s->w.dlrm.tables[t].placement;
+    if ((pc >= 0 ? pc : s->r.placement) == COST_PLACE_HOST) return 1;
+  }
+  return 0;
+}
+
+static int in_subset(const fit_ctx *c, size_t i) {
+  if ((long)i == c->skip || !(c->s[i].step_ms > 0)) return 0;
+  return c->subset == 0 || (c->subset == 2) == has_host(&c->s[i]);
+}
 
 static int pred(const fit_ctx *c, const double *prof, size_t i, cost_step_result *out) {
   return cost_step_p(c->hw, prof, &c->s[i].w, &c->s[i].r, out);
@@ -96,7 +128,7 @@ static double residuals(const fit_ctx *c, const double *prof, double *res) {
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++) {
     cost_step_result r;
-    if ((long)i == c->skip || !(c->s[i].step_ms > 0)) continue;
+    if (!in_subset(c, i)) continue;
     double e = pred(c, prof, i, &r) == 0 && r.step_ms > 0 ? log(r.step_ms / c->s[i].step_ms) : 5.0;
     res[k++] = e;
     ss += e * e;
@@ -209,14 +241,22 @@ static void fit_workspace(const fit_ctx *c, double *prof) {
       fmin(sp_table[COST_SP_WORKSPACE_MB].hi, fmax(sp_table[COST_SP_WORKSPACE_MB].lo, mb));
 }
 
+/* The eager-framework parameters are fitted on the samples without
+ * host-placed tables, then the host path's on those with them (the former
+ * held): each group informs its own terms, and a handful of host cases
+ * cannot drag the op time away from what the GPU-resident cases say. */
 static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
-  int ids[MAXP], np = 0, any_dot = 0, any_eager = 0, any_mem = 0;
-  size_t m = 0;
+  int ids[MAXP], np = 0, any_dot = 0, any_eager = 0, any_mem = 0, nh = 0;
+  size_t m = 0, mh = 0;
   for (size_t i = 0; i < c->n; i++) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
-    if (s->step_ms > 0) m++;
     if (s->peak_bytes > 0) any_mem = 1;
+    if (s->step_ms > 0 && has_host(s)) {
+      mh++;
+      continue;
+    }
+    if (s->step_ms > 0) m++;
     if (s->r.framework == COST_FW_PYTORCH_EAGER && s->w.kind == COST_WL_DLRM) {
       any_eager = 1;
       any_dot |= s->w.dlrm.interaction == COST_INTER_DOT;
@@ -227,10 +267,16 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
     ids[np++] = time_ids[1];
     if (any_dot && m >= 4) ids[np++] = time_ids[2];
   }
-  if (np) fit_time(c, prof, ids, np, m);
+  fit_ctx ch = *c, cd = *c;
+  cd.subset = 1;
+  ch.subset = 2;
+  if (np) fit_time(&cd, prof, ids, np, m);
+  nh = mh >= 3 ? 3 : (int)mh;
+  if (nh) fit_time(&ch, prof, host_ids, nh, mh);
   if (any_mem) fit_workspace(c, prof);
   if (fitted) {
     for (int j = 0; j < np; j++) fitted[ids[j]] = 1;
+    for (int j = 0; j < nh; j++) fitted[host_ids[j]] = 1;
     if (any_mem) fitted[COST_SP_WORKSPACE_MB] = 1;
   }
 }

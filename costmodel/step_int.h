@@ -26,6 +26,8 @@ typedef struct {
   cost_step_result *r;
   double gpu[PH__COUNT], host[PH__COUNT]; /* seconds */
   double comm_exposed;                    /* seconds on the critical path */
+  double host_ws;     /* bytes the host-placed tables' CPU work touches per step */
+  double host_serial; /* seconds of host-placed tables' CPU work, serial with the GPU */
   int sync_opt;                           /* optimizer phase is serial */
   int err;                                /* first op-model error */
 } step_acc;
@@ -39,8 +41,12 @@ void step_add(step_acc *a, int kclass, int comp, int phase, double s, int64_t ke
 /* A collective: full time into its class, the exposed part onto the
  * critical path. */
 void step_comm(step_acc *a, int kclass, double s, double exposed_s, int64_t kernels);
-/* Host-only time (host-placed tables), seconds. */
+/* Host-only time (dispatch the GPU can run ahead of), seconds. */
 void step_host(step_acc *a, int phase, double s);
+/* Host-placed tables' CPU work: serial with the GPU (the pageable copies of
+ * the pooled rows gate the interaction; the gradient's copy back waits for
+ * the GPU's backward), seconds. */
+void step_host_serial(step_acc *a, double s);
 
 /* Seconds of a GEMM / a streaming kernel of `bytes` / a collective. */
 double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
