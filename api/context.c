@@ -120,12 +120,12 @@ static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc
   return 0;
 }
 
-int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out,
-                  svc_err *err) {
+int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out, svc_err *err) {
   api_hw_cache *cache = ctx->cache;
   int calibrated = use_calibration != 0, rc;
   if (!api_valid_name(name))
-    return svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%.63s'", name ? name : "");
+    return svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%.63s'",
+                       name ? name : "");
   uint64_t gen = hwdb_generation(ctx->db);
   pthread_mutex_lock(&ctx->cache_lock);
   if (cache->generation != gen) {
@@ -141,7 +141,8 @@ int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *
   }
   pthread_mutex_unlock(&ctx->cache_lock);
   if ((rc = load(ctx, name, calibrated, out, err))) {
-    if (rc == -SVC_NOT_FOUND) svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%s'", name);
+    if (rc == -SVC_NOT_FOUND)
+      svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%s'", name);
     return rc;
   }
   pthread_mutex_lock(&ctx->cache_lock);
@@ -157,7 +158,8 @@ int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *
 int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
                     int *version, svc_err *err) {
   cJSON *params = cJSON_CreateObject();
-  for (int i = 0; i < calib->n; i++) cJSON_AddNumberToObject(params, calib->names[i], calib->values[i]);
+  for (int i = 0; i < calib->n; i++)
+    cJSON_AddNumberToObject(params, calib->names[i], calib->values[i]);
   char *text = api_print(params);
   cJSON_Delete(params);
   if (!text) return svc_err_set(err, SVC_NOMEM, "", NULL);

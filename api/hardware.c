@@ -154,12 +154,14 @@ int api_hw_decode(const cJSON *doc, cost_hw *hw, svc_err *err) {
   int64_t cu = 0, domain = 1;
   int rc;
   memset(hw, 0, sizeof *hw);
-  if (!cJSON_IsObject(doc)) return svc_err_set(err, SVC_BAD_JSON, "", "descriptor must be an object");
+  if (!cJSON_IsObject(doc))
+    return svc_err_set(err, SVC_BAD_JSON, "", "descriptor must be an object");
   if ((rc = api_check_fields(doc, top_fields, "", err))) return rc;
   if ((rc = api_get_str(doc, "name", "", 1, 63, NAME_CHARS, &name, err))) return rc;
   if (!api_valid_name(name))
-    return svc_err_set(err, SVC_BAD_FIELD, "name",
-                       "name must be 1-63 characters of [a-z0-9._-] starting with a letter or digit");
+    return svc_err_set(
+        err, SVC_BAD_FIELD, "name",
+        "name must be 1-63 characters of [a-z0-9._-] starting with a letter or digit");
   if ((rc = api_get_str(doc, "vendor", "", 1, 31, NAME_CHARS, &vendor, err)) ||
       (rc = api_get_str(doc, "arch", "", 1, 31, NAME_CHARS, &arch, err)) ||
       (rc = api_get_str(doc, "display_name", "", 0, 127, NULL, &s, err)) ||
@@ -232,7 +234,8 @@ int api_hw_list(api_ctx *ctx, const char *vendor, char **out, svc_err *err) {
   int rc;
   *out = NULL;
   if (vendor && (!*vendor || strlen(vendor) > 31 || strspn(vendor, NAME_CHARS) != strlen(vendor)))
-    return svc_err_set(err, SVC_BAD_FIELD, "vendor", "vendor must be [a-z0-9._-], at most 31 bytes");
+    return svc_err_set(err, SVC_BAD_FIELD, "vendor",
+                       "vendor must be [a-z0-9._-], at most 31 bytes");
   if ((rc = hwdb_hw_list(ctx->db, vendor, &list, &n, err))) return rc;
   cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "hardware");
   for (size_t i = 0; i < n; i++) {
@@ -307,7 +310,8 @@ int api_hw_store_many(api_ctx *ctx, size_t n, const char *const *texts, const si
                       const char *const *labels, cJSON *names_out, svc_err *err) {
   char **docs = calloc(n ? n : 1, sizeof *docs);
   cost_hw *hws = calloc(n ? n : 1, sizeof *hws);
-  const char **names = calloc(n ? n : 1, sizeof *names), **vendors = calloc(n ? n : 1, sizeof *vendors);
+  const char **names = calloc(n ? n : 1, sizeof *names),
+             **vendors = calloc(n ? n : 1, sizeof *vendors);
   int rc = 0;
   if (!docs || !hws || !names || !vendors) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
@@ -382,8 +386,8 @@ int api_hw_import_dir(api_ctx *ctx, const char *dir, char **out, svc_err *err) {
     goto cleanup;
   }
   cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "imported");
-  if ((rc = api_hw_store_many(ctx, n, (const char *const *)texts, lens,
-                              (const char *const *)labels, arr, err))) {
+  if ((rc = api_hw_store_many(ctx, n, (const char *const *)texts, lens, (const char *const *)labels,
+                              arr, err))) {
     cJSON_Delete(doc);
     goto cleanup;
   }

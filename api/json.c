@@ -59,8 +59,7 @@ int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err) {
   cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
   if (!doc) {
     long at = end ? (long)(end - body) : -1;
-    return svc_err_set(err, SVC_BAD_JSON, "", "request body is not valid JSON (near byte %ld)",
-                       at);
+    return svc_err_set(err, SVC_BAD_JSON, "", "request body is not valid JSON (near byte %ld)", at);
   }
   /* Anything but whitespace after the document is a malformed body. */
   for (const char *p = end; p && p < body + len; p++) {
@@ -116,7 +115,8 @@ int api_get_int(const cJSON *obj, const char *key, const char *path, int require
   const cJSON *it = NULL;
   int rc = present(obj, key, path, required, &it, err);
   if (rc <= 0) return rc;
-  if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || floor(it->valuedouble) != it->valuedouble)
+  if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) ||
+      floor(it->valuedouble) != it->valuedouble)
     return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, key),
                        "%s must be an integer", api_path(f, sizeof f, path, key));
   v = it->valuedouble;
@@ -158,7 +158,8 @@ int api_check_fields(const cJSON *obj, const char *const *allowed, const char *p
   char f[160];
   for (const cJSON *it = obj ? obj->child : NULL; it; it = it->next) {
     int known = 0;
-    for (const char *const *a = allowed; *a && !known; a++) known = it->string && !strcmp(*a, it->string);
+    for (const char *const *a = allowed; *a && !known; a++)
+      known = it->string && !strcmp(*a, it->string);
     if (!known) {
       char name[64];
       svc_strlcpy(name, it->string ? it->string : "?", sizeof name);

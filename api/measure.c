@@ -90,7 +90,8 @@ static int gemm_row(const cJSON *row, const char *path, cost_sample *s, svc_err 
       (rc = integer(row, "batch", path, 1, 1e9, &s->u.gemm.batch, err)))
     return rc;
   const cJSON *lay = cJSON_GetObjectItemCaseSensitive(row, "layout");
-  if (cJSON_IsString(lay) && strlen(lay->valuestring) == 2) memcpy(s->u.gemm.layout, lay->valuestring, 3);
+  if (cJSON_IsString(lay) && strlen(lay->valuestring) == 2)
+    memcpy(s->u.gemm.layout, lay->valuestring, 3);
   return 0;
 }
 
@@ -141,7 +142,8 @@ static int emb_rows(const cJSON *row, const char *path, cost_sample *s, int *k, 
   if (*k == 0) {
     char f[128];
     snprintf(f, sizeof f, "%s.fwd_ms", path);
-    return svc_err_set(err, SVC_MISSING_FIELD, f, "%s: no timing (fwd_ms, fwd_bwd_sparse_ms or ms)", path);
+    return svc_err_set(err, SVC_MISSING_FIELD, f, "%s: no timing (fwd_ms, fwd_bwd_sparse_ms or ms)",
+                       path);
   }
   return 0;
 }
@@ -161,19 +163,24 @@ static int ew_row(const cJSON *row, const char *path, int kind, cost_sample *s, 
 /* Decode one row into s (room for 2); *k samples written. */
 static int decode_row(const cJSON *row, const char *path, cost_sample *s, int *k, svc_err *err) {
   *k = 0;
-  if (!cJSON_IsObject(row)) return svc_err_set(err, SVC_BAD_FIELD, path, "%s must be an object", path);
+  if (!cJSON_IsObject(row))
+    return svc_err_set(err, SVC_BAD_FIELD, path, "%s must be an object", path);
   const char *op = op_name(row);
   if (!op) {
     if (cJSON_GetObjectItemCaseSensitive(row, "m") && cJSON_GetObjectItemCaseSensitive(row, "ms")) {
       *k = 1;
       return gemm_row(row, path, s, err);
     }
-    if (cJSON_GetObjectItemCaseSensitive(row, "bm") || cJSON_GetObjectItemCaseSensitive(row, "cublas_ms"))
-      return svc_err_set(err, SVC_BAD_FIELD, path,
-                         "Triton config sweeps are not cost samples (use them for kernel selection)");
+    if (cJSON_GetObjectItemCaseSensitive(row, "bm") ||
+        cJSON_GetObjectItemCaseSensitive(row, "cublas_ms"))
+      return svc_err_set(
+          err, SVC_BAD_FIELD, path,
+          "Triton config sweeps are not cost samples (use them for kernel selection)");
     if (cJSON_GetObjectItemCaseSensitive(row, "step_ms"))
-      return svc_err_set(err, SVC_BAD_FIELD, path, "whole-step timings are not per-op cost samples");
-    return svc_err_set(err, SVC_BAD_FIELD, path, "%s: not a gemm, embedding or elementwise timing", path);
+      return svc_err_set(err, SVC_BAD_FIELD, path,
+                         "whole-step timings are not per-op cost samples");
+    return svc_err_set(err, SVC_BAD_FIELD, path, "%s: not a gemm, embedding or elementwise timing",
+                       path);
   }
   if (strcmp(op, "gemm") == 0) {
     *k = 1;
@@ -218,7 +225,8 @@ int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_
   }
   int nr = cJSON_GetArraySize(rows);
   if (nr <= 0 || nr > API_MEASURE_MAX_ROWS) {
-    rc = svc_err_set(err, SVC_OUT_OF_RANGE, "rows", "rows must hold 1..%d entries", API_MEASURE_MAX_ROWS);
+    rc = svc_err_set(err, SVC_OUT_OF_RANGE, "rows", "rows must hold 1..%d entries",
+                     API_MEASURE_MAX_ROWS);
     goto cleanup;
   }
   s = malloc((size_t)nr * 2 * sizeof *s);

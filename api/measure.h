@@ -19,7 +19,6 @@
  * *out is a malloc'd array of *n samples (caller frees; an embedding row
  * gives two: fwd and fwd_bwd). On failure returns a negative svc_code,
  * *out is NULL and err names the offending field ("rows[12].dtype"). */
-int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_t *n,
-                     svc_err *err);
+int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_t *n, svc_err *err);
 
 #endif

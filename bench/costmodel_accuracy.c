@@ -38,12 +38,14 @@ static double naive(const cost_sample *s, double copy, const double *fl) {
   }
   case COST_OP_ELEMENTWISE: {
     static const double rw[] = {3, 2, 2, 2};
-    t += (double)s->u.ew.numel * rw[s->u.ew.kind] * cost_dtype_bytes((cost_dtype)s->u.ew.dtype) / copy;
+    t += (double)s->u.ew.numel * rw[s->u.ew.kind] * cost_dtype_bytes((cost_dtype)s->u.ew.dtype) /
+         copy;
     break;
   }
   default: {
     const cost_embedding_op *e = &s->u.emb;
-    double rb = (double)e->dim * cost_dtype_bytes((cost_dtype)e->dtype), look = (double)e->batch * e->pooling;
+    double rb = (double)e->dim * cost_dtype_bytes((cost_dtype)e->dtype),
+           look = (double)e->batch * e->pooling;
     double bytes = look * (rb + 8) + e->batch * rb;
     if (e->pass == COST_EMB_FWD_BWD) {
       bytes += 2 * look * rb;
@@ -56,8 +58,9 @@ static double naive(const cost_sample *s, double copy, const double *fl) {
 }
 
 static int dtype_of(const cost_sample *s) {
-  return s->kind == COST_OP_GEMM ? s->u.gemm.dtype
-                                 : (s->kind == COST_OP_ELEMENTWISE ? s->u.ew.dtype : s->u.emb.dtype);
+  return s->kind == COST_OP_GEMM
+             ? s->u.gemm.dtype
+             : (s->kind == COST_OP_ELEMENTWISE ? s->u.ew.dtype : s->u.emb.dtype);
 }
 
 static int cmpd(const void *a, const void *b) {
@@ -140,12 +143,14 @@ int main(int argc, char **argv) {
   }
 
   printf("cost model vs H200 measurements (%zu samples fitted, %zu held out; relative error "
-         "|pred/meas-1|, median / p90)\n\n", n, nx);
+         "|pred/meas-1|, median / p90)\n\n",
+         n, nx);
   printf("%-18s %-5s %5s", "class", "dtype", "n");
   for (int m = 0; m < M__N; m++) printf("  %17s", mname[m]);
   printf("  %5s  %17s\n", "n_ho", "held-out");
   char json[16384];
-  size_t jl = (size_t)snprintf(json, sizeof json, "{\"bench\":\"costmodel_accuracy\",\"samples\":%zu,\"classes\":[", n);
+  size_t jl = (size_t)snprintf(
+      json, sizeof json, "{\"bench\":\"costmodel_accuracy\",\"samples\":%zu,\"classes\":[", n);
   int first = 1;
   for (int c = 0; c < COST_CLASS__COUNT; c++) {
     for (int dt = -1; dt < COST_DT__COUNT; dt++) {
@@ -155,8 +160,10 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < nx; i++)
         if (cost_sample_class(&x[i]) == c && (dt < 0 || dtype_of(&x[i]) == dt)) kx++;
       if (!k && !kx) continue;
-      printf("%-18s %-5s %5zu", cost_class_name(c), dt < 0 ? "all" : cost_dtype_name((cost_dtype)dt), k);
-      jl += (size_t)snprintf(json + jl, sizeof json - jl, "%s{\"class\":\"%s\",\"dtype\":\"%s\",\"n\":%zu,\"n_held_out\":%zu",
+      printf("%-18s %-5s %5zu", cost_class_name(c),
+             dt < 0 ? "all" : cost_dtype_name((cost_dtype)dt), k);
+      jl += (size_t)snprintf(json + jl, sizeof json - jl,
+                             "%s{\"class\":\"%s\",\"dtype\":\"%s\",\"n\":%zu,\"n_held_out\":%zu",
                              first ? "" : ",", cost_class_name(c),
                              dt < 0 ? "all" : cost_dtype_name((cost_dtype)dt), k, kx);
       first = 0;
@@ -199,7 +206,8 @@ int main(int argc, char **argv) {
     sink += r.ms;
   }
   double rate = iters / (now() - t0);
-  printf("GEMM estimates per second (one core, calibrated descriptor): %.0f   (checksum %.3g)\n\n", rate, sink);
+  printf("GEMM estimates per second (one core, calibrated descriptor): %.0f   (checksum %.3g)\n\n",
+         rate, sink);
 
   printf("calibrated parameters (all samples; %d LM iterations, rms log error %.3f -> %.3f):\n",
          rep.iterations, rep.rms_log_before, rep.rms_log_after);

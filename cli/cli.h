@@ -9,9 +9,9 @@
 #include "common/common.h"
 
 typedef struct {
-  const char *db;   /* --db, else $CDPLAN_DB, else ./cdplan.db */
-  const char *hw;   /* --hw NAME or NULL */
-  int argc;         /* positional arguments left after the options */
+  const char *db; /* --db, else $CDPLAN_DB, else ./cdplan.db */
+  const char *hw; /* --hw NAME or NULL */
+  int argc;       /* positional arguments left after the options */
   char **argv;
 } cli_opts;
 
@@ -36,7 +36,7 @@ int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err);
 int cli_serve(cli_opts *o);
 int cli_calibrate(cli_opts *o);
 int cli_kernels_select(cli_opts *o); /* cli/kernels.c: parses its own options */
-int cli_token_create(cli_opts *o); /* cli/token.c */
+int cli_token_create(cli_opts *o);   /* cli/token.c */
 int cli_token_list(cli_opts *o);
 int cli_token_revoke(cli_opts *o);
 /* cli/validate.c: these parse their own options (see main.c). */

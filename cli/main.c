@@ -250,7 +250,8 @@ int main(int argc, char **argv) {
   char **rest = NULL;
   o.db = getenv("CDPLAN_DB");
   if (!o.db || !*o.db) o.db = "cdplan.db";
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+      !strcmp(argv[1], "help")) {
     print_help(stdout);
     return argc < 2 ? 2 : 0;
   }

@@ -18,10 +18,15 @@
 int cost_sample_predict_p(const cost_hw *hw, const double *p, const cost_sample *s,
                           cost_result *out) {
   switch (s->kind) {
-  case COST_OP_GEMM: return cost_gemm_p(hw, p, &s->u.gemm, out);
-  case COST_OP_ELEMENTWISE: return cost_elementwise_p(hw, p, &s->u.ew, out);
-  case COST_OP_EMBEDDING: return cost_embedding_p(hw, p, &s->u.emb, out);
-  default: cost_result_clear(out); return COST_EINVAL;
+  case COST_OP_GEMM:
+    return cost_gemm_p(hw, p, &s->u.gemm, out);
+  case COST_OP_ELEMENTWISE:
+    return cost_elementwise_p(hw, p, &s->u.ew, out);
+  case COST_OP_EMBEDDING:
+    return cost_embedding_p(hw, p, &s->u.emb, out);
+  default:
+    cost_result_clear(out);
+    return COST_EINVAL;
   }
 }
 
@@ -33,11 +38,14 @@ int cost_sample_predict(const cost_hw *hw, const cost_sample *s, cost_result *ou
 
 int cost_sample_class(const cost_sample *s) {
   switch (s->kind) {
-  case COST_OP_GEMM: return COST_CLASS_GEMM;
-  case COST_OP_ELEMENTWISE: return COST_CLASS_ELEMENTWISE;
+  case COST_OP_GEMM:
+    return COST_CLASS_GEMM;
+  case COST_OP_ELEMENTWISE:
+    return COST_CLASS_ELEMENTWISE;
   case COST_OP_EMBEDDING:
     return s->u.emb.pass == COST_EMB_FWD_BWD ? COST_CLASS_EMB_FWD_BWD : COST_CLASS_EMB_FWD;
-  default: return -1;
+  default:
+    return -1;
   }
 }
 
@@ -225,68 +233,68 @@ int cost_calibrate(const cost_hw *hw, const cost_sample *samples, size_t n, cost
   double lambda = 1e-2;
   int it = 0;
   for (int pass = 0; pass < 4 && na > 0; pass++) {
-  if (pass > 0) {
-    reweight(&f, p, base);
-    sse = residuals(&f, p, r);
-    lambda = 1e-2;
-  }
-  for (int pit = 0; pit < 60; pit++, it++) {
-    /* Jacobian in log-parameter space, forward differences. */
-    for (int a = 0; a < na; a++) {
-      int i = act[a];
-      memcpy(trial, p, sizeof p);
-      double h = 1e-4;
-      trial[i] = p[i] * exp(h);
-      if (trial[i] > cost_param_table[i].hi) {
-        h = -h;
-        trial[i] = p[i] * exp(h);
-      }
-      residuals(&f, trial, r2);
-      for (size_t j = 0; j < m; j++) J[j * na + a] = (r2[j] - r[j]) / h;
+    if (pass > 0) {
+      reweight(&f, p, base);
+      sse = residuals(&f, p, r);
+      lambda = 1e-2;
     }
-    double JTJ[P__COUNT * P__COUNT], g[P__COUNT];
-    for (int a = 0; a < na; a++) {
-      g[a] = 0;
-      for (int c = 0; c < na; c++) JTJ[a * na + c] = 0;
-    }
-    for (size_t j = 0; j < m; j++)
-      for (int a = 0; a < na; a++) {
-        double ja = J[j * na + a];
-        if (ja == 0) continue;
-        g[a] += ja * r[j];
-        for (int c = 0; c < na; c++) JTJ[a * na + c] += ja * J[j * na + c];
-      }
-    int improved = 0;
-    for (int tries = 0; tries < 12 && !improved; tries++) {
-      double A[P__COUNT * P__COUNT], d[P__COUNT];
-      for (int a = 0; a < na; a++) {
-        for (int c = 0; c < na; c++) A[a * na + c] = JTJ[a * na + c];
-        A[a * na + a] += lambda * (JTJ[a * na + a] + 1e-9);
-        d[a] = -g[a];
-      }
-      if (chol_solve(A, d, na) != 0) {
-        lambda *= 10;
-        continue;
-      }
-      memcpy(trial, p, sizeof p);
+    for (int pit = 0; pit < 60; pit++, it++) {
+      /* Jacobian in log-parameter space, forward differences. */
       for (int a = 0; a < na; a++) {
         int i = act[a];
-        double step = clampd(d[a], -1.0, 1.0); /* at most e^1 per iteration */
-        trial[i] = clampd(p[i] * exp(step), lo_of(i), cost_param_table[i].hi);
+        memcpy(trial, p, sizeof p);
+        double h = 1e-4;
+        trial[i] = p[i] * exp(h);
+        if (trial[i] > cost_param_table[i].hi) {
+          h = -h;
+          trial[i] = p[i] * exp(h);
+        }
+        residuals(&f, trial, r2);
+        for (size_t j = 0; j < m; j++) J[j * na + a] = (r2[j] - r[j]) / h;
       }
-      double s2 = residuals(&f, trial, r2);
-      if (s2 < sse) {
-        memcpy(p, trial, sizeof p);
-        memcpy(r, r2, m * sizeof *r);
-        improved = sse - s2 > 1e-12 * sse ? 1 : 2;
-        sse = s2;
-        lambda = fmax(lambda / 3, 1e-7);
-      } else {
-        lambda *= 4;
+      double JTJ[P__COUNT * P__COUNT], g[P__COUNT];
+      for (int a = 0; a < na; a++) {
+        g[a] = 0;
+        for (int c = 0; c < na; c++) JTJ[a * na + c] = 0;
       }
+      for (size_t j = 0; j < m; j++)
+        for (int a = 0; a < na; a++) {
+          double ja = J[j * na + a];
+          if (ja == 0) continue;
+          g[a] += ja * r[j];
+          for (int c = 0; c < na; c++) JTJ[a * na + c] += ja * J[j * na + c];
+        }
+      int improved = 0;
+      for (int tries = 0; tries < 12 && !improved; tries++) {
+        double A[P__COUNT * P__COUNT], d[P__COUNT];
+        for (int a = 0; a < na; a++) {
+          for (int c = 0; c < na; c++) A[a * na + c] = JTJ[a * na + c];
+          A[a * na + a] += lambda * (JTJ[a * na + a] + 1e-9);
+          d[a] = -g[a];
+        }
+        if (chol_solve(A, d, na) != 0) {
+          lambda *= 10;
+          continue;
+        }
+        memcpy(trial, p, sizeof p);
+        for (int a = 0; a < na; a++) {
+          int i = act[a];
+          double step = clampd(d[a], -1.0, 1.0); /* at most e^1 per iteration */
+          trial[i] = clampd(p[i] * exp(step), lo_of(i), cost_param_table[i].hi);
+        }
+        double s2 = residuals(&f, trial, r2);
+        if (s2 < sse) {
+          memcpy(p, trial, sizeof p);
+          memcpy(r, r2, m * sizeof *r);
+          improved = sse - s2 > 1e-12 * sse ? 1 : 2;
+          sse = s2;
+          lambda = fmax(lambda / 3, 1e-7);
+        } else {
+          lambda *= 4;
+        }
+      }
+      if (improved != 1) break;
     }
-    if (improved != 1) break;
-  }
   }
   memcpy(w, base, m * sizeof *w);
   sse = residuals(&f, p, r);

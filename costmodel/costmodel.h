@@ -53,28 +53,27 @@ typedef struct {
  * JSON, hwdb/ stores it as JSON text). Zero means "unknown / absent". */
 typedef struct {
   char name[64];
-  char vendor[32]; /* "nvidia", "amd", "google", "intel" */
-  char arch[32];   /* "hopper", "blackwell", "ampere", "cdna2", "cdna3", "cdna4", ... */
-  int compute_units;          /* SMs / CUs / cores */
-  double clock_hz;            /* peak engine clock */
-  double hbm_bytes;           /* physical capacity */
-  double hbm_usable_bytes;    /* what a framework can allocate */
-  double hbm_bw;              /* bytes/s, datasheet peak */
-  double l2_bytes;            /* L2 (per device, summed over dies) */
-  double llc_bytes;           /* last-level cache beyond L2 (Infinity Cache), 0 if none */
-  double smem_per_unit;       /* shared memory / LDS per SM/CU usable by one block, bytes */
-  double regs_per_unit;       /* 32-bit registers per SM/CU */
+  char vendor[32];         /* "nvidia", "amd", "google", "intel" */
+  char arch[32];           /* "hopper", "blackwell", "ampere", "cdna2", "cdna3", "cdna4", ... */
+  int compute_units;       /* SMs / CUs / cores */
+  double clock_hz;         /* peak engine clock */
+  double hbm_bytes;        /* physical capacity */
+  double hbm_usable_bytes; /* what a framework can allocate */
+  double hbm_bw;           /* bytes/s, datasheet peak */
+  double l2_bytes;         /* L2 (per device, summed over dies) */
+  double llc_bytes;        /* last-level cache beyond L2 (Infinity Cache), 0 if none */
+  double smem_per_unit;    /* shared memory / LDS per SM/CU usable by one block, bytes */
+  double regs_per_unit;    /* 32-bit registers per SM/CU */
   double peak_flops[COST_DT__COUNT]; /* dense FLOP/s (int8: OP/s); 0 = not supported */
   int n_mma;
   cost_mma mma[COST_MAX_MMA];
-  double scaleup_bw;          /* bytes/s per GPU per direction inside the scale-up domain */
-  int scaleup_domain;         /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
-  double scaleout_bw;         /* bytes/s per GPU per direction across nodes */
+  double scaleup_bw;  /* bytes/s per GPU per direction inside the scale-up domain */
+  int scaleup_domain; /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
+  double scaleout_bw; /* bytes/s per GPU per direction across nodes */
   double tdp_w;
-  double price_per_hour;      /* USD per GPU-hour, 0 = unknown */
+  double price_per_hour; /* USD per GPU-hour, 0 = unknown */
   cost_calib calib;
 } cost_hw;
-
 
 /* ---- Results ------------------------------------------------------------ */
 
@@ -176,9 +175,9 @@ int cost_scope_parse(const char *name);
 const char *cost_scope_name(int scope);
 
 /* Error returns of the op functions (out is zeroed on error). */
-#define COST_EINVAL (-1)  /* sizes out of range, unknown kind or layout */
-#define COST_EDTYPE (-2)  /* the hardware has no peak for this dtype */
-#define COST_ENOHW (-3)   /* descriptor lacks a figure the op needs */
+#define COST_EINVAL (-1) /* sizes out of range, unknown kind or layout */
+#define COST_EDTYPE (-2) /* the hardware has no peak for this dtype */
+#define COST_ENOHW (-3)  /* descriptor lacks a figure the op needs */
 
 /* Each returns 0 and fills out, or a negative COST_E* code. Pure: reads
  * only its arguments (hw->calib when version > 0 or n > 0). */
@@ -198,7 +197,12 @@ int cost_param_info(int index, const cost_hw *hw, const char **name, double *def
  * default otherwise. NAN for an unknown name. */
 double cost_param_value(const cost_hw *hw, const char *name);
 
-typedef enum { COST_OP_GEMM = 0, COST_OP_ELEMENTWISE, COST_OP_EMBEDDING, COST_OP__COUNT } cost_op_kind;
+typedef enum {
+  COST_OP_GEMM = 0,
+  COST_OP_ELEMENTWISE,
+  COST_OP_EMBEDDING,
+  COST_OP__COUNT
+} cost_op_kind;
 
 /* One measurement: an op and its measured time. */
 typedef struct {
@@ -230,8 +234,8 @@ typedef struct {
 } cost_fit_class;
 
 typedef struct {
-  int n_samples;  /* used (valid, positive time) */
-  int n_skipped;  /* invalid or unsupported by hw */
+  int n_samples; /* used (valid, positive time) */
+  int n_skipped; /* invalid or unsupported by hw */
   int iterations;
   double rms_log_before, rms_log_after; /* RMS of log(pred/meas) */
   cost_fit_class cls[COST_CLASS__COUNT];

@@ -15,8 +15,8 @@
 #include "costmodel/costmodel.h"
 
 typedef enum {
-  P_LAUNCH_US = 0,   /* kernel launch-to-completion floor seen by CUDA events */
-  P_EFF_FP64,        /* large aligned GEMM throughput / dense peak, per dtype */
+  P_LAUNCH_US = 0, /* kernel launch-to-completion floor seen by CUDA events */
+  P_EFF_FP64,      /* large aligned GEMM throughput / dense peak, per dtype */
   P_EFF_FP32,
   P_EFF_TF32,
   P_EFF_BF16,

@@ -42,13 +42,20 @@ static const int splits[] = {1, 2, 4, 8, 16, 32};
 
 static int eff_param(int dt) {
   switch (dt) {
-  case COST_DT_FP64: return P_EFF_FP64;
-  case COST_DT_FP32: return P_EFF_FP32;
-  case COST_DT_TF32: return P_EFF_TF32;
-  case COST_DT_BF16: return P_EFF_BF16;
-  case COST_DT_FP16: return P_EFF_FP16;
-  case COST_DT_INT8: return P_EFF_INT8;
-  default: return P_EFF_FP8; /* fp8, fp6, fp4: the low-precision MMA path */
+  case COST_DT_FP64:
+    return P_EFF_FP64;
+  case COST_DT_FP32:
+    return P_EFF_FP32;
+  case COST_DT_TF32:
+    return P_EFF_TF32;
+  case COST_DT_BF16:
+    return P_EFF_BF16;
+  case COST_DT_FP16:
+    return P_EFF_FP16;
+  case COST_DT_INT8:
+    return P_EFF_INT8;
+  default:
+    return P_EFF_FP8; /* fp8, fp6, fp4: the low-precision MMA path */
   }
 }
 
@@ -140,7 +147,8 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
     /* A matrix-vector product: cuBLAS dispatches GEMV kernels, bound by
      * streaming the matrix once (no tiles, no alignment fast path). */
     double t_mem = base_bytes / bw, t_c = 2.0 * M * N * K * batch / (peak * p[eff_param(dt)]);
-    best = (cand){sqrt(t_mem * t_mem + t_c * t_c) + fill, t_c, t_mem, 1, base_bytes, 0, 0, t_c, 1, 1, 1};
+    best = (cand){
+        sqrt(t_mem * t_mem + t_c * t_c) + fill, t_c, t_mem, 1, base_bytes, 0, 0, t_c, 1, 1, 1};
     nt = 0;
   }
   for (int ti = 0; ti < nt; ti++) {

@@ -121,8 +121,8 @@ int cost_embedding_p(const cost_hw *hw, const double *p, const cost_embedding_op
   double chunks = ceil(dim / 32.0), items = batch * chunks, W = gather_warps(hw);
   double passes = ceil(items / W), active = fmin(items, W);
   /* One warp request = one chunk of a row: row_sectors / chunks sectors. */
-  double t_req = 1.0 / (p[P_GATHER_REQ_GPS] * 1e9) +
-                 (1.0 - hit) * (row_sectors / chunks) * 32.0 / hw->hbm_bw;
+  double t_req =
+      1.0 / (p[P_GATHER_REQ_GPS] * 1e9) + (1.0 - hit) * (row_sectors / chunks) * 32.0 / hw->hbm_bw;
   double t_it = cost_pnorm(lat / p[P_GATHER_ILP], active * t_req, p[P_MEM_OVERLAP_P]);
   double t_chain = passes * (p[P_EMB_BAG_LAT] * lat + P * t_it);
   double launch = p[P_LAUNCH_US] * 1e-6;

@@ -5,8 +5,8 @@
 
 #include "costmodel/costmodel_int.h"
 
-static const char *const dtype_names[COST_DT__COUNT] = {
-    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8"};
+static const char *const dtype_names[COST_DT__COUNT] = {"fp64", "fp32", "tf32", "bf16", "fp16",
+                                                        "fp8",  "fp6",  "fp4",  "int8"};
 /* Storage sizes: IEEE/OCP formats; tf32 is held in 32-bit words (NVIDIA
  * Ampere whitepaper); fp6/fp4 packed (OCP Microscaling spec v1.0). */
 static const double dtype_bytes[COST_DT__COUNT] = {8, 4, 4, 2, 2, 1, 0.75, 0.5, 1};
@@ -37,22 +37,33 @@ const char *cost_bound_name(int b) {
 
 static const char *const ew_names[] = {"add", "gelu", "layernorm", "softmax"};
 int cost_ew_kind_parse(const char *name) { return parse_in(ew_names, COST_EW__COUNT, name); }
-const char *cost_ew_kind_name(int k) { return (k >= 0 && k < COST_EW__COUNT) ? ew_names[k] : "unknown"; }
+const char *cost_ew_kind_name(int k) {
+  return (k >= 0 && k < COST_EW__COUNT) ? ew_names[k] : "unknown";
+}
 
 static const char *const pass_names[] = {"fwd", "fwd_bwd"};
 int cost_emb_pass_parse(const char *name) { return parse_in(pass_names, COST_EMB__COUNT, name); }
-const char *cost_emb_pass_name(int p) { return (p >= 0 && p < COST_EMB__COUNT) ? pass_names[p] : "unknown"; }
+const char *cost_emb_pass_name(int p) {
+  return (p >= 0 && p < COST_EMB__COUNT) ? pass_names[p] : "unknown";
+}
 
 static const char *const coll_names[] = {"allreduce", "allgather", "reducescatter", "alltoall"};
 int cost_coll_kind_parse(const char *name) { return parse_in(coll_names, COST_COLL__COUNT, name); }
-const char *cost_coll_kind_name(int k) { return (k >= 0 && k < COST_COLL__COUNT) ? coll_names[k] : "unknown"; }
+const char *cost_coll_kind_name(int k) {
+  return (k >= 0 && k < COST_COLL__COUNT) ? coll_names[k] : "unknown";
+}
 
 static const char *const scope_names[] = {"node", "cluster"};
 int cost_scope_parse(const char *name) { return parse_in(scope_names, COST_SCOPE__COUNT, name); }
-const char *cost_scope_name(int s) { return (s >= 0 && s < COST_SCOPE__COUNT) ? scope_names[s] : "unknown"; }
+const char *cost_scope_name(int s) {
+  return (s >= 0 && s < COST_SCOPE__COUNT) ? scope_names[s] : "unknown";
+}
 
-static const char *const class_names[] = {"gemm", "elementwise", "embedding_fwd", "embedding_fwd_bwd"};
-const char *cost_class_name(int c) { return (c >= 0 && c < COST_CLASS__COUNT) ? class_names[c] : "unknown"; }
+static const char *const class_names[] = {"gemm", "elementwise", "embedding_fwd",
+                                          "embedding_fwd_bwd"};
+const char *cost_class_name(int c) {
+  return (c >= 0 && c < COST_CLASS__COUNT) ? class_names[c] : "unknown";
+}
 
 void cost_result_clear(cost_result *r) { memset(r, 0, sizeof *r); }
 

@@ -45,81 +45,103 @@ double cost_param_default(const cost_hw *hw, int id) {
   /* A null kernel timed with CUDA events costs a few microseconds on
    * current GPUs (NVIDIA, "Getting Started with CUDA Graphs", 2019: 3-5 us
    * launch overhead per kernel). */
-  case P_LAUNCH_US: return 4.0;
+  case P_LAUNCH_US:
+    return 4.0;
   /* Large aligned GEMMs in cuBLAS/CUTLASS reach ~80% of the dense tensor
    * peak on Hopper (NVIDIA CUTLASS 3.x README performance figures; NVIDIA
    * H100 cuBLAS blog, 2023). FP32 without tensor cores (FFMA SIMT
    * kernels) ~75% (CUTLASS SGEMM profiler figures). */
-  case P_EFF_FP64: return 0.80;
-  case P_EFF_FP32: return 0.75;
+  case P_EFF_FP64:
+    return 0.80;
+  case P_EFF_FP32:
+    return 0.75;
   case P_EFF_TF32:
   case P_EFF_BF16:
   case P_EFF_FP16:
   case P_EFF_FP8:
-  case P_EFF_INT8: return 0.80;
+  case P_EFF_INT8:
+    return 0.80;
   /* GEMV-like streaming of a weight matrix: ~80% of HBM peak (NVIDIA
    * Hopper tuning guide: achievable DRAM bandwidth 80-90% of peak). */
-  case P_GEMM_MEM_EFF: return 0.80;
+  case P_GEMM_MEM_EFF:
+    return 0.80;
   /* One DRAM round trip to fill the load pipeline plus the epilogue store:
    * ~1 us (HBM latency ~0.5-0.7 us, Chips and Cheese H100 microbenchmarks). */
-  case P_TILE_FILL_US: return 1.0;
+  case P_TILE_FILL_US:
+    return 1.0;
   /* Without 16-byte aligned leading dimensions cuBLAS cannot use TMA /
    * cp.async.16 and falls back to element-wise global loads staged through
    * registers: 32 LD/ST lanes per SM (Hopper whitepaper SM diagram) and
    * ~8 LSU lane-ops per element (LDG, STS, ldmatrix reads) -> 4/clk/SM. */
-  case P_UNALIGNED_EPC: return 4.0;
+  case P_UNALIGNED_EPC:
+    return 4.0;
   /* A main-loop step waits on its stage's loads: an L2/DRAM round trip
    * (~250-600 ns, Chips and Cheese H100) spread over a 4-8 stage pipeline
    * (CUTLASS sm90 default stage counts) -> ~60 ns per 128-byte K step. */
-  case P_KSTEP_NS: return 60.0;
+  case P_KSTEP_NS:
+    return 60.0;
   /* Overlap of compute with memory traffic (and of issue with transfer)
    * is imperfect near balance: both pipelines stall on each other. The
    * p-norm joins the two times; the roofline (Williams, Waterman and
    * Patterson, CACM 2009) is its p = inf limit, a serial sum p = 1. The
    * default p = 4 puts a balanced kernel 19% above the roofline's max: a
    * middle value, not a measured one. */
-  case P_MEM_OVERLAP_P: return 4.0;
+  case P_MEM_OVERLAP_P:
+    return 4.0;
   /* A 64-row CTA has one consumer warpgroup: wgmma latency and the
    * epilogue are not hidden behind a second warpgroup (CUTLASS 3.x
    * "ping-pong" vs "cooperative" kernel schedules need two). ~75%. */
-  case P_WG1_EFF: return 0.75;
+  case P_WG1_EFF:
+    return 0.75;
   /* STREAM-like kernels reach ~90% of HBM peak (STREAM triad on H100/H200
    * as published by vendors and in the Hopper tuning guide). */
-  case P_STREAM_EFF: return 0.90;
-  case P_EW_ALU_SCALE: return 1.0;
+  case P_STREAM_EFF:
+    return 0.90;
+  case P_EW_ALU_SCALE:
+    return 1.0;
   /* Loaded HBM latency ~600 ns (Chips and Cheese, "Nvidia's H100: Funny L2,
    * and Tons of Bandwidth", 2023: ~480 ns unloaded, more under load). */
-  case P_DRAM_LAT_NS: return 600.0;
+  case P_DRAM_LAT_NS:
+    return 600.0;
   /* The pooling loop of EmbeddingBag_updateOutputKernel_sum_mean has no
    * loop-carried dependence but the running sum; nvcc unrolls such loops
    * by 4 by default (CUDA C Programming Guide, #pragma unroll), but the
    * offset2bag store in the loop body may alias the index loads, so ~2
    * row loads are in flight per warp. */
-  case P_GATHER_ILP: return 2.0;
+  case P_GATHER_ILP:
+    return 2.0;
   /* Random row requests: HBM3 row activations are limited by tRRD/tFAW
    * per pseudo-channel (JEDEC JESD238 HBM3); with ~100 pseudo-channels at
    * a few hundred M activations/s each -> ~30 G requests/s. */
-  case P_GATHER_REQ_GPS: return 30.0;
+  case P_GATHER_REQ_GPS:
+    return 30.0;
   /* Per bag and 32-feature chunk: offsets load -> index load -> row load
    * are dependent DRAM accesses, then the stores: ~3 latencies. */
-  case P_EMB_BAG_LAT: return 3.0;
+  case P_EMB_BAG_LAT:
+    return 3.0;
   /* Sparse-gradient backward (PyTorch _embedding_bag_sparse_backward):
    * offset2bag, index_select of gradient rows, sort + unique of indices:
    * ~1 KB of memory traffic per looked-up index at ~3.5 TB/s. */
-  case P_SPARSE_NS_IDX: return 0.3;
+  case P_SPARSE_NS_IDX:
+    return 0.3;
   /* The host issues forward + autograd backward (~15 ops through the
    * Python/autograd dispatcher at ~5-10 us each, PyTorch "Performance
    * Tuning Guide": CPU overhead of small ops) -> ~100 us. */
-  case P_SPARSE_FIXED_US: return 100.0;
+  case P_SPARSE_FIXED_US:
+    return 100.0;
   /* NCCL bus bandwidth reaches ~80% of the link peak for large messages
    * (NCCL-tests doc/PERFORMANCE.md, bus bandwidth definition; published
    * nccl-tests results on DGX H100: ~360-370 of 450 GB/s). */
-  case P_COLL_BUS_EFF: return 0.80;
+  case P_COLL_BUS_EFF:
+    return 0.80;
   /* Per-step latency of the NCCL simple/LL protocols: ~2 us over NVLink,
    * ~6 us over InfiniBand with GPUDirect RDMA (NCCL-tests latencies). */
-  case P_COLL_ALPHA_NODE_US: return 2.0;
-  case P_COLL_ALPHA_CLUSTER_US: return 6.0;
-  default: return NAN;
+  case P_COLL_ALPHA_NODE_US:
+    return 2.0;
+  case P_COLL_ALPHA_CLUSTER_US:
+    return 6.0;
+  default:
+    return NAN;
   }
 }
 

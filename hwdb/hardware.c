@@ -38,9 +38,8 @@ int hwdb_hw_put(hwdb *db, const char *name, const char *vendor, const char *doc,
   return hwdb_hw_put_many_mode(db, 1, &name, &vendor, &doc, mode, created, err);
 }
 
-int hwdb_hw_put_many_mode(hwdb *db, size_t n, const char *const *names,
-                          const char *const *vendors, const char *const *docs, int mode,
-                          int *created, svc_err *err) {
+int hwdb_hw_put_many_mode(hwdb *db, size_t n, const char *const *names, const char *const *vendors,
+                          const char *const *docs, int mode, int *created, svc_err *err) {
   int rc = 0;
   pthread_mutex_lock(&db->lock);
   if ((rc = hwdb_exec(db, "BEGIN IMMEDIATE;", err))) goto cleanup;

@@ -149,8 +149,9 @@ int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err) {
   sqlite3_busy_timeout(db->conn, 5000);
   /* WAL lets readers proceed beside one writer; synchronous=NORMAL in WAL
    * mode still never corrupts the file on a crash (SQLite docs, "WAL"). */
-  if ((rc = hwdb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                          "PRAGMA foreign_keys=ON;",
+  if ((rc = hwdb_exec(db,
+                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                      "PRAGMA foreign_keys=ON;",
                       err)))
     goto cleanup;
   if ((rc = migrate(db, &fresh, err))) goto cleanup;

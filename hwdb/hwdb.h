@@ -56,9 +56,8 @@ int hwdb_hw_put_many(hwdb *db, size_t n, const char *const *names, const char *c
                      const char *const *docs, svc_err *err);
 /* The general form: mode as in hwdb_hw_put; *created (may be NULL) tells
  * whether the last row was new. */
-int hwdb_hw_put_many_mode(hwdb *db, size_t n, const char *const *names,
-                          const char *const *vendors, const char *const *docs, int mode,
-                          int *created, svc_err *err);
+int hwdb_hw_put_many_mode(hwdb *db, size_t n, const char *const *names, const char *const *vendors,
+                          const char *const *docs, int mode, int *created, svc_err *err);
 
 /* Calibration versions: numbered 1, 2, ... per hardware. */
 int hwdb_calib_add(hwdb *db, const char *hw, const char *params, const char *report, int *version,

@@ -41,7 +41,7 @@ static void test_costmodel_gemm__large_approaches_peak(void **state) {
     cost_gemm_op op = {.m = 16384, .n = 16384, .k = 16384, .batch = 1, .dtype = dts[i]};
     cost_result r;
     assert_int_equal(cost_gemm(&hw, &op, &r), 0);
-    double eff = cost_param_value(&hw, dts[i] == COST_DT_FP32 ? "gemm_eff_fp32"
+    double eff = cost_param_value(&hw, dts[i] == COST_DT_FP32   ? "gemm_eff_fp32"
                                        : dts[i] == COST_DT_TF32 ? "gemm_eff_tf32"
                                        : dts[i] == COST_DT_FP8  ? "gemm_eff_fp8"
                                        : dts[i] == COST_DT_FP16 ? "gemm_eff_fp16"
@@ -75,8 +75,12 @@ static void test_costmodel_gemm__alignment_penalty(void **state) {
   assert_true(k479 / k480 > 3.0); /* gemm.json: ~3.7x */
   assert_true(k488 / k480 < 1.1); /* 976-byte rows are 16-byte aligned */
   /* N sets ldb and ldc: an odd N falls off the fast path too, M does not. */
-  assert_true(gemm_ms(&hw, 8192, 1023, 512, COST_DT_BF16) / gemm_ms(&hw, 8192, 1024, 512, COST_DT_BF16) > 2.0);
-  assert_true(gemm_ms(&hw, 8191, 1024, 512, COST_DT_BF16) / gemm_ms(&hw, 8192, 1024, 512, COST_DT_BF16) < 1.1);
+  assert_true(gemm_ms(&hw, 8192, 1023, 512, COST_DT_BF16) /
+                  gemm_ms(&hw, 8192, 1024, 512, COST_DT_BF16) >
+              2.0);
+  assert_true(gemm_ms(&hw, 8191, 1024, 512, COST_DT_BF16) /
+                  gemm_ms(&hw, 8192, 1024, 512, COST_DT_BF16) <
+              1.1);
   cost_gemm_op op = {.m = 8192, .n = 1024, .k = 479, .batch = 1, .dtype = COST_DT_BF16};
   cost_result r;
   assert_int_equal(cost_gemm(&hw, &op, &r), 0);
@@ -141,8 +145,12 @@ static void test_costmodel_embedding__monotone(void **state) {
   (void)state;
   cost_hw hw;
   h200_fixture(&hw);
-  cost_embedding_op e = {.rows = 2000000, .dim = 128, .batch = 16384, .pooling = 32,
-                         .dtype = COST_DT_FP32, .pass = COST_EMB_FWD};
+  cost_embedding_op e = {.rows = 2000000,
+                         .dim = 128,
+                         .batch = 16384,
+                         .pooling = 32,
+                         .dtype = COST_DT_FP32,
+                         .pass = COST_EMB_FWD};
   cost_result r1, r2, r3;
   assert_int_equal(cost_embedding_bag(&hw, &e, &r1), 0);
   e.pooling = 64;
@@ -159,8 +167,12 @@ static void test_costmodel_embedding__sectors_and_host_floor(void **state) {
   (void)state;
   cost_hw hw;
   h200_fixture(&hw);
-  cost_embedding_op e = {.rows = 1000000, .dim = 48, .batch = 2048, .pooling = 8,
-                         .dtype = COST_DT_FP16, .pass = COST_EMB_FWD};
+  cost_embedding_op e = {.rows = 1000000,
+                         .dim = 48,
+                         .batch = 2048,
+                         .pooling = 8,
+                         .dtype = COST_DT_FP16,
+                         .pass = COST_EMB_FWD};
   cost_result r, rb;
   /* 96-byte rows start on 32-byte boundaries: 3 sectors; 100-byte rows
    * start on 4-byte boundaries and straddle one more sector on average. */
@@ -243,7 +255,8 @@ static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   h200_fixture(&truth);
   h200_fixture(&hw);
   /* Known parameters, then samples made by the model itself. */
-  const char *names[] = {"launch_us", "gemm_eff_bf16", "gemm_mem_eff", "stream_eff", "gemm_eff_tf32"};
+  const char *names[] = {"launch_us", "gemm_eff_bf16", "gemm_mem_eff", "stream_eff",
+                         "gemm_eff_tf32"};
   const double vals[] = {3.0, 0.7, 0.65, 0.8, 0.6};
   truth.calib.n = 5;
   truth.calib.version = 1;
@@ -253,14 +266,16 @@ static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   }
   cost_sample s[64];
   size_t n = 0;
-  const int64_t shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {1, 8192, 8192}, {16, 4096, 4096},
-                               {2048, 2048, 2048}, {64, 64, 64}, {32768, 1024, 1024}, {1, 16384, 4096}};
+  const int64_t shapes[][3] = {{8192, 8192, 8192},  {4096, 4096, 4096}, {1, 8192, 8192},
+                               {16, 4096, 4096},    {2048, 2048, 2048}, {64, 64, 64},
+                               {32768, 1024, 1024}, {1, 16384, 4096}};
   for (int i = 0; i < 8; i++)
     for (int d = 0; d < 2; d++) {
       cost_sample *x = &s[n++];
       memset(x, 0, sizeof *x);
       x->kind = COST_OP_GEMM;
-      x->u.gemm = (cost_gemm_op){shapes[i][0], shapes[i][1], shapes[i][2], 1, d ? COST_DT_TF32 : COST_DT_BF16, "nn"};
+      x->u.gemm = (cost_gemm_op){
+          shapes[i][0], shapes[i][1], shapes[i][2], 1, d ? COST_DT_TF32 : COST_DT_BF16, "nn"};
     }
   for (int i = 0; i < 6; i++) {
     cost_sample *x = &s[n++];
@@ -277,7 +292,8 @@ static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   cost_fit_report rep;
   assert_int_equal(cost_calibrate(&hw, s, n, &out, &rep), 0);
   hw.calib = out;
-  for (int i = 0; i < 5; i++) assert_true(fabs(cost_param_value(&hw, names[i]) / vals[i] - 1) < 0.03);
+  for (int i = 0; i < 5; i++)
+    assert_true(fabs(cost_param_value(&hw, names[i]) / vals[i] - 1) < 0.03);
   assert_true(rep.cls[COST_CLASS_GEMM].median_after < 0.005);
   assert_true(rep.cls[COST_CLASS_ELEMENTWISE].median_after < 0.005);
   assert_int_equal(cost_calibrate(&hw, s, 0, &out, &rep), COST_EINVAL);

@@ -140,7 +140,7 @@ static void test_api_estimate__too_many_ops(void **state) {
 static void test_api_estimate__calibration_changes_prediction(void **state) {
   (void)state;
 #define REQ(c)                                                                                     \
-  "{\"hardware\":\"h200\",\"calibration\":\"" c "\",\"ops\":[{\"op\":\"elementwise\",\"kind\":"        \
+  "{\"hardware\":\"h200\",\"calibration\":\"" c "\",\"ops\":[{\"op\":\"elementwise\",\"kind\":"    \
   "\"add\",\"numel\":100000000,\"dtype\":\"fp32\"}]}"
   char body[512], *a = NULL, *b = NULL;
   svc_err err;

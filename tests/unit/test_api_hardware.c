@@ -43,9 +43,8 @@ static int teardown(void **state) {
 static cJSON *sample(const char *name) {
   char *text = NULL;
   size_t len = 0;
-  assert_int_equal(svc_read_file(CDPLAN_SOURCE_DIR "/data/hardware/h200.json", 1 << 20, &text,
-                                 &len, NULL),
-                   0);
+  assert_int_equal(
+      svc_read_file(CDPLAN_SOURCE_DIR "/data/hardware/h200.json", 1 << 20, &text, &len, NULL), 0);
   cJSON *doc = cJSON_Parse(text);
   free(text);
   assert_non_null(doc);
