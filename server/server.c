@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/api_validate.h"
 #include "server/server_int.h"
 
 /* Order matters only for readability: matching needs a full path match,
@@ -53,11 +54,18 @@ static const srv_route routes[] = {
     {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0},
     {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0},
     {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 0},
-    {"POST", "/v1/validations/{id}/results", srv_validation_results, SRV_SCOPE_OPEN, 1, 0},
+    {"POST", "/v1/validations/{id}/results", srv_validation_results, SRV_SCOPE_OPEN, SRV_BODY_LARGE,
+     0},
 };
 
 /* Served for GET/HEAD paths no row matches, when a web root is set. */
 static const srv_route static_route = {"GET", "/{file}", srv_static_file, SRV_SCOPE_OPEN, 0, 0};
+
+/* The body limit of r's route: a runner's results (a whole sweep) may be
+ * larger than a request. */
+static size_t body_max(const srv_req *r) {
+  return r->route && r->route->body == SRV_BODY_LARGE ? API_MAX_RESULT : API_MAX_BODY;
+}
 
 const srv_route *srv_routes(size_t *n) {
   *n = sizeof routes / sizeof routes[0];
@@ -174,7 +182,7 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
       MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   if (cl) {
     unsigned long long n = strtoull(cl, NULL, 10);
-    if (n > API_MAX_BODY) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
+    if (n > body_max(r)) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
     /* Size the buffer once when the client says how much is coming. */
     if (n > 0) {
       r->body = malloc((size_t)n + 1);
@@ -185,12 +193,13 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
   return MHD_YES;
 }
 
-/* Append an upload chunk; past API_MAX_BODY the request is marked and the
+/* Append an upload chunk; past the route's limit the request is marked and the
  * rest is dropped unbuffered (chunked uploads have no Content-Length to
  * refuse early). */
 static int take_body(srv_req *r, const char *data, size_t n) {
+  size_t max = body_max(r);
   if (r->too_large) return 0;
-  if (n > API_MAX_BODY - r->body_len) {
+  if (n > max - r->body_len) {
     r->too_large = 1;
     free(r->body);
     r->body = NULL;
@@ -200,7 +209,7 @@ static int take_body(srv_req *r, const char *data, size_t n) {
   if (r->body_len + n + 1 > r->body_cap) {
     size_t cap = r->body_cap ? r->body_cap : 4096;
     while (cap < r->body_len + n + 1) cap *= 2;
-    if (cap > API_MAX_BODY + 1) cap = API_MAX_BODY + 1;
+    if (cap > max + 1) cap = max + 1;
     char *nb = realloc(r->body, cap);
     if (!nb) return -1;
     r->body = nb;

@@ -40,6 +40,9 @@ typedef enum {
   SRV_SCOPE_OPEN      /* never needs a token: health, metrics, docs, dashboard */
 } srv_scope;
 
+/* A route whose JSON body may reach API_MAX_RESULT instead of API_MAX_BODY. */
+#define SRV_BODY_LARGE 2
+
 /* One row of the route table. path is written exactly as in
  * docs/openapi.yaml ("/v1/hardware/{name}"); a {param} matches one
  * non-empty path segment. */
@@ -48,7 +51,7 @@ typedef struct {
   const char *path;
   srv_handler handler;
   srv_scope scope; /* what a token must hold to call it */
-  int body;        /* takes a JSON body: Content-Type must be application/json */
+  int body;        /* takes a JSON body (1, or SRV_BODY_LARGE): Content-Type must be JSON */
   int heavy;       /* long compute (plan, compare): at most heavy_max run at once, else 503 */
 } srv_route;
 
