@@ -100,7 +100,7 @@ static int make_token(char token[VAL_TOKEN_LEN + 1], char hash[65], svc_err *err
     return svc_err_set(err, SVC_INTERNAL, "", "no randomness for the job token: %s",
                        strerror(errno));
   for (size_t i = 0; i < sizeof raw; i++) sprintf(token + 2 * i, "%02x", raw[i]);
-  val_sha256_hex(token, VAL_TOKEN_LEN, hash);
+  svc_sha256_hex(token, VAL_TOKEN_LEN, hash);
   return 0;
 }
 
@@ -274,7 +274,7 @@ int val_token_check(hwdb *db, int64_t id, const char *token, svc_err *err) {
   if (!token || !*token)
     return svc_err_set(err, SVC_UNAUTHORIZED, "token", "the job token is required");
   if ((rc = hwdb_job_get(db, id, &job, err))) return rc;
-  val_sha256_hex(token, strlen(token), hash);
+  svc_sha256_hex(token, strlen(token), hash);
   if (!svc_consttime_eq(hash, strlen(hash), job.token_hash, strlen(job.token_hash)))
     rc = svc_err_set(err, SVC_FORBIDDEN, "token", "the job token does not match");
   hwdb_job_dispose(&job);

@@ -113,7 +113,4 @@ int val_write_bundle(const char *dir, const char *runner, int64_t id, const char
  * and max). Percentiles interpolate linearly between order statistics. */
 void val_stats_compute(const double *rel, size_t n, val_stats *out);
 
-/* SHA-256 of len bytes as 64 lower-case hex digits + NUL. */
-void val_sha256_hex(const void *data, size_t len, char out[65]);
-
 #endif

@@ -43,7 +43,7 @@ static int64_t add(hwdb *db, const char *kind) {
   svc_strlcpy(j.kind, kind, sizeof j.kind);
   svc_strlcpy(j.hw, "h200", sizeof j.hw);
   svc_strlcpy(j.backend, "local", sizeof j.backend);
-  val_sha256_hex("tok", 3, j.token_hash);
+  svc_sha256_hex("tok", 3, j.token_hash);
   j.params = "{\"n\":5}";
   j.prediction = "{\"cases\":[]}";
   j.timeout_s = 60;
@@ -153,16 +153,16 @@ static void test_val_store__token_hash_checked(void **state) {
 static void test_val_sha256__fips_vectors(void **state) {
   char h[65];
   (void)state;
-  val_sha256_hex("abc", 3, h);
+  svc_sha256_hex("abc", 3, h);
   assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  val_sha256_hex("", 0, h);
+  svc_sha256_hex("", 0, h);
   assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-  val_sha256_hex(two, strlen(two), h);
+  svc_sha256_hex(two, strlen(two), h);
   assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   char *mill = malloc(1000000);
   memset(mill, 'a', 1000000);
-  val_sha256_hex(mill, 1000000, h);
+  svc_sha256_hex(mill, 1000000, h);
   assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   free(mill);
 }
