@@ -264,7 +264,7 @@ int api_validation_submit(api_ctx *ctx, const char *body, size_t len, char **out
 
 int api_validation_get(api_ctx *ctx, const char *ids, char **out, svc_err *err) {
   val_cfg cfg;
-  int64_t id;
+  int64_t id = 0;
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
@@ -296,7 +296,7 @@ int api_validation_list(api_ctx *ctx, char **out, svc_err *err) {
 
 int api_validation_cancel(api_ctx *ctx, const char *ids, char **out, svc_err *err) {
   val_cfg cfg;
-  int64_t id;
+  int64_t id = 0;
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
@@ -315,7 +315,7 @@ static int store(api_ctx *ctx, int64_t id, const char *body, size_t len, char **
 
 int api_validation_results(api_ctx *ctx, const char *ids, const char *token, const char *body,
                            size_t len, char **out, svc_err *err) {
-  int64_t id;
+  int64_t id = 0;
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = val_token_check(ctx->db, id, token, err))) return rc;
@@ -429,7 +429,7 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   double *rel = NULL;
   size_t n = 0;
   val_cfg cfg;
-  int64_t id;
+  int64_t id = 0;
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||

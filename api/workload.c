@@ -413,6 +413,20 @@ static int meas_row(const cJSON *row, const char *p, const cJSON *rows_arr, cost
   }
   d->tables = tabs;
   d->n_tables = (size_t)i;
+  /* the runner's mixed placement: indices of the tables kept in host memory */
+  const cJSON *ht = cJSON_GetObjectItemCaseSensitive(row, "host_tables");
+  if (ht && !cJSON_IsNull(ht)) {
+    if (!cJSON_IsArray(ht))
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, "host_tables"),
+                         "%s must be an array of table indices", f);
+    for (const cJSON *it = ht->child; it; it = it->next) {
+      if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= i ||
+          it->valuedouble != (double)(int)it->valuedouble)
+        return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, "host_tables"),
+                           "%s: a table index past table_rows", f);
+      tabs[(int)it->valuedouble].placement = COST_PLACE_HOST;
+    }
+  }
   s->r.batch_per_gpu = batch;
   s->r.precision = dt;
   s->r.placement = place && !strcmp(place, "host") ? COST_PLACE_HOST : COST_PLACE_HBM;
