@@ -35,6 +35,8 @@ int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err);
 
 int cli_serve(cli_opts *o);
 int cli_calibrate(cli_opts *o);
+int cli_plan(cli_opts *o);           /* cli/plan.c */
+int cli_compare(cli_opts *o);        /* cli/plan.c */
 int cli_kernels_select(cli_opts *o); /* cli/kernels.c: parses its own options */
 int cli_token_create(cli_opts *o);   /* cli/token.c */
 int cli_token_list(cli_opts *o);

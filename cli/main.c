@@ -131,9 +131,6 @@ static int cmd_hw_import(cli_opts *o) {
   return rc ? cli_fail(&err) : cli_emit(out);
 }
 
-int cli_plan(cli_opts *o);    /* cli/plan.c */
-int cli_compare(cli_opts *o); /* cli/plan.c */
-
 static const cli_cmd commands[] = {
     {"serve", cli_serve,
      "cdplan serve [--listen ADDR:PORT] [--db PATH] [--token-file FILE] [--web DIR]\n"
@@ -271,12 +268,18 @@ int main(int argc, char **argv) {
     }
   }
   if (!cmd) {
-    if (argc >= 2 && !strcmp(argv[1], "hw")) {
-      fprintf(stderr, "cdplan hw: expected list, show, add or import\n");
-      for (size_t i = 0; i < N_COMMANDS; i++)
-        if (!strncmp(commands[i].name, "hw ", 3)) fprintf(stderr, "  %s\n", commands[i].usage);
-      return (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) ? 0 : 2;
+    /* A command group ("hw", "validate", "token", "kernels") without a
+     * known subcommand: list the group's commands. */
+    size_t glen = strlen(argv[1]);
+    int group = 0, ghelp = argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+    FILE *gout = ghelp ? stdout : stderr;
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+      if (!strncmp(commands[i].name, argv[1], glen) && commands[i].name[glen] == ' ') {
+        if (!group++) fprintf(gout, "Usage: cdplan %s COMMAND, one of\n", argv[1]);
+        fprintf(gout, "  %s\n", commands[i].usage);
+      }
     }
+    if (group) return ghelp ? 0 : 2;
     return usage_error("unknown command ", argv[1]);
   }
   /* serve, validate and token create parse their own options */
