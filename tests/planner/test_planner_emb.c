@@ -197,7 +197,9 @@ static void test_planner_emb__time_limit_returns_incumbent_with_gap(void **state
   double t0 = svc_now();
   assert_int_equal(plan_emb_solve(&p, t, 80, &o, &r, &err), 0);
   double took = svc_now() - t0;
-  assert_true(took < 0.5 + 1.5); /* model build + GLPK's time checks */
+  /* Unlimited, this exact solve to a 1e-9 gap runs for minutes; the margin
+   * covers model build and GLPK's time checks, also under ASan on 2 cores. */
+  assert_true(took < 0.5 + 10.0);
   assert_true(r.gap >= 0);
   assert_true(r.bound_ms > 0 && r.bound_ms <= r.max_ms);
   assert_true(r.max_ms <= r.greedy_ms + 1e-12);

@@ -2,7 +2,9 @@
 """After the device run: label the rows of the runner's dlrm_step result (calibration,
 proof, check), write the calibration-only file, fit a calibration version on it (with the
 op files and the shared dlrm_step.json), and predict every row before and after.
-Usage: analyze.py RESULT.json OUTDIR CDPLAN_NEW CDPLAN_OLD PRE_DB POST_DB"""
+Usage: analyze.py RESULT.json OUTDIR CDPLAN PRE_DB POST_DB
+The pre-run predictions of the step model as committed before the run (the "old model")
+are read from OUTDIR/predictions_prerun.json (made before the device run)."""
 import json, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,7 +20,8 @@ def predict(cdplan, db, path):
     return json.loads(p.stdout)
 
 def main():
-    res, out, new, old, pre_db, post_db = sys.argv[1:7]
+    res, out, new, pre_db, post_db = sys.argv[1:6]
+    prerun = {x["case"]: x for x in json.load(open(os.path.join(out, "predictions_prerun.json")))}
     d = json.load(open(res))
     job = json.load(open(os.path.join(HERE, "dlrm_step.json")))
     cases = job["params"]["cases"]
@@ -40,7 +43,7 @@ def main():
         sys.exit("calibrate failed: " + p.stderr)
     json.dump(json.loads(p.stdout), open(os.path.join(out, "calibrate_post.json"), "w"), indent=1)
     path = os.path.join(out, "dlrm_step.json")
-    a = predict(old, pre_db, path)
+    a = [{"pred_step_ms": prerun[r["case"]]["pred_prerun_old_model_ms"]} for r in d["rows"]]
     b = predict(new, pre_db, path)
     c = predict(new, post_db, path)
     table = []
