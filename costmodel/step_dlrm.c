@@ -378,8 +378,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     const cost_table *t = &d->tables[i];
     int pc = t->placement >= 0 ? t->placement : r->placement;
     if (pc != COST_PLACE_HOST) continue;
-    a->host_ws += 3.0 * (double)B * (double)t->pooling * (double)step_pad(t->dim, r->pad_to) *
-                  eb * (double)(t->count > 0 ? t->count : 1);
+    a->host_ws += 3.0 * (double)B * (double)t->pooling * (double)step_pad(t->dim, r->pad_to) * eb *
+                  (double)(t->count > 0 ? t->count : 1);
   }
   if ((rc = plan_tables(a, d, r, &pl))) return rc;
   if (a->err) return a->err;

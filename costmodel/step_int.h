@@ -28,8 +28,8 @@ typedef struct {
   double comm_exposed;                    /* seconds on the critical path */
   double host_ws;     /* bytes the host-placed tables' CPU work touches per step */
   double host_serial; /* seconds of host-placed tables' CPU work, serial with the GPU */
-  int sync_opt;                           /* optimizer phase is serial */
-  int err;                                /* first op-model error */
+  int sync_opt;       /* optimizer phase is serial */
+  int err;            /* first op-model error */
 } step_acc;
 
 void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int framework,
