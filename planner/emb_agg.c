@@ -13,8 +13,10 @@
  * (whichever rank gets the piece carries all uniform work too). Small
  * classes are continuous (an aggregated knapsack): dropping their
  * integrality only weakens the bound, never invalidates it.
- * Stage 2: round the counts (largest remainder), pack the pieces onto
- * ranks by LPT under capacity, then improve by moves and swaps.
+ * Stage 2: round the counts (largest remainder); for the rounding and for
+ * choices whose pieces are capped at targets at and below the bound, pack
+ * the pieces onto ranks by LPT under capacity, then improve by moves,
+ * swaps and option repair; keep the best.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -156,13 +158,60 @@ cleanup:
   return rc;
 }
 
+static double total_ms(const emb_inst *in, const emb_opt *e) {
+  double pcs = e->kind == EK_UNIFORM ? in->R : piece_count(in, e);
+  return e->ms * pcs;
+}
+
+/* Re-choose, from base, the option of every table whose piece cannot fit
+ * under the target T (piece + fixed + uniform work > T): the cheapest
+ * total among the options whose piece does fit (the smallest piece when
+ * none does). With base == NULL every table takes its cheapest such
+ * option. */
+static void cap_choice(const emb_inst *in, const int *base, double T, int *choice) {
+  double U = in->fixed_ms;
+  if (base)
+    for (size_t i = 0; i < in->n; i++) {
+      const emb_opt *e = EOPT(in, i, base[i]);
+      if (e->kind == EK_UNIFORM) U += e->ms;
+    }
+  for (size_t i = 0; i < in->n; i++) {
+    if (base) {
+      const emb_opt *e = EOPT(in, i, base[i]);
+      if (e->kind == EK_UNIFORM || e->ms + U <= T) {
+        choice[i] = base[i];
+        continue;
+      }
+    }
+    int best = -1, small = -1;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (!e->ok) continue;
+      if (small < 0 || e->ms < EOPT(in, i, small)->ms) small = o;
+      if (e->ms + (e->kind == EK_UNIFORM ? in->fixed_ms : U) > T) continue;
+      if (best < 0 || total_ms(in, e) < total_ms(in, EOPT(in, i, best)) - 1e-12) best = o;
+    }
+    choice[i] = best >= 0 ? best : small;
+  }
+}
+
+static double plans_max(const emb_inst *in, const plan_table_plan *plans, int *fits) {
+  plan_emb_result r;
+  *fits = 0;
+  if (emb_eval(in, plans, &r, fits, NULL)) return INFINITY;
+  double m = r.max_ms;
+  plan_emb_result_dispose(&r);
+  return m;
+}
+
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          double deadline, plan_table_plan *plans, int *have_plans, double *bound,
                          int *status, svc_err *err) {
   plan_milp m;
   agg_layout ly = {0};
   milp_sol sol = {0};
-  int *choice = NULL, rc = 0, Lcol = 0;
+  int *choice = NULL, *cc = NULL, rc = 0, Lcol = 0;
+  plan_table_plan *cp = NULL;
   milp_init(&m);
   *have_plans = 0, *bound = 0, *status = MILP_NOSOL;
   if (build(in, warm_ms, &m, &ly, &Lcol)) {
@@ -189,12 +238,35 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     goto cleanup;
   }
   if (round_choice(in, &ly, sol.x, choice)) goto cleanup;
-  if (emb_pack(in, choice, plans)) goto cleanup;
-  emb_repair_options(in, plans, deadline);
-  emb_local_search(in, plans, deadline);
-  *have_plans = 1;
+  if (!(cc = malloc((in->n ? in->n : 1) * sizeof *cc)) ||
+      !(cp = malloc((in->n ? in->n : 1) * sizeof *cp))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  /* Stage 2, over a few candidate option choices: the rounded counts as
+   * they are, then, for targets T at and below the bound, the rounding
+   * (and the cheapest choice per table) with every piece that cannot fit
+   * under T re-chosen; each is packed, balanced with its options kept
+   * (moves, swaps), re-optioned on the slowest rank, balanced again. The
+   * smaller pieces of a low T pack more evenly but cost more work; the
+   * best of them is the incumbent. */
+  static const double target[] = {INFINITY, 0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5};
+  double best = INFINITY;
+  for (int v = 0; v < 2; v++)
+    for (size_t q = v; q < sizeof target / sizeof target[0] && svc_now() < deadline; q++) {
+      int fits = 0;
+      if (isfinite(target[q]) && !(*bound > 0)) break;
+      cap_choice(in, v ? NULL : choice, isfinite(target[q]) ? *bound * (1 + target[q]) : INFINITY,
+                 cc);
+      if (emb_pack(in, cc, cp)) continue;
+      emb_local_search(in, cp, deadline);
+      emb_repair_options(in, cp, deadline);
+      emb_local_search(in, cp, deadline);
+      double mx = plans_max(in, cp, &fits);
+      if (fits && mx < best) best = mx, memcpy(plans, cp, in->n * sizeof *cp), *have_plans = 1;
+    }
 cleanup:
-  free(choice);
+  free(choice), free(cc), free(cp);
   milp_sol_dispose(&sol);
   milp_dispose(&m);
   free(ly.ncol), free(ly.large);

@@ -254,10 +254,20 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
     goto cleanup;
   }
   /* uniform first (they load every rank alike), then node items, then
-   * single-rank pieces by decreasing size (LPT) */
+   * single-rank pieces by decreasing size (LPT), a piece's size being the
+   * larger of its share of the average load and of the capacity (a table
+   * that is light but fills most of a GPU goes early, while there is room) */
+  double avg = 0;
   for (size_t i = 0; i < in->n; i++) {
     const emb_opt *e = EOPT(in, i, choice[i]);
-    double key = e->kind == EK_UNIFORM ? 1e300 : e->kind == EK_NODE ? 1e299 : e->ms;
+    avg += e->ms * pieces(in, e) / in->R;
+  }
+  if (!(avg > 0)) avg = 1;
+  for (size_t i = 0; i < in->n; i++) {
+    const emb_opt *e = EOPT(in, i, choice[i]);
+    double key = e->kind == EK_UNIFORM ? 1e300
+                 : e->kind == EK_NODE  ? 1e299
+                                       : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
     ord[i] = (keyed){.key = key, .i = i, .o = choice[i]};
   }
   qsort(ord, in->n, sizeof *ord, by_key_desc);

@@ -10,9 +10,43 @@
 
 #include "planner/planner_int.h"
 
-/* Valid lower bounds that need no solver: every rank carries fixed_ms and
- * the average of the cheapest total work; some rank carries each table's
- * smallest per-rank piece. */
+/* The total work of option e over all the ranks it touches. */
+static double opt_total(const emb_inst *in, const emb_opt *e) {
+  double pcs = e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k;
+  return e->ms * pcs;
+}
+
+/* The smallest average load when no piece may exceed L: every rank
+ * carries fixed_ms, and each table takes its cheapest-total option among
+ * those whose per-rank piece fits under L (INFINITY when a table has none). */
+static double capped_avg(const emb_inst *in, double L) {
+  double sum = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    double tot = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (e->ok && e->ms + in->fixed_ms <= L) tot = fmin(tot, opt_total(in, e));
+    }
+    if (!isfinite(tot)) return INFINITY;
+    sum += tot;
+  }
+  return in->fixed_ms + sum / in->R;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A valid lower bound that needs no solver. In an optimal assignment of
+ * max load OPT every chosen option's piece (per rank: a table-wise table,
+ * a column-wise shard, a row-wise or replicated share) satisfies
+ * piece + fixed_ms <= OPT, and OPT >= the average load >= capped_avg(OPT).
+ * capped_avg is a non-increasing step function whose steps are at the
+ * values b = piece + fixed_ms, so OPT >= min over steps b_k of
+ * max(b_k, capped_avg(b_k)); found by bisection on the sorted steps. It
+ * dominates the average of each table's cheapest total work and the
+ * largest of the tables' smallest pieces (both are kept as a check). */
 static double trivial_bound(const emb_inst *in) {
   double sum = 0, big = 0;
   for (size_t i = 0; i < in->n; i++) {
@@ -20,14 +54,36 @@ static double trivial_bound(const emb_inst *in) {
     for (int o = 0; o < in->nopt; o++) {
       const emb_opt *e = EOPT(in, i, o);
       if (!e->ok) continue;
-      double pcs = e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k;
-      tot = fmin(tot, e->ms * pcs);
+      tot = fmin(tot, opt_total(in, e));
       piece = fmin(piece, e->ms);
     }
     if (isfinite(tot)) sum += tot;
     if (isfinite(piece)) big = fmax(big, piece);
   }
-  return in->fixed_ms + fmax(sum / in->R, big);
+  double simple = in->fixed_ms + fmax(sum / in->R, big);
+  size_t nb = 0, cap = in->n * (size_t)in->nopt;
+  double *b = malloc((cap ? cap : 1) * sizeof *b);
+  if (!b) return simple;
+  for (size_t i = 0; i < in->n; i++)
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (e->ok) b[nb++] = e->ms + in->fixed_ms;
+    }
+  qsort(b, nb, sizeof *b, cmp_dbl);
+  /* the first step k with capped_avg(b_k) <= b_k; below it the average wins */
+  size_t lo = 0, hi = nb; /* answer in [lo, hi]; hi = none */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (capped_avg(in, b[mid]) <= b[mid])
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  double best = INFINITY;
+  if (lo < nb) best = b[lo];
+  if (lo > 0) best = fmin(best, capped_avg(in, b[lo - 1]));
+  free(b);
+  return isfinite(best) ? fmax(best, simple) : simple;
 }
 
 /* A request that cannot fit says which constraint and by how much. */
