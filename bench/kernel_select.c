@@ -2,8 +2,11 @@
  * Triton config sweeps on an H200.
  *   shared     data/measurements/h200/triton_configs.json -- the half the
  *              model's default parameters were fitted on (in-sample)
- *   cv         2-fold cross-validation over the shared shapes, each fold
- *              fitted from the same physical starting guesses
+ *   fit2       data/measurements/h200-fit2/triton_configs.json -- 10
+ *              shapes with K and/or N not a multiple of 16, also fitted on
+ *              (in-sample)
+ *   cv         2-fold cross-validation over the fit set (shared + fit2),
+ *              each fold fitted from the same physical starting guesses
  *   held-out   data/measurements/h200-extra/triton_configs.json -- never
  *              used to fit (absent: the row says so)
  * Per set: top-1 efficiency (best measured / measured time of the config
@@ -23,8 +26,8 @@
 #include "bench/kernel_sweep.h"
 
 /* Physical first guesses the CV folds start from (docs/kernels.md). */
-static const double prior[COST_KP__COUNT] = {0.8, 0.85, 38.0, 700, 1500, 0.5, 500, 1.0,
-                                             3.5, 24,   3.0,  224, 5e-4, 4.0, 0.9};
+static const double prior[COST_KP__COUNT] = {0.8, 0.85, 38.0, 700,  1500, 0.5, 500,  1.0, 3.5,
+                                             24,  3.0,  224,  5e-4, 4.0,  0.9, 1500, 0.5, 10.0};
 
 /* Per shape: the chosen config against the best measured one. */
 static void ks_detail(const cost_hw *hw, const ks_shape *s, int n, const char *set) {
@@ -97,23 +100,35 @@ int main(int argc, char **argv) {
   }
   char path[1024];
   cost_hw hw;
-  ks_shape *sh = NULL, *ho = NULL, *fold[2] = {NULL, NULL};
-  int n_sh = 0, n_ho = 0, nf[2] = {0, 0};
+  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *fit = NULL, *fold[2] = {NULL, NULL};
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_fit = 0, nf[2] = {0, 0};
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
   snprintf(path, sizeof path, "%s/data/measurements/h200/triton_configs.json", src);
   if (ks_load(path, &sh, &n_sh)) return 1;
-  snprintf(path, sizeof path, "%s/data/measurements/h200-extra/triton_configs.json", src);
+  snprintf(path, sizeof path, "%s/data/measurements/h200-fit2/triton_configs.json", src);
   FILE *probe = fopen(path, "rb");
+  if (probe) {
+    fclose(probe);
+    if (ks_load(path, &f2, &n_f2)) return 1;
+  }
+  /* The fit set: the shared sweep plus the unaligned fit2 sweep. */
+  fit = calloc((size_t)(n_sh + n_f2), sizeof(ks_shape));
+  if (!fit) return 1;
+  memcpy(fit, sh, (size_t)n_sh * sizeof(ks_shape));
+  if (n_f2) memcpy(fit + n_sh, f2, (size_t)n_f2 * sizeof(ks_shape));
+  n_fit = n_sh + n_f2;
+  snprintf(path, sizeof path, "%s/data/measurements/h200-extra/triton_configs.json", src);
+  probe = fopen(path, "rb");
   if (probe) {
     fclose(probe);
     if (ks_load(path, &ho, &n_ho)) return 1;
   }
   if (do_fit) {
     memcpy(kp, prior, sizeof kp);
-    double l = ks_fit(&hw, kp, sh, n_sh, 10);
-    printf("fitted on %d shapes, mean squared log error %.4f:\n", n_sh, l);
+    double l = ks_fit(&hw, kp, fit, n_fit, 10);
+    printf("fitted on %d shapes, mean squared log error %.4f:\n", n_fit, l);
     for (int i = 0; i < COST_KP__COUNT; i++) {
       const char *name;
       cost_kparam_info(i, &name, NULL, NULL, NULL);
@@ -121,11 +136,11 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* 2-fold CV: alternate shapes in file order. */
-  ks_score cv[2], in_s, held = {0};
-  for (int f = 0; f < 2; f++) fold[f] = calloc((size_t)n_sh, sizeof(ks_shape));
+  /* 2-fold CV over the fit set: alternate shapes in file order. */
+  ks_score cv[2], in_s, in_f2 = {0}, held = {0};
+  for (int f = 0; f < 2; f++) fold[f] = calloc((size_t)n_fit, sizeof(ks_shape));
   if (!fold[0] || !fold[1]) return 1;
-  for (int i = 0; i < n_sh; i++) fold[i % 2][nf[i % 2]++] = sh[i];
+  for (int i = 0; i < n_fit; i++) fold[i % 2][nf[i % 2]++] = fit[i];
   for (int f = 0; f < 2; f++) {
     memcpy(kp, prior, sizeof kp);
     ks_fit(&hw, kp, fold[f], nf[f], 8);
@@ -133,9 +148,11 @@ int main(int argc, char **argv) {
   }
   ks_score cvm = merge(&cv[0], &cv[1]);
   ks_evaluate(&hw, NULL, sh, n_sh, &in_s);
+  if (n_f2) ks_evaluate(&hw, NULL, f2, n_f2, &in_f2);
   if (n_ho) ks_evaluate(&hw, NULL, ho, n_ho, &held);
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
+    ks_detail(&hw, f2, n_f2, "fit2");
     ks_detail(&hw, ho, n_ho, "held-out");
   }
 
@@ -153,16 +170,20 @@ int main(int argc, char **argv) {
   printf("%-10s %6s  %7s %7s  %7s %7s  %7s %7s\n", "set", "shapes", "top1", "worst", "tau",
          "tau_min", "fixed", "fixed_w");
   row("shared", &in_s);
+  row("fit2", &in_f2);
   row("cv-2fold", &cvm);
   row("held-out", &held);
   printf("selection: %.3f ms per shape for %d candidates (default space %d)\n", sel_ms, nc, ns);
   printf("{\"bench\":\"kernel_select\",");
   json_set("shared", &in_s, 0);
+  json_set("fit2", &in_f2, 0);
   json_set("cv_2fold", &cvm, 0);
   json_set("held_out", &held, 0);
   printf("\"select_ms_100\":%.4f,\"default_space\":%d}\n", sel_ms, ns);
   free(sh);
   free(ho);
+  free(f2);
+  free(fit);
   free(fold[0]);
   free(fold[1]);
   return 0;

@@ -21,8 +21,13 @@
  *               min(stages-1, K steps); an operand whose row stride is not
  *               divisible by 16 (Triton's integer specialization) cannot
  *               use cp.async, is loaded element by element and is not
- *               pipelined: its step waits a full latency (lat_sc)
- *     t_issue = scalar load instructions per step / issue rate
+ *               pipelined: a block's step is the chain lat_sc (A) or
+ *               lat_sc_b (B) + elements / 128 lanes * sc_elem + t_mma,
+ *               over resident blocks; it gets one shared buffer, not
+ *               num_stages (the compiler's "Required" bytes on the fit2
+ *               sweep's failures match this exactly)
+ *     t_issue = scalar elements per step / (issue (A) or issue_b (B)
+ *               warp loads per clock x warp)
  *     spill   = 1 + spill * max(0, regs - budget)^2  (the register-pressure
  *               term whose absence made the NVIDIA port of Origami pick
  *               spilling tiles)
@@ -78,7 +83,7 @@ static double kib(double b) { return b / 1024.0; }
 
 /* Structural limits; 0 when the config can launch, else 1 with the reason. */
 static int check_limits(const cost_hw *hw, const cost_karch *a, const cost_kcfg *c, int dt,
-                        double smem, char *why) {
+                        double smem, double sc_bytes, char *why) {
   int threads = c->num_warps * a->warp;
   double acc = (double)c->block_m * c->block_n / threads;
   double cap = fmin(a->max_regs, hw->regs_per_unit / threads);
@@ -89,9 +94,15 @@ static int check_limits(const cost_hw *hw, const cost_karch *a, const cost_kcfg 
   }
   if (smem > a->smem_block) {
     int bufs = cost_kstage_buffers(a, c);
-    snprintf(why, COST_KREASON, "%s: %d %s x %.0f KiB = %.0f KiB > %.0f KiB per block",
-             a->amd ? "LDS" : "shared memory", bufs, a->amd ? "buffers" : "stages",
-             kib(smem / bufs), kib(smem), kib(a->smem_block));
+    if (sc_bytes > 0)
+      snprintf(why, COST_KREASON,
+               "shared memory: %d stages x %.0f KiB + %.0f KiB scalar-loaded = %.0f KiB > %.0f KiB "
+               "per block",
+               bufs, kib((smem - sc_bytes) / bufs), kib(sc_bytes), kib(smem), kib(a->smem_block));
+    else
+      snprintf(why, COST_KREASON, "%s: %d %s x %.0f KiB = %.0f KiB > %.0f KiB per block",
+               a->amd ? "LDS" : "shared memory", bufs, a->amd ? "buffers" : "stages",
+               kib(smem / bufs), kib(smem), kib(a->smem_block));
     return 1;
   }
   if (acc >= cap) { /* nothing left for addresses and operands */
@@ -170,12 +181,17 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   out->ms = INFINITY;
   if ((rc = check_args(hw, p, c)) || (rc = cost_karch_get(hw, &a))) return rc;
   double b = in_bytes(p->dtype);
-  double tile_bytes = ((double)c->block_m * c->block_k + (double)c->block_k * c->block_n) * b;
-  out->smem = tile_bytes * cost_kstage_buffers(&a, c);
-  out->tiles = cdiv(p->m, c->block_m) * cdiv(p->n, c->block_n);
-  if (check_limits(hw, &a, c, p->dtype, out->smem, out->reason)) return 0;
-
   int a_vec = p->k % 16 == 0, b_vec = p->n % 16 == 0; /* tt.divisibility=16 on K, N */
+  double a_bytes = (double)c->block_m * c->block_k * b,
+         b_bytes = (double)c->block_k * c->block_n * b;
+  double tile_bytes = a_bytes + b_bytes;
+  /* NVIDIA: a scalar-loaded operand is not pipelined, so it gets one shared
+   * buffer (the register -> shared copy for the MMA), not num_stages. */
+  double sc_bytes = a.amd ? 0.0 : (a_vec ? 0.0 : a_bytes) + (b_vec ? 0.0 : b_bytes);
+  out->smem = (tile_bytes - sc_bytes) * cost_kstage_buffers(&a, c) + sc_bytes;
+  out->tiles = cdiv(p->m, c->block_m) * cdiv(p->n, c->block_n);
+  if (check_limits(hw, &a, c, p->dtype, out->smem, sc_bytes, out->reason)) return 0;
+
   int threads = c->num_warps * a.warp;
   double r = regs_estimate(&a, kp, c, a_vec, b_vec, b);
   double cap = fmin(a.max_regs, hw->regs_per_unit / threads);
@@ -208,12 +224,30 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   double t_mma = 2.0 * c->block_m * c->block_n * c->block_k / (hw->peak_flops[p->dtype] / cu * e);
   double l2_sm = kp[COST_KP_L2_BYTES_CLK] * clk;
   double t_l2 = tile_bytes / l2_sm;
+  /* A scalar-loaded operand (stride not divisible by 16: no cp.async) is
+   * not pipelined: each K step of a block issues its loads, waits a full
+   * latency (lat_sc for A, lat_sc_b for B), copies them to shared memory
+   * and only then runs its MMA, so stages do not help it. That chain
+   * overlaps only across resident blocks. Its per-element part does not
+   * shrink with more warps: a 4-warp block already has one warp on each SM
+   * sub-partition's load/store path. Per SM the scalar elements are also
+   * bounded by a load rate (issue for A, issue_b for B). */
   int pipelined = a_vec && b_vec && c->num_stages > 1;
   double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
-  double t_lat = (pipelined ? kp[COST_KP_LAT_NS] / depth : kp[COST_KP_LAT_SC_NS]) * 1e-9 / conc;
-  double scalar = (a_vec ? 0.0 : (double)c->block_m * c->block_k) +
-                  (b_vec ? 0.0 : (double)c->block_k * c->block_n);
-  double t_issue = scalar / a.warp / (kp[COST_KP_ISSUE] * clk);
+  double ea = a_vec ? 0.0 : (double)c->block_m * c->block_k;
+  double eb = b_vec ? 0.0 : (double)c->block_k * c->block_n;
+  double t_issue = (ea / kp[COST_KP_ISSUE] + eb / kp[COST_KP_ISSUE_B]) / a.warp / clk;
+  double t_lat;
+  if (pipelined) {
+    t_lat = kp[COST_KP_LAT_NS] / depth * 1e-9 / conc;
+  } else if (a_vec && b_vec) {
+    t_lat = kp[COST_KP_LAT_SC_NS] * 1e-9 / conc;
+  } else {
+    double lat_sc =
+        fmax(a_vec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_vec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
+    double per_lane = (ea + eb) / (4.0 * a.warp);
+    t_lat = ((lat_sc + per_lane * kp[COST_KP_SC_ELEM_NS]) * 1e-9 + t_mma) / conc;
+  }
   double q = kp[COST_KP_SMOOTH];
   double t_step = pow(pow(t_mma, q) + pow(t_l2, q) + pow(t_lat, q) + pow(t_issue, q), 1.0 / q);
 

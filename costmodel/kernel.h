@@ -79,15 +79,16 @@ int cost_kernel_rank(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg 
 int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int cap);
 
 /* The model's physical parameters (docs/kernels.md). Defaults were fitted
- * on data/measurements/h200/triton_configs.json; a descriptor's
+ * on data/measurements/h200/triton_configs.json plus
+ * data/measurements/h200-fit2/triton_configs.json; a descriptor's
  * calibration overrides any of them by name ("kernel_l2_bytes_clk", ...). */
 typedef enum {
   COST_KP_E_MMA4 = 0,   /* steady-state tensor-peak fraction, <= 4 warps per block */
   COST_KP_E_MMA8,       /* the same, > 4 warps */
   COST_KP_L2_BYTES_CLK, /* L2 -> SM operand bandwidth, bytes per clock per SM */
   COST_KP_LAT_NS,       /* global load latency a pipelined K step waits for */
-  COST_KP_LAT_SC_NS,    /* exposed latency of a K step with a non-pipelined operand */
-  COST_KP_ISSUE,        /* scalar (unvectorized) load instructions per clock per SM */
+  COST_KP_LAT_SC_NS,    /* exposed latency of a K step with a non-pipelined A (or stages 1) */
+  COST_KP_ISSUE,        /* scalar-loaded A: warp load instructions per clock per SM */
   COST_KP_TILE_NS,      /* fixed cost per tile (prologue, pointer setup) */
   COST_KP_EPI,          /* epilogue: C store cost relative to the operand feed */
   COST_KP_LAUNCH_US,    /* launch-to-completion floor seen by CUDA events */
@@ -97,6 +98,9 @@ typedef enum {
   COST_KP_SPILL,        /* slowdown per (register over budget)^2 */
   COST_KP_SMOOTH,       /* exponent of the soft maximum of overlapping limits */
   COST_KP_DRAM_EFF,     /* HBM fraction reached by the operand stream */
+  COST_KP_LAT_SC_B_NS,  /* exposed latency of a K step with a non-pipelined B */
+  COST_KP_ISSUE_B,      /* scalar-loaded B: warp load instructions per clock per SM */
+  COST_KP_SC_ELEM_NS,   /* a block's K-step time per scalar element per 128 lanes */
   COST_KP__COUNT
 } cost_kparam_id;
 

@@ -63,6 +63,18 @@ static void test_kernels__smem_reason_h200(void **state) {
   assert_true(r.feasible);
   assert_true(r.ms > 0 && isfinite(r.ms));
   assert_int_equal((int)r.smem, 3 * 48 * 1024);
+  /* K = 479: A is scalar-loaded, not pipelined, and gets one buffer. Triton
+   * reported "Required: 278528" for this config on the h200-fit2 sweep and
+   * ran it at 3 stages (208 KiB). */
+  r = predict(&hw, 4096, 4096, 479, (cost_kcfg){64, 256, 128, 4, 4, 8});
+  assert_false(r.feasible);
+  assert_int_equal((int)r.smem, 278528);
+  assert_string_equal(
+      r.reason,
+      "shared memory: 4 stages x 64 KiB + 16 KiB scalar-loaded = 272 KiB > 227 KiB per block");
+  r = predict(&hw, 4096, 4096, 479, (cost_kcfg){64, 256, 128, 4, 3, 8});
+  assert_true(r.feasible);
+  assert_int_equal((int)r.smem, 3 * 64 * 1024 + 16 * 1024);
 }
 
 static void test_kernels__smem_reason_mi300x(void **state) {
@@ -100,7 +112,10 @@ static void test_kernels__register_reasons(void **state) {
 }
 
 /* Near the register limit the model charges for spills: the same tile is
- * slower when an unaligned K forces scalar (register-staged) A loads. */
+ * slower when an unaligned K forces scalar (register-staged) A loads.
+ * (Measured on the shared sweep: 1.77 ms at 65536x1024x479. The fit that
+ * includes h200-fit2 charges scalar staging less than the shared-only fit
+ * did (spill 1.29, 2.6x), hence the bounds below.) */
 static void test_kernels__spill_penalty(void **state) {
   (void)state;
   cost_hw hw = h200();
@@ -108,9 +123,9 @@ static void test_kernels__spill_penalty(void **state) {
   cost_kpred aligned = predict(&hw, 65536, 1024, 480, c);
   cost_kpred odd = predict(&hw, 65536, 1024, 479, c);
   assert_true(aligned.spill == 1.0);
-  assert_true(odd.spill > 2.0);
+  assert_true(odd.spill > 1.2);
   assert_true(odd.regs > aligned.regs);
-  assert_true(odd.ms > 3.0 * aligned.ms);
+  assert_true(odd.ms > 2.0 * aligned.ms);
 }
 
 /* A tile count just over compute_units x occupancy costs a second wave. */
@@ -127,13 +142,15 @@ static void test_kernels__wave_quantization(void **state) {
   assert_true(w133.ms > 1.5 * w132.ms);  /* 0.8% more tiles, a second wave */
 }
 
-/* Deeper pipelines hide load latency on a long K loop; stages beyond the
- * K loop's length buy nothing (and cost shared memory). */
+/* Deeper pipelines hide load latency on a long K loop (at equal occupancy:
+ * 128x256x64 with 8 warps is one block per SM at 2 and at 4 stages);
+ * stages beyond the K loop's length buy nothing (and cost shared memory). */
 static void test_kernels__pipeline_depth(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kpred s2 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 128, 64, 4, 2, 8});
-  cost_kpred s4 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 128, 64, 4, 4, 8});
+  cost_kpred s2 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 256, 64, 8, 2, 8});
+  cost_kpred s4 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 256, 64, 8, 4, 8});
+  assert_int_equal(s2.occupancy, s4.occupancy);
   assert_true(s2.ms > 1.1 * s4.ms);
   cost_kpred k3 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 3, 8});
   cost_kpred k5 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 5, 8});
