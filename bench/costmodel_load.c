@@ -9,30 +9,9 @@
 #include "api/measure.h"
 #include "common/common.h"
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+char *cm_slurp(const char *path, size_t *len) {
   char *buf = NULL;
-  size_t cap = 0, n = 0;
-  for (;;) {
-    if (n + 65536 + 1 > cap) {
-      cap = cap ? cap * 2 : 262144;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return NULL;
-      }
-      buf = nb;
-    }
-    size_t r = fread(buf + n, 1, 65536, f);
-    n += r;
-    if (r == 0) break;
-  }
-  fclose(f);
-  buf[n] = '\0';
-  *len = n;
-  return buf;
+  return svc_read_file(path, (size_t)256 << 20, &buf, len, NULL) ? NULL : buf;
 }
 
 static double get(const cJSON *o, const char *k) {
@@ -42,7 +21,7 @@ static double get(const cJSON *o, const char *k) {
 
 int cm_load_hw(const char *path, cost_hw *hw) {
   size_t len;
-  char *txt = slurp(path, &len);
+  char *txt = cm_slurp(path, &len);
   if (!txt) {
     fprintf(stderr, "cannot read %s\n", path);
     return -1;
@@ -90,7 +69,7 @@ static int append_file(const char *path, cost_sample **all, size_t *n) {
   size_t len, k = 0;
   cost_sample *s = NULL;
   svc_err err = {0};
-  char *txt = slurp(path, &len);
+  char *txt = cm_slurp(path, &len);
   if (!txt) {
     fprintf(stderr, "cannot read %s\n", path);
     return -1;
@@ -128,7 +107,7 @@ int cm_load_ceilings(const char *dir, double *copy_bw, double flops[COST_DT__COU
   char p[1024];
   size_t len;
   snprintf(p, sizeof p, "%s/ceilings.json", dir);
-  char *txt = slurp(p, &len);
+  char *txt = cm_slurp(p, &len);
   if (!txt) return -1;
   cJSON *d = cJSON_ParseWithLength(txt, len);
   free(txt);

@@ -19,4 +19,7 @@ int cm_load_ceilings(const char *dir, double *copy_bw, double flops[COST_DT__COU
  * and pass of one shape, so cross-validation holds whole shapes out. */
 int cm_fold(const cost_sample *s);
 
+/* A whole file (NUL-terminated, malloc'd; at most 256 MiB), or NULL. */
+char *cm_slurp(const char *path, size_t *len);
+
 #endif

@@ -11,20 +11,6 @@
 #include "bench/kernel_sweep.h"
 #include "bench/costmodel_load.h"
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long sz;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (buf = malloc((size_t)sz + 1)) != NULL) {
-    *len = fread(buf, 1, (size_t)sz, f);
-    buf[*len] = '\0';
-  }
-  fclose(f);
-  return buf;
-}
-
 static double num(const cJSON *o, const char *k, double def) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsNumber(v) ? v->valuedouble : def;
@@ -32,7 +18,7 @@ static double num(const cJSON *o, const char *k, double def) {
 
 int ks_load(const char *path, ks_shape **out, int *n) {
   size_t len = 0;
-  char *text = slurp(path, &len);
+  char *text = cm_slurp(path, &len);
   cJSON *doc = NULL;
   int rc = -1, cap;
   *out = NULL;
@@ -78,7 +64,7 @@ int ks_load_hw(const char *path, cost_hw *hw) {
   size_t len = 0;
   char *text;
   cJSON *doc;
-  if (cm_load_hw(path, hw) || !(text = slurp(path, &len))) return -1;
+  if (cm_load_hw(path, hw) || !(text = cm_slurp(path, &len))) return -1;
   doc = cJSON_ParseWithLength(text, len);
   const cJSON *arch = cJSON_GetObjectItemCaseSensitive(doc, "arch");
   const cJSON *vendor = cJSON_GetObjectItemCaseSensitive(doc, "vendor");

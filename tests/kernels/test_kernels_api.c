@@ -16,8 +16,10 @@
 
 #include <cmocka.h>
 
+#include "common/common.h"
 #include "api/api_int.h"
 #include "api/api_kernels.h"
+#include "bench/costmodel_load.h"
 #include "bench/kernel_sweep.h"
 #include "costmodel/kernel.h"
 
@@ -30,20 +32,6 @@
  * half's one unaligned shape (2048x1024x479) fell to 0.791. */
 #define SHARED_TOP1_GEO_MIN 0.96
 #define SHARED_TOP1_WORST_MIN 0.78
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long sz;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (buf = malloc((size_t)sz + 1)) != NULL) {
-    *len = fread(buf, 1, (size_t)sz, f);
-    buf[*len] = '\0';
-  }
-  fclose(f);
-  return buf;
-}
 
 /* Independent of the model's own bookkeeping: the limits a chosen config
  * must respect on hw. */
@@ -76,7 +64,7 @@ static void test_kernels_api__catalog_never_chooses_infeasible(void **state) {
     size_t nl = strlen(e->d_name), len = 0;
     if (nl < 6 || strcmp(e->d_name + nl - 5, ".json")) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    char *text = slurp(path, &len);
+    char *text = cm_slurp(path, &len);
     assert_non_null(text);
     cJSON *doc = cJSON_ParseWithLength(text, len);
     cost_hw hw;
