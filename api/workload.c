@@ -432,6 +432,18 @@ static int meas_row(const cJSON *row, const char *p, const cJSON *rows_arr, cost
   s->r.placement = place && !strcmp(place, "host") ? COST_PLACE_HOST : COST_PLACE_HBM;
   s->step_ms = step_ms;
   s->peak_bytes = peak;
+  /* the runner's "profile": GPU busy time, which separates the GPU's share
+   * of the step from the host's */
+  const cJSON *prof = cJSON_GetObjectItemCaseSensitive(row, "profile");
+  if (prof && !cJSON_IsNull(prof)) {
+    char pp[160];
+    double busy = 0;
+    api_path(pp, sizeof pp, p, "profile");
+    if (!cJSON_IsObject(prof))
+      return svc_err_set(err, SVC_BAD_FIELD, pp, "%s must be an object", pp);
+    if ((rc = api_get_num(prof, "gpu_busy_ms", pp, 0, 0, 1e9, &busy, err))) return rc;
+    s->gpu_busy_ms = busy;
+  }
   return 0;
 }
 

@@ -223,7 +223,8 @@ typedef struct {
   cost_workload w;
   cost_recipe r;
   double step_ms;
-  double peak_bytes; /* 0 = not measured */
+  double peak_bytes;  /* 0 = not measured */
+  double gpu_busy_ms; /* GPU busy time per step (profiler: union of kernel intervals); 0 = none */
 } cost_step_sample;
 
 typedef struct {

@@ -136,6 +136,13 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
     if (!a->err) a->err = rc;
     return;
   }
+  /* t_b keeps the op model's fwd+bwd host floor (sparse_bwd_host_us) on
+   * purpose: pricing the backward's GPU work alone fits the shared steps
+   * better in-sample (median 4.2% vs 6.4%) but orders fewer variant pairs
+   * right (16/19 vs 18/19) and misses unseen cases more (median 18% vs
+   * 12%). The profiler shows the GPU idle 0.5-3.5 ms per step even when it
+   * is the bottleneck (h200-probe), host stretches the floor stands in
+   * for; docs/step-model.md, "Open questions". */
   double t_f = fwd.ms * 1e-3, t_b = (both.ms - fwd.ms) * 1e-3;
   if (eager) {
     /* EmbeddingBag(sparse=True): ~3 ops forward, ~10 in the sparse
@@ -383,9 +390,10 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   }
   if ((rc = plan_tables(a, d, r, &pl))) return rc;
   if (a->err) return a->err;
-  /* The eager sparse optimizer's coalesce could synchronize; the
-   * dlrm_step.json cases fit the overlapped timeline better (op time
-   * 8.8 us vs 1 us pinned at its bound with a serial optimizer), so the
+  /* No synchronization inside an eager step: the sparse SGD adds the
+   * uncoalesced gradient with index_add_, and torch.profiler saw no
+   * cudaStreamSynchronize/cudaMemcpy in HBM-only steps
+   * (data/measurements/h200-probe/step_shared.json, "cuda_api"), so the
    * host runs ahead through the whole step. */
   a->sync_opt = 0;
 

@@ -3,14 +3,14 @@
  *
  * Fit (what cdplan calibrate does with a dlrm_step.json): the time
  * parameters minimise sum log(pred/meas)^2 over the samples'
- * step_ms by Levenberg-Marquardt in log-parameter space with projection
- * onto the bounds (Nocedal & Wright, Numerical Optimization, 2nd ed.,
- * ch. 10), numeric Jacobian; the workspace is the mean residual of the
- * peak memory (a constant, so least squares has it in closed form). Only
- * parameters the samples inform are moved: the index-sort cost only when
- * a sample has a dot interaction in eager mode, and so on. Leave-one-out
- * errors are reported beside the in-sample ones so that the fit's
- * honesty can be judged.
+ * step_ms, and over their GPU busy time where a profiler measured it (the
+ * runner's "profile": it tells the GPU's share from the host's), by Levenberg-Marquardt in
+ * log-parameter space with projection onto the bounds (Nocedal & Wright, Numerical Optimization,
+ * 2nd ed., ch. 10), numeric Jacobian; the workspace is the mean residual of the peak memory (a
+ * constant, so least squares has it in closed form). Only parameters the samples inform are moved:
+ * the index-sort cost only when a sample has a dot interaction in eager mode, and so on.
+ * Leave-one-out errors are reported beside the in-sample ones so that the fit's honesty can be
+ * judged.
  */
 #include <math.h>
 #include <stdio.h>
@@ -129,9 +129,15 @@ static double residuals(const fit_ctx *c, const double *prof, double *res) {
   for (size_t i = 0; i < c->n; i++) {
     cost_step_result r;
     if (!in_subset(c, i)) continue;
-    double e = pred(c, prof, i, &r) == 0 && r.step_ms > 0 ? log(r.step_ms / c->s[i].step_ms) : 5.0;
+    int bad = pred(c, prof, i, &r) != 0 || !(r.step_ms > 0);
+    double e = bad ? 5.0 : log(r.step_ms / c->s[i].step_ms);
     res[k++] = e;
     ss += e * e;
+    if (c->s[i].gpu_busy_ms > 0) { /* the GPU's share, where a profile measured it */
+      e = bad || !(r.gpu_ms > 0) ? 5.0 : log(r.gpu_ms / c->s[i].gpu_busy_ms);
+      res[k++] = e;
+      ss += e * e;
+    }
   }
   return ss;
 }
@@ -252,11 +258,12 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
     if (s->peak_bytes > 0) any_mem = 1;
-    if (s->step_ms > 0 && has_host(s)) {
-      mh++;
+    int nres = s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0) : 0; /* residuals it gives */
+    if (nres && has_host(s)) {
+      mh += nres;
       continue;
     }
-    if (s->step_ms > 0) m++;
+    m += nres;
     if (s->r.framework == COST_FW_PYTORCH_EAGER && s->w.kind == COST_WL_DLRM) {
       any_eager = 1;
       any_dot |= s->w.dlrm.interaction == COST_INTER_DOT;

@@ -303,6 +303,51 @@ static void test_step__h200_dlrm_regression(void **state) {
   api_step_meas_dispose(&m);
 }
 
+/* The runner's profiled rows: gpu_busy_ms is read, a bad profile names its
+ * field, and the busy time pulls the fit (doubling it moves the profile). */
+static void test_step__profiled_rows_inform_the_fit(void **state) {
+  (void)state;
+  char path[512], *text = NULL;
+  size_t len = 0;
+  svc_err err;
+  api_step_meas m = {0};
+  snprintf(path, sizeof path, "%s/data/measurements/h200-probe/step_shared.json",
+           CDPLAN_SOURCE_DIR);
+  if (svc_read_file(path, 4u << 20, &text, &len, &err)) fail_msg("%s", err.message);
+  if (api_step_meas_load(text, len, &m, &err)) fail_msg("%s: %s", path, err.message);
+  free(text);
+  assert_int_equal(m.n, 7);
+  for (size_t i = 0; i < m.n; i++) {
+    assert_true(m.s[i].gpu_busy_ms > 0);
+    assert_true(m.s[i].gpu_busy_ms <= m.s[i].step_ms * 1.05);
+  }
+  cost_hw hw = h200;
+  cost_calib c1 = {0}, c2 = {0};
+  cost_step_fit_report r1, r2;
+  assert_int_equal(cost_step_fit(&hw, m.s, m.n, &c1, &r1), 0);
+  for (size_t i = 0; i < m.n; i++) m.s[i].gpu_busy_ms *= 2;
+  assert_int_equal(cost_step_fit(&hw, m.s, m.n, &c2, &r2), 0);
+  double moved = 0;
+  for (int i = 0; i < COST_SP__COUNT; i++)
+    if (r1.fitted[i]) moved = fmax(moved, fabs(log(r2.values[i] / r1.values[i])));
+  assert_true(moved > 0.05);
+  api_step_meas_dispose(&m);
+
+  const char *bad[] = {
+      "{\"table_rows\":[10],\"rows\":[{\"batch\":8,\"precision\":\"bf16\",\"dim\":16,"
+      "\"bottom\":[16],\"top\":[8,1],\"step_ms\":1,\"profile\":3}]}",
+      "{\"table_rows\":[10],\"rows\":[{\"batch\":8,\"precision\":\"bf16\",\"dim\":16,"
+      "\"bottom\":[16],\"top\":[8,1],\"step_ms\":1,\"profile\":{\"gpu_busy_ms\":-1}}]}",
+  };
+  const char *field[] = {"rows[0].profile", "rows[0].profile.gpu_busy_ms"};
+  for (int i = 0; i < 2; i++) {
+    api_step_meas b = {0};
+    assert_int_not_equal(api_step_meas_load(bad[i], strlen(bad[i]), &b, &err), 0);
+    assert_string_equal(err.field, field[i]);
+    api_step_meas_dispose(&b);
+  }
+}
+
 static void test_api_calibrate__step_file_alone(void **state) {
   (void)state;
   char path[512], *text = NULL, *out = NULL;
@@ -339,6 +384,7 @@ int main(void) {
       cmocka_unit_test(test_api_step__answers_with_breakdowns),
       cmocka_unit_test(test_api_step__bad_workloads_name_the_field),
       cmocka_unit_test(test_step__h200_dlrm_regression),
+      cmocka_unit_test(test_step__profiled_rows_inform_the_fit),
       cmocka_unit_test(test_api_calibrate__step_file_alone),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -195,6 +195,9 @@ STEP_CASE = {
     "lr_sparse": (v_num(0, 100), 0.01),
     "lr_dense": (v_num(0, 100), 0.001),
     "seed": (v_int(0, 2 ** 31), 0),
+    # After the timed steps, profile a few more with torch.profiler: GPU busy time per
+    # step (union of kernel intervals) against the wall time, and the kernels by GPU time.
+    "profile": (v_bool, False),
 }
 
 
@@ -1197,8 +1200,64 @@ def _one_step_case(env, t, nn, c):
            "steps": c["steps"], "warmup": c["warmup"], "loss": lval}
     if not math.isfinite(lval):
         raise RuntimeError("loss is not finite (%r)" % lval)
+    if c["profile"] and not env.cpu_mode:
+        try:
+            out["profile"] = _profile_steps(env, t, step, c["warmup"] + c["steps"])
+        except Exception as e:  # noqa: BLE001 -- the timed steps stand without it
+            out["profile_error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+            if _cuda_broken(e):
+                raise
     _set_tf32(env, False)
     return out
+
+
+def _profile_steps(env, t, step, first, n=3):
+    """Runs n steps under torch.profiler; returns per-step wall ms, GPU busy ms (the union
+    of the kernels' intervals: when the GPU idles waiting for the host, busy < wall), the
+    kernel count and the 40 kernels with the most GPU time."""
+    from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
+    env.sync()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        t0 = time.perf_counter()
+        for i in range(n):
+            step(first + i)
+        env.sync()
+        wall = (time.perf_counter() - t0) * 1000.0
+    spans, by_name, api = [], {}, {}
+    for e in prof.events():
+        if getattr(e, "device_type", None) != t.autograd.DeviceType.CUDA:
+            if e.name.startswith("cuda") and ("Synchronize" in e.name or "Memcpy" in e.name):
+                api[e.name] = api.get(e.name, 0) + 1  # where the host waits for the GPU
+            continue
+        # user annotations (Optimizer.step#SGD.step, ...) span idle gaps: not kernels
+        if getattr(e, "is_user_annotation", False) or e.name.startswith(("Optimizer.", "ProfilerStep")):
+            continue
+        a, b = e.time_range.start, e.time_range.end
+        if b <= a:
+            continue
+        spans.append((a, b))
+        k = by_name.setdefault(e.name[:160], [0, 0.0])
+        k[0] += 1
+        k[1] += (b - a) / 1000.0
+    spans.sort()
+    busy, cur_a, cur_b = 0.0, None, None
+    for a, b in spans:
+        if cur_b is None or a > cur_b:
+            if cur_b is not None:
+                busy += cur_b - cur_a
+            cur_a, cur_b = a, b
+        else:
+            cur_b = max(cur_b, b)
+    if cur_b is not None:
+        busy += cur_b - cur_a
+    top = sorted(by_name.items(), key=lambda kv: -kv[1][1])[:40]
+    cpu = sorted(prof.key_averages(), key=lambda a: -a.self_cpu_time_total)[:25]
+    return {"steps": n, "wall_ms": wall / n, "gpu_busy_ms": busy / 1000.0 / n,
+            "kernels": len(spans) / n, "gpu_kernel_ms": sum(v[1] for v in by_name.values()) / n,
+            "top": [{"name": k, "count": v[0] / n, "ms": v[1] / n} for k, v in top],
+            "cuda_api": {k: v / n for k, v in sorted(api.items())},
+            "cpu_top": [{"name": a.key[:160], "count": a.count / n,
+                         "self_ms": a.self_cpu_time_total / 1000.0 / n} for a in cpu]}
 
 
 # ----------------------------------------------------------------------------
