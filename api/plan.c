@@ -306,6 +306,7 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   pr->tables = in->tables, pr->n_tables = in->n;
   pr->sparse_opt = sparse_opt_of(in->w.dlrm.sparse_optimizer);
   pr->host_bw = host_bw, pr->cache_ratio = cache, pr->price_per_hour = price;
+  pr->host_cpu = in->base.framework == COST_FW_PYTORCH_EAGER;
   recipe_from(&in->base, (int)gpn, (int)nodes, &pr->baseline);
   pr->objective = strcmp(objective, "cost") ? PLAN_OBJ_THROUGHPUT : PLAN_OBJ_COST;
   pr->dense = plan_dense_step;
@@ -344,7 +345,7 @@ static cJSON *emb_plan_json(const plan_request *pr, const plan_eval *e) {
     cJSON *t = cJSON_CreateObject(), *ranks;
     cJSON_AddStringToObject(t, "name", pr->tables[i].name);
     cJSON_AddStringToObject(t, "sharding_type", plan_shard_name(p->shard));
-    cJSON_AddStringToObject(t, "compute_kernel", plan_place_kernel(p->place));
+    cJSON_AddStringToObject(t, "compute_kernel", plan_place_kernel(p->place, pr->host_cpu));
     ranks = cJSON_AddArrayToObject(t, "ranks");
     if (p->shard == PLAN_SHARD_TW) {
       cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->rank));

@@ -218,6 +218,16 @@ int cost_step_param_info(int id, const char **name, double *def, double *lo, dou
 /* The value in use: hw->calib's entry of that name, else the default. */
 double cost_step_param_value(const cost_hw *hw, int id);
 
+/* Plain-PyTorch host placement of one table shard (the step model's host
+ * path: CPU gather, pageable copies, CPU backward and SGD, serial with the
+ * GPU) against the same shard in HBM: *extra_ms = host path - HBM path,
+ * for `bags` bags of `pooling` lookups of `dim` from `rows`, under r's
+ * embedding precision and d's sparse optimizer. The planner prices eager
+ * recipes' host tables with it. Returns 0 or COST_EINVAL. */
+int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
+                            int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
+                            double *extra_ms);
+
 /* One whole-step measurement. */
 typedef struct {
   cost_workload w;

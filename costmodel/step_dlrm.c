@@ -364,6 +364,28 @@ static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int
   m->fwd_s += f;
 }
 
+int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
+                            int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
+                            double *extra_ms) {
+  if (!hw || !d || !r || !extra_ms || rows <= 0 || dim <= 0 || bags <= 0 || pooling <= 0)
+    return COST_EINVAL;
+  double prof[COST_SP__COUNT];
+  cost_step_result res;
+  step_acc a;
+  emb_load h, g;
+  step_profile_resolve(hw, prof);
+  step_acc_init(&a, hw, prof, r->framework, &res);
+  /* the step's host footprint: this shard's rows, gradient values, clone */
+  a.host_ws = 3.0 * (double)bags * (double)pooling * (double)dim *
+              cost_dtype_bytes((cost_dtype)r->embedding_precision);
+  table_load(&a, d, r, rows, dim, bags, pooling, COST_PLACE_HOST, &h);
+  table_load(&a, d, r, rows, dim, bags, pooling, COST_PLACE_HBM, &g);
+  if (a.err) return a.err;
+  double host = h.host_s + h.t_f + h.t_b + h.t_opt, hbm = g.t_f + g.t_b + g.t_opt;
+  *extra_ms = fmax(0.0, host - hbm) * 1e3;
+  return isfinite(*extra_ms) ? 0 : COST_EINVAL;
+}
+
 int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   cost_step_result *res = a->r;
   int64_t G = r->gpus, B = r->batch_per_gpu;

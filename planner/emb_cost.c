@@ -46,8 +46,9 @@ int plan_shard_parse(const char *name) {
   return -1;
 }
 
-const char *plan_place_kernel(int place) {
-  return place == PLAN_PLACE_HOST ? "fused_uvm_caching" : "fused";
+const char *plan_place_kernel(int place, int host_cpu) {
+  if (place != PLAN_PLACE_HOST) return "fused";
+  return host_cpu ? "cpu" : "fused_uvm_caching";
 }
 
 void emb_fmt_gb(char *buf, size_t size, double bytes) {
@@ -107,6 +108,30 @@ static double host_extra_ms(const prices *pr, double rows, double dim, double lo
   return (1.0 - hit) * lookups * sector * 2.0 / pr->host_bw * 1e3;
 }
 
+/* Plain PyTorch: the shard's CPU work instead of its HBM work, from the
+ * step model's host path (costmodel/step.h, cost_step_host_table_ms). */
+static double cpu_extra_ms(const plan_emb_problem *p, double rows, double dim, double bags,
+                           double lookups) {
+  static const int sopt[] = {[PLAN_SOPT_SGD] = COST_OPT_SGD,
+                             [PLAN_SOPT_ROWWISE_ADAGRAD] = COST_OPT_ROWWISE_ADAGRAD,
+                             [PLAN_SOPT_ADAGRAD] = COST_OPT_ADAGRAD,
+                             [PLAN_SOPT_ADAM] = COST_OPT_ADAM};
+  cost_dlrm d = {0};
+  cost_recipe r;
+  cost_recipe_init(&r);
+  r.framework = COST_FW_PYTORCH_EAGER;
+  r.embedding_precision = p->emb_dtype;
+  d.sparse_optimizer =
+      p->sparse_opt >= 0 && p->sparse_opt <= PLAN_SOPT_ADAM ? sopt[p->sparse_opt] : COST_OPT_SGD;
+  int64_t b = (int64_t)fmax(1, ceil(bags));
+  int64_t pool = (int64_t)fmax(1, llround(lookups / fmax(1, bags)));
+  double ms;
+  if (cost_step_host_table_ms(&p->hw, &d, &r, (int64_t)fmax(1, ceil(rows)), (int64_t)dim, b, pool,
+                              &ms))
+    return NAN;
+  return ms;
+}
+
 static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb_opt *o) {
   const plan_emb_problem *p = in->p;
   double rows = (double)t->rows, dim = (double)t->dim, P = t->pooling;
@@ -145,7 +170,10 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
   double table_b = srows * sdim * pr->eb;
   double out_b = bags * sdim * pr->ab * 2.0;
   o->ms = lookup_ms(p, srows, sdim, bags, lookups) + comm;
-  if (o->place == PLAN_PLACE_HOST) {
+  if (o->place == PLAN_PLACE_HOST && p->host_cpu) {
+    o->ms += cpu_extra_ms(p, srows, sdim, bags, lookups);
+    o->bytes = out_b; /* the rows stay in CPU memory */
+  } else if (o->place == PLAN_PLACE_HOST) {
     o->ms += host_extra_ms(pr, srows, sdim, lookups);
     o->bytes = pr->cache * table_b + out_b;
   } else {

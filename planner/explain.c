@@ -173,7 +173,10 @@ static void binding(const plan_request *req, plan_result *out, const plan_combo 
     BIND("global batch fixed at %lld samples", (long long)req->knobs.global_batch);
   int host = 0;
   for (size_t i = 0; i < b->emb.n_tables; i++) host += b->emb.tables[i].place == PLAN_PLACE_HOST;
-  if (host) BIND("%d tables live in host memory behind an HBM cache: HBM cannot hold them", host);
+  if (host && req->host_cpu)
+    BIND("%d tables live in CPU memory and run on the CPU: HBM cannot hold them", host);
+  else if (host)
+    BIND("%d tables live in host memory behind an HBM cache: HBM cannot hold them", host);
   /* a more aggressive knob (bigger batch, less checkpointing) that did not fit */
   for (size_t i = 0; i < n && out->n_binding < 7; i++) {
     const plan_recipe *r = &c[i].r;

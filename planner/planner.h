@@ -55,9 +55,10 @@ typedef enum {
 } plan_sparse_opt;
 typedef enum { PLAN_OBJ_THROUGHPUT = 0, PLAN_OBJ_COST } plan_objective;
 
-const char *plan_shard_name(int shard);   /* "table_wise" */
-int plan_shard_parse(const char *name);   /* -1 when unknown */
-const char *plan_place_kernel(int place); /* "fused" | "fused_uvm_caching" */
+const char *plan_shard_name(int shard); /* "table_wise" */
+int plan_shard_parse(const char *name); /* -1 when unknown */
+/* "fused" | "fused_uvm_caching" | "cpu" (host_cpu problems) */
+const char *plan_place_kernel(int place, int host_cpu);
 
 /* Defaults for host-placed tables (documented in docs/planner.md). */
 #define PLAN_DEFAULT_HOST_BW 5.0e10  /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
@@ -83,6 +84,10 @@ typedef struct {
   unsigned shard_mask; /* bit (1u << plan_shard) allowed; 0 = all */
   int allow_host;      /* host placement allowed */
   int cw_max;          /* largest column-wise split (2..8; 0 = 4) */
+  /* Plain-PyTorch recipes: a host-placed table stays in CPU memory and its
+   * lookups, backward and SGD run on the CPU (priced by the step model's
+   * host path, cost_step_host_table_ms); 0: TorchRec's UVM cache. */
+  int host_cpu;
 } plan_emb_problem;
 
 /* One table's plan. ranks: TW uses rank; CW uses cw_ranks[0..k); TWRW uses
@@ -212,6 +217,7 @@ typedef struct {
   size_t n_tables;
   int sparse_opt;
   double host_bw, cache_ratio;
+  int host_cpu;          /* host tables in CPU memory (plain PyTorch), see plan_emb_problem */
   double price_per_hour; /* USD per GPU-hour (cost objective), 0 = the descriptor's */
   plan_recipe baseline;
   plan_knobs knobs;

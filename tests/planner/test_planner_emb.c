@@ -154,6 +154,38 @@ static void test_planner_emb__infeasible_names_the_constraint(void **state) {
   plan_emb_result_dispose(&r);
 }
 
+/* Plain PyTorch keeps a host table on the CPU: the plan prices its CPU
+ * work with the step model's host path (far above TorchRec's UVM cache
+ * misses for a large table) and keeps none of its rows in HBM. */
+static void test_planner_emb__eager_host_tables_run_on_the_cpu(void **state) {
+  (void)state;
+  plan_emb_problem p;
+  plan_table t[1] = {{"big", 50000000, 128, 2}};
+  plan_table_plan host = {.shard = PLAN_SHARD_TW, .place = PLAN_PLACE_HOST, .k = 1, .rank = 0};
+  plan_emb_result uvm, cpu;
+  svc_err err;
+  int fits;
+  fx_problem(&p, 1, 1, 141);
+  p.batch_per_gpu = 32768;
+  p.sparse_opt = PLAN_SOPT_SGD;
+  assert_int_equal(plan_emb_evaluate(&p, t, 1, &host, &uvm, &fits, &err), 0);
+  p.host_cpu = 1;
+  assert_int_equal(plan_emb_evaluate(&p, t, 1, &host, &cpu, &fits, &err), 0);
+  cost_dlrm d = {0};
+  cost_recipe r;
+  cost_recipe_init(&r);
+  r.framework = COST_FW_PYTORCH_EAGER;
+  double extra;
+  assert_int_equal(cost_step_host_table_ms(&p.hw, &d, &r, 50000000, 128, 32768, 2, &extra), 0);
+  print_message("host table: UVM %.2f ms, CPU %.2f ms (step model extra %.2f ms)\n", uvm.max_ms,
+                cpu.max_ms, extra);
+  assert_true(extra > 1.0);
+  assert_true(cpu.max_ms > 2 * uvm.max_ms);
+  assert_true(cpu.max_ms >= extra);
+  plan_emb_result_dispose(&uvm);
+  plan_emb_result_dispose(&cpu);
+}
+
 static void test_planner_emb__never_worse_than_greedy(void **state) {
   (void)state;
   uint64_t seed = 42;
@@ -273,6 +305,7 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__identical_tables_collapse),
       cmocka_unit_test(test_planner_emb__glpk_error_becomes_solver_error),
       cmocka_unit_test(test_planner_emb__decomposed_bound_is_valid),
+      cmocka_unit_test(test_planner_emb__eager_host_tables_run_on_the_cpu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
