@@ -250,6 +250,28 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
                      "  end-to-end proof rows (h200-e2e/dlrm_step.json; host tables as measured)");
   stats b = evaluate(&hw, &e2b, NULL, 1,
                      "  the e2e workload again, all in HBM, full and 1/10 rows (h200-probe)");
+  /* the GPU's share alone, where the profiler measured it (never fitted
+   * for the e2e workload) */
+  printf("  GPU busy per step, predicted vs profiled:");
+  double ge[64];
+  int ng = 0;
+  const api_step_meas *sets[2] = {&pr, &e2b};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < sets[k]->n && ng < 64; i++) {
+      const cost_step_sample *s = &sets[k]->s[i];
+      cost_step_result r;
+      int host = s->r.placement == COST_PLACE_HOST;
+      for (size_t t = 0; t < s->w.dlrm.n_tables; t++)
+        host |= s->w.dlrm.tables[t].placement == COST_PLACE_HOST;
+      /* host-placed tables: the profiler counts their pageable copies */
+      if (host || !(s->gpu_busy_ms > 0) || cost_step(&hw, &s->w, &s->r, &r)) continue;
+      ge[ng] = r.gpu_ms / s->gpu_busy_ms - 1;
+      printf(" %+.0f%%", 100 * ge[ng]);
+      ge[ng] = fabs(ge[ng]);
+      ng++;
+    }
+  printf("\n  (step_shared rows, then the e2e HBM rows); median |error| %.1f%%\n",
+         100 * median(ge, ng));
   printf("{\"bench\":\"step_accuracy\",\"section\":\"e2e_lent_profile\",\"fit_n\":%d,"
          "\"loo_median\":%.4f,\"e2e\":{\"n\":%d,\"step_median\":%.4f,\"step_max\":%.4f},"
          "\"probe_e2e\":{\"n\":%d,\"step_median\":%.4f,\"step_max\":%.4f}}\n",

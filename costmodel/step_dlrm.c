@@ -29,8 +29,9 @@ typedef struct {
   double t_f, t_b, t_opt; /* GPU seconds: lookups, their backward, sparse optimizer */
   double host_s;          /* host seconds (host-placed tables) */
   double table_bytes, state_bytes, sparse_grad_bytes, saved_bytes, out_bytes, idx_bytes;
-  double lookups, n_local; /* looked-up rows, table shards on this GPU */
-  int64_t ops_fb, ops_opt, kernels;
+  double lookups, n_local;          /* looked-up rows, table shards on this GPU */
+  int64_t ops_fb, ops_opt, kernels; /* host ops (dispatches); kernels in all */
+  int64_t k_f, k_b, k_opt;          /* GPU kernels: lookups, backward, sparse optimizer */
 } emb_load;
 
 typedef struct {
@@ -54,6 +55,9 @@ static void load_add(emb_load *d, const emb_load *s, double times) {
   d->ops_fb += (int64_t)(s->ops_fb * times);
   d->ops_opt += (int64_t)(s->ops_opt * times);
   d->kernels += (int64_t)(s->kernels * times);
+  d->k_f += (int64_t)(s->k_f * times);
+  d->k_b += (int64_t)(s->k_b * times);
+  d->k_opt += (int64_t)(s->k_opt * times);
 }
 
 /* Optimizer state per row (bytes) for a sparse optimizer. */
@@ -116,6 +120,7 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
     o->t_f = step_stream(a, 0); /* the copy's GPU side */
     o->t_b = o->t_f;
     o->kernels = 2;
+    o->k_f = o->k_b = 1;
     o->ops_fb = 0; /* their dispatch is in host_s */
     o->saved_bytes = (double)bags * 8.0 * 2;
     return;
@@ -136,14 +141,14 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
     if (!a->err) a->err = rc;
     return;
   }
-  /* t_b keeps the op model's fwd+bwd host floor (sparse_bwd_host_us) on
-   * purpose: pricing the backward's GPU work alone fits the shared steps
-   * better in-sample (median 4.2% vs 6.4%) but orders fewer variant pairs
-   * right (16/19 vs 18/19) and misses unseen cases more (median 18% vs
-   * 12%). The profiler shows the GPU idle 0.5-3.5 ms per step even when it
-   * is the bottleneck (h200-probe), host stretches the floor stands in
-   * for; docs/step-model.md, "Open questions". */
-  double t_f = fwd.ms * 1e-3, t_b = (both.ms - fwd.ms) * 1e-3;
+  /* The backward's GPU time only: the op model's fwd+bwd floor
+   * (sparse_bwd_host_us) is the host issuing the chain in a microbenchmark;
+   * in a step the host's dispatch is priced per op (op_s), so keeping the
+   * floor counted that host time twice, as GPU time. With the kernel
+   * counts below (torch.profiler) this fits the shared steps better
+   * (median 6.4% -> 5.4%, variant pairs 18 -> 19 of 19). */
+  double t_f = fwd.ms * 1e-3, t_b = lookups * a->p[P_SPARSE_NS_IDX] * 1e-9;
+  (void)both;
   if (eager) {
     /* EmbeddingBag(sparse=True): ~3 ops forward, ~10 in the sparse
      * backward (offset2bag, index_select, sort/unique), and the optimizer's
@@ -158,7 +163,16 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
                lookups * row_bytes * (1.0 + upd_rows) / a->bw;
     o->ops_fb = 13;
     o->ops_opt = upd_ops;
-    o->kernels = 13 + upd_ops;
+    /* GPU kernels per table, counted by torch.profiler
+     * (data/measurements/h200-probe/step_shared.json, fp32 rows): the
+     * bag kernel forward; index_select (gather) and an arange backward;
+     * one index_add_ for SGD. The other ops are views and allocations.
+     * Adagrad/Adam (coalesce, state update) were not profiled: one kernel
+     * per op. */
+    o->k_f = 1;
+    o->k_b = 2;
+    o->k_opt = d->sparse_optimizer == COST_OPT_SGD ? 1 : upd_ops;
+    o->kernels = o->k_f + o->k_b + o->k_opt;
     o->sparse_grad_bytes = lookups * ((double)dim * eb + 8.0);
     o->saved_bytes = lookups * 8.0 + (double)bags * 16.0; /* offset2bag, bag_size, offsets */
   } else {
@@ -442,11 +456,11 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   int64_t fwd_ops = eager ? (int64_t)E.n_local * 3 : 1;
   if (eager && fwd_ops > E.ops_fb) fwd_ops = E.ops_fb;
   step_add(a, COST_KC_EMB_FWD, COST_COMP_EMBEDDING, PH_FB, E.t_f + (eager ? 0 : a->launch_s),
-           fwd_ops, fwd_ops);
-  step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, E.t_b, eager ? E.ops_fb - fwd_ops : 1,
+           eager ? E.k_f : 1, fwd_ops);
+  step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, E.t_b, eager ? E.k_b : 1,
            eager ? E.ops_fb - fwd_ops : 1);
   if (E.t_opt > 0 || E.ops_opt)
-    step_add(a, COST_KC_SPARSE_OPT, COST_COMP_OPTIMIZER, PH_OPT, E.t_opt, E.ops_opt, E.ops_opt);
+    step_add(a, COST_KC_SPARSE_OPT, COST_COMP_OPTIMIZER, PH_OPT, E.t_opt, E.k_opt, E.ops_opt);
   step_host_serial(a, E.host_s);
   if (!eager) step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 3 * a->launch_s, 3, 3);
 

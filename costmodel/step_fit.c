@@ -133,7 +133,9 @@ static double residuals(const fit_ctx *c, const double *prof, double *res) {
     double e = bad ? 5.0 : log(r.step_ms / c->s[i].step_ms);
     res[k++] = e;
     ss += e * e;
-    if (c->s[i].gpu_busy_ms > 0) { /* the GPU's share, where a profile measured it */
+    /* the GPU's share, where a profile measured it; not with host-placed
+     * tables, whose pageable copies the profiler counts as GPU time */
+    if (c->s[i].gpu_busy_ms > 0 && !has_host(&c->s[i])) {
       e = bad || !(r.gpu_ms > 0) ? 5.0 : log(r.gpu_ms / c->s[i].gpu_busy_ms);
       res[k++] = e;
       ss += e * e;
@@ -258,7 +260,7 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
     if (s->peak_bytes > 0) any_mem = 1;
-    int nres = s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0) : 0; /* residuals it gives */
+    int nres = s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0 && !has_host(s)) : 0; /* residuals */
     if (nres && has_host(s)) {
       mh += nres;
       continue;
