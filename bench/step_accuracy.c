@@ -206,22 +206,26 @@ int bench_thousand(const cost_hw *hw);
 /* (g) The host differs between machines: the framework profile (host time
  * per eager op, and the GPU terms, which the profiler's GPU busy time pins
  * down) refitted on what the runner measured on the lent H200
- * (h200-extra + h200-probe/step_shared, never the end-to-end workload),
+ * (h200-extra + h200-probe/step_shared + step_tables, never the end-to-end
+ * workload),
  * then the end-to-end proof's rows predicted with it. */
 static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
-  api_step_meas pr = {0}, e2e = {0}, e2b = {0};
+  api_step_meas pr = {0}, e2e = {0}, e2b = {0}, tb = {0};
   if (!extra->n || load_meas("data/measurements/h200-probe/step_shared.json", &pr) ||
+      load_meas("data/measurements/h200-probe/step_tables.json", &tb) ||
       load_meas("data/measurements/h200-e2e/dlrm_step.json", &e2e) ||
       load_meas("data/measurements/h200-probe/step_e2e.json", &e2b))
     goto done;
-  size_t n = extra->n + pr.n;
+  size_t n = extra->n + pr.n + tb.n;
   cost_step_sample *all = calloc(n, sizeof *all);
   if (!all) goto done;
   /* HBM-only rows: two all-host D=64 rows cannot pin the three host-path
    * parameters (they keep their defaults, as in the pre-run prediction) */
   n = 0;
-  for (size_t i = 0; i < extra->n + pr.n; i++) {
-    const cost_step_sample *s = i < extra->n ? &extra->s[i] : &pr.s[i - extra->n];
+  for (size_t i = 0; i < extra->n + pr.n + tb.n; i++) {
+    const cost_step_sample *s = i < extra->n          ? &extra->s[i]
+                                : i < extra->n + pr.n ? &pr.s[i - extra->n]
+                                                      : &tb.s[i - extra->n - pr.n];
     int host = s->r.placement == COST_PLACE_HOST;
     for (size_t t = 0; t < s->w.dlrm.n_tables; t++)
       host |= s->w.dlrm.tables[t].placement == COST_PLACE_HOST;
@@ -235,8 +239,8 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
     fprintf(stderr, "lent-machine step fit failed\n");
     goto done;
   }
-  printf("\n(g) profile refitted on the runner's rows from the lent H200 (HBM rows of h200-extra "
-         "and h200-probe step_shared: %d cases):",
+  printf("\n(g) profile refitted on the runner's rows from the lent H200 (HBM rows of h200-extra, "
+         "h200-probe step_shared and step_tables: %d cases):",
          rep.n);
   for (int i = 0; i < COST_SP__COUNT; i++) {
     const char *name;
@@ -278,6 +282,7 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
          rep.n, rep.median_step_err_loo, a.n, a.med_t, a.max_t, b.n, b.med_t, b.max_t);
 done:
   api_step_meas_dispose(&pr);
+  api_step_meas_dispose(&tb);
   api_step_meas_dispose(&e2e);
   api_step_meas_dispose(&e2b);
 }

@@ -155,7 +155,8 @@ void step_finish(step_acc *a) {
   if (a->sync_opt) /* the optimizer waits for the GPU, then runs serially */
     t = fmax(a->host[PH_FB], fb_gpu) + a->host[PH_OPT] + a->gpu[PH_OPT];
   else
-    t = fmax(a->host[PH_FB] + a->host[PH_OPT], fb_gpu + a->gpu[PH_OPT]);
+    t = cost_pnorm(a->host[PH_FB] + a->host[PH_OPT], fb_gpu + a->gpu[PH_OPT],
+                   a->prof[COST_SP_OVERLAP_P]);
   t += a->host_serial; /* host-placed tables: the GPU waits for their CPU work */
   r->step_ms = t * 1e3;
   r->gpu_ms = (a->gpu[PH_FB] + a->gpu[PH_OPT]) * 1e3;
@@ -193,6 +194,7 @@ int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, c
     memset(out, 0, sizeof *out);
     return rc;
   }
+  step_host(&a, PH_FB, prof[COST_SP_STEP_HOST_US] * 1e-6); /* the loop around the ops */
   step_finish(&a);
   out->hbm_usable_bytes = hw->hbm_usable_bytes > 0 ? hw->hbm_usable_bytes : hw->hbm_bytes;
   out->peak_memory_bytes = 0;

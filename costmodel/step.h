@@ -210,6 +210,8 @@ typedef enum {
   COST_SP_HOST_MEM_GBPS,   /* host-placed tables: CPU rate on fresh sparse-grad buffers, GB/s */
   COST_SP_HOST_THREADS,    /* host-placed tables: CPU threads of the host ops (not fitted) */
   COST_SP_HOST_LLC_MB,     /* host-placed tables: CPU last-level cache, MB (not fitted) */
+  COST_SP_STEP_HOST_US,    /* host time per step outside op dispatch (loop, autograd, optimizers) */
+  COST_SP_OVERLAP_P,       /* host/GPU overlap: p of the soft maximum of host and GPU time */
   COST_SP__COUNT
 } cost_step_param;
 
