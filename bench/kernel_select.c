@@ -7,6 +7,9 @@
  *              (in-sample)
  *   fit3       data/measurements/h200-fit3/triton_configs.json -- 12 more
  *              shapes (large squares, skinny, unaligned), also fitted on
+ *   held-out2  data/measurements/h200-heldout2/triton_configs.json -- 14 bf16
+ *              + 4 fp16 shapes measured after the fit (shared + fit2 + fit3)
+ *              was fixed; never fitted on
  *   cv         2-fold cross-validation over the fit set (shared + fit2),
  *              each fold fitted from the same physical starting guesses
  *   held-out   data/measurements/h200-extra/triton_configs.json -- never
@@ -102,8 +105,9 @@ int main(int argc, char **argv) {
   }
   char path[1024];
   cost_hw hw;
-  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *fit = NULL, *fold[2] = {NULL, NULL};
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_fit = 0, nf[2] = {0, 0};
+  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *fit = NULL;
+  ks_shape *fold[2] = {NULL, NULL};
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_fit = 0, nf[2] = {0, 0};
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -120,6 +124,12 @@ int main(int argc, char **argv) {
   if (probe) {
     fclose(probe);
     if (ks_load(path, &f3, &n_f3)) return 1;
+  }
+  snprintf(path, sizeof path, "%s/data/measurements/h200-heldout2/triton_configs.json", src);
+  probe = fopen(path, "rb");
+  if (probe) {
+    fclose(probe);
+    if (ks_load(path, &f4, &n_f4)) return 1;
   }
   /* The fit set: the shared sweep plus the fit2 and fit3 sweeps. */
   fit = calloc((size_t)(n_sh + n_f2 + n_f3), sizeof(ks_shape));
@@ -146,7 +156,7 @@ int main(int argc, char **argv) {
   }
 
   /* 2-fold CV over the fit set: alternate shapes in file order. */
-  ks_score cv[2], in_s, in_f2 = {0}, in_f3 = {0}, held = {0};
+  ks_score cv[2], in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, held = {0};
   for (int f = 0; f < 2; f++) fold[f] = calloc((size_t)n_fit, sizeof(ks_shape));
   if (!fold[0] || !fold[1]) return 1;
   for (int i = 0; i < n_fit; i++) fold[i % 2][nf[i % 2]++] = fit[i];
@@ -159,11 +169,13 @@ int main(int argc, char **argv) {
   ks_evaluate(&hw, NULL, sh, n_sh, &in_s);
   if (n_f2) ks_evaluate(&hw, NULL, f2, n_f2, &in_f2);
   if (n_f3) ks_evaluate(&hw, NULL, f3, n_f3, &in_f3);
+  if (n_f4) ks_evaluate(&hw, NULL, f4, n_f4, &in_f4);
   if (n_ho) ks_evaluate(&hw, NULL, ho, n_ho, &held);
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
     ks_detail(&hw, f2, n_f2, "fit2");
     ks_detail(&hw, f3, n_f3, "fit3");
+    ks_detail(&hw, f4, n_f4, "held2");
     ks_detail(&hw, ho, n_ho, "held-out");
   }
 
@@ -185,11 +197,13 @@ int main(int argc, char **argv) {
   row("fit3", &in_f3);
   row("cv-2fold", &cvm);
   row("held-out", &held);
+  row("held-out2", &in_f4);
   printf("selection: %.3f ms per shape for %d candidates (default space %d)\n", sel_ms, nc, ns);
   printf("{\"bench\":\"kernel_select\",");
   json_set("shared", &in_s, 0);
   json_set("fit2", &in_f2, 0);
   json_set("fit3", &in_f3, 0);
+  json_set("held_out2", &in_f4, 0);
   json_set("cv_2fold", &cvm, 0);
   json_set("held_out", &held, 0);
   printf("\"select_ms_100\":%.4f,\"default_space\":%d}\n", sel_ms, ns);
@@ -197,6 +211,7 @@ int main(int argc, char **argv) {
   free(ho);
   free(f2);
   free(f3);
+  free(f4);
   free(fit);
   free(fold[0]);
   free(fold[1]);
