@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -102,6 +103,13 @@ static int make_token(char token[VAL_TOKEN_LEN + 1], char hash[65], svc_err *err
   for (size_t i = 0; i < sizeof raw; i++) sprintf(token + 2 * i, "%02x", raw[i]);
   svc_sha256_hex(token, VAL_TOKEN_LEN, hash);
   return 0;
+}
+
+int val_starting(const hwdb_job *job) {
+  struct timespec ts; /* created_at is wall-clock unix time */
+  clock_gettime(CLOCK_REALTIME, &ts);
+  double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  return !strcmp(job->state, "queued") && now < job->created_at + VAL_START_GRACE_S;
 }
 
 int val_fail(hwdb *db, int64_t id, const char *note, svc_err *err) {

@@ -68,7 +68,8 @@ static int exited(const hwdb_job *job, int *status) {
 int val_local_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
   char why[96];
   int status = -1;
-  if (job->pid <= 0) return val_fail(db, job->id, "the local runner never started", err);
+  if (job->pid <= 0)
+    return val_starting(job) ? 0 : val_fail(db, job->id, "the local runner never started", err);
   if (!exited(job, &status)) {
     if (job->timeout_s <= 0 || wall_now() < job->started_at + (double)job->timeout_s) return 0;
     /* Kill first, then mark: a result written between the two is ignored

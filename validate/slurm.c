@@ -116,7 +116,8 @@ static int ask_slurm(const val_cfg *cfg, int64_t sid, char *state, size_t size, 
 int val_slurm_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
   char state[64], detail[256], note[384];
   int rc;
-  if (job->slurm_id <= 0) return val_fail(db, job->id, "never reached slurm", err);
+  if (job->slurm_id <= 0)
+    return val_starting(job) ? 0 : val_fail(db, job->id, "never reached slurm", err);
   if ((rc = ask_slurm(cfg, job->slurm_id, state, sizeof state, detail, sizeof detail, err)))
     return rc;
   if (!strcmp(state, "PENDING") || !strcmp(state, "REQUEUED") || !strcmp(state, "SUSPENDED") ||

@@ -8,7 +8,8 @@
 #include "validate/validate.h"
 
 #define VAL_ACTIVE "queued,running"
-#define VAL_TAIL_BYTES 1200 /* of stderr kept as a failed job's note */
+#define VAL_TAIL_BYTES 1200  /* of stderr kept as a failed job's note */
+#define VAL_START_GRACE_S 60 /* seconds a queued job may sit between record and start */
 
 /* Spawn argv[0] (searched on PATH) in its own process group with stdin
  * from /dev/null and stdout/stderr appended to the given files (NULL =
@@ -43,6 +44,11 @@ int val_join(char *buf, size_t size, const char *dir, const char *name);
 int val_finish_from_files(hwdb *db, const val_cfg *cfg, const hwdb_job *job, const char *why,
                           svc_err *err);
 /* Move an active job to failed with note. */
+/* A queued job whose submitter may still be between recording it and
+ * starting it (spawn, sbatch): a server's timer can poll in that window,
+ * so a job without a pid or Slurm id is only given up after
+ * VAL_START_GRACE_S. */
+int val_starting(const hwdb_job *job);
 int val_fail(hwdb *db, int64_t id, const char *note, svc_err *err);
 
 /* Backends. start: the job row exists (queued) with its workdir and

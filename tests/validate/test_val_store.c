@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "hwdb/hwdb.h"
 #include "validate/validate.h"
@@ -150,6 +151,37 @@ static void test_val_store__token_hash_checked(void **state) {
   assert_int_equal(val_token_check(db, id, NULL, &err), -SVC_UNAUTHORIZED);
 }
 
+/* A queued local job without a runner pid: while its submitter may still be
+ * spawning (a server's timer polls during a request), a poll leaves it
+ * alone; once that grace is over, the poll fails it. The race this guards
+ * against failed a browser test under ASan. */
+static void test_val_store__queued_local_job_gets_a_grace(void **state) {
+  hwdb *db = *state;
+  val_cfg cfg;
+  hwdb_job j;
+  svc_err err;
+  int64_t id = add(db, "cpu_selftest");
+  assert_int_equal(val_cfg_init(&cfg, path, &err), 0);
+  assert_int_equal(val_poll(db, &cfg, id, &err), 0);
+  assert_int_equal(hwdb_job_get(db, id, &j, &err), 0);
+  assert_string_equal(j.state, "queued");
+  hwdb_job_dispose(&j);
+  /* an hour old: its submitter is gone */
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+  sqlite3_busy_timeout(raw, 5000);
+  char sql[128];
+  snprintf(sql, sizeof sql, "UPDATE val_job SET created_at = created_at - 3600 WHERE id = %lld",
+           (long long)id);
+  assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(raw);
+  assert_int_equal(val_poll(db, &cfg, id, &err), 0);
+  assert_int_equal(hwdb_job_get(db, id, &j, &err), 0);
+  assert_string_equal(j.state, "failed");
+  assert_non_null(strstr(j.note, "never started"));
+  hwdb_job_dispose(&j);
+}
+
 static void test_val_sha256__fips_vectors(void **state) {
   char h[65];
   (void)state;
@@ -191,6 +223,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_val_store__handles_and_list_survive_reopen, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_val_store__token_hash_checked, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_store__queued_local_job_gets_a_grace, setup,
+                                      teardown),
       cmocka_unit_test(test_val_sha256__fips_vectors),
       cmocka_unit_test(test_val_stats__median_p90_max),
   };
