@@ -133,10 +133,8 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
                          .pooling = pooling,
                          .dtype = edt,
                          .pass = COST_EMB_FWD};
-  cost_result fwd, both;
+  cost_result fwd;
   int rc = cost_embedding_p(a->hw, a->p, &e, &fwd);
-  e.pass = COST_EMB_FWD_BWD;
-  if (!rc) rc = cost_embedding_p(a->hw, a->p, &e, &both);
   if (rc) {
     if (!a->err) a->err = rc;
     return;
@@ -148,7 +146,6 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
    * counts below (torch.profiler) this fits the shared steps better
    * (median 6.4% -> 5.4%, variant pairs 18 -> 19 of 19). */
   double t_f = fwd.ms * 1e-3, t_b = lookups * a->p[P_SPARSE_NS_IDX] * 1e-9;
-  (void)both;
   if (eager) {
     /* EmbeddingBag(sparse=True): ~3 ops forward, ~10 in the sparse
      * backward (offset2bag, index_select, sort/unique), and the optimizer's
