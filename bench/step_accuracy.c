@@ -226,10 +226,7 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
     const cost_step_sample *s = i < extra->n          ? &extra->s[i]
                                 : i < extra->n + pr.n ? &pr.s[i - extra->n]
                                                       : &tb.s[i - extra->n - pr.n];
-    int host = s->r.placement == COST_PLACE_HOST;
-    for (size_t t = 0; t < s->w.dlrm.n_tables; t++)
-      host |= s->w.dlrm.tables[t].placement == COST_PLACE_HOST;
-    if (!host) all[n++] = *s;
+    if (!cost_step_sample_host(s)) all[n++] = *s;
   }
   cost_hw hw = *hw_ops;
   cost_step_fit_report rep;
@@ -264,11 +261,9 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
     for (size_t i = 0; i < sets[k]->n && ng < 64; i++) {
       const cost_step_sample *s = &sets[k]->s[i];
       cost_step_result r;
-      int host = s->r.placement == COST_PLACE_HOST;
-      for (size_t t = 0; t < s->w.dlrm.n_tables; t++)
-        host |= s->w.dlrm.tables[t].placement == COST_PLACE_HOST;
       /* host-placed tables: the profiler counts their pageable copies */
-      if (host || !(s->gpu_busy_ms > 0) || cost_step(&hw, &s->w, &s->r, &r)) continue;
+      if (cost_step_sample_host(s) || !(s->gpu_busy_ms > 0) || cost_step(&hw, &s->w, &s->r, &r))
+        continue;
       ge[ng] = r.gpu_ms / s->gpu_busy_ms - 1;
       printf(" %+.0f%%", 100 * ge[ng]);
       ge[ng] = fabs(ge[ng]);

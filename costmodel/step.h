@@ -239,6 +239,9 @@ typedef struct {
   double gpu_busy_ms; /* GPU busy time per step (profiler: union of kernel intervals); 0 = none */
 } cost_step_sample;
 
+/* Does the sample place any table in host memory? */
+int cost_step_sample_host(const cost_step_sample *s);
+
 typedef struct {
   int n;
   double median_step_err_before, max_step_err_before;

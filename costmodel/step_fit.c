@@ -116,8 +116,7 @@ typedef struct {
   int subset; /* 0 all samples, 1 without host-placed tables, 2 with them */
 } fit_ctx;
 
-/* Does a sample place any table in host memory? */
-static int has_host(const cost_step_sample *s) {
+int cost_step_sample_host(const cost_step_sample *s) {
   if (s->w.kind != COST_WL_DLRM) return 0;
   for (size_t t = 0; t < s->w.dlrm.n_tables; t++) {
     int pc = s->w.dlrm.tables[t].placement;
@@ -128,7 +127,7 @@ static int has_host(const cost_step_sample *s) {
 
 static int in_subset(const fit_ctx *c, size_t i) {
   if ((long)i == c->skip || !(c->s[i].step_ms > 0)) return 0;
-  return c->subset == 0 || (c->subset == 2) == has_host(&c->s[i]);
+  return c->subset == 0 || (c->subset == 2) == cost_step_sample_host(&c->s[i]);
 }
 
 static int pred(const fit_ctx *c, const double *prof, size_t i, cost_step_result *out) {
@@ -148,7 +147,7 @@ static double residuals(const fit_ctx *c, const double *prof, double *res) {
     ss += e * e;
     /* the GPU's share, where a profile measured it; not with host-placed
      * tables, whose pageable copies the profiler counts as GPU time */
-    if (c->s[i].gpu_busy_ms > 0 && !has_host(&c->s[i])) {
+    if (c->s[i].gpu_busy_ms > 0 && !cost_step_sample_host(&c->s[i])) {
       e = bad || !(r.gpu_ms > 0) ? 5.0 : log(r.gpu_ms / c->s[i].gpu_busy_ms);
       res[k++] = e;
       ss += e * e;
@@ -273,8 +272,9 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
     if (s->peak_bytes > 0) any_mem = 1;
-    int nres = s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0 && !has_host(s)) : 0; /* residuals */
-    if (nres && has_host(s)) {
+    int nres =
+        s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0 && !cost_step_sample_host(s)) : 0; /* residuals */
+    if (nres && cost_step_sample_host(s)) {
       mh += nres;
       continue;
     }
