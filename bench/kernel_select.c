@@ -10,7 +10,7 @@
  *   held-out2  data/measurements/h200-heldout2/triton_configs.json -- 14 bf16
  *              + 4 fp16 shapes measured after the fit (shared + fit2 + fit3)
  *              was fixed; never fitted on
- *   cv         2-fold cross-validation over the fit set (shared + fit2),
+ *   cv         2-fold cross-validation over the fit set (shared + fit2 + fit3),
  *              each fold fitted from the same physical starting guesses
  *   held-out   data/measurements/h200-extra/triton_configs.json -- never
  *              used to fit (absent: the row says so)
@@ -111,26 +111,11 @@ int main(int argc, char **argv) {
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
-  snprintf(path, sizeof path, "%s/data/measurements/h200/triton_configs.json", src);
-  if (ks_load(path, &sh, &n_sh)) return 1;
-  snprintf(path, sizeof path, "%s/data/measurements/h200-fit2/triton_configs.json", src);
-  FILE *probe = fopen(path, "rb");
-  if (probe) {
-    fclose(probe);
-    if (ks_load(path, &f2, &n_f2)) return 1;
-  }
-  snprintf(path, sizeof path, "%s/data/measurements/h200-fit3/triton_configs.json", src);
-  probe = fopen(path, "rb");
-  if (probe) {
-    fclose(probe);
-    if (ks_load(path, &f3, &n_f3)) return 1;
-  }
-  snprintf(path, sizeof path, "%s/data/measurements/h200-heldout2/triton_configs.json", src);
-  probe = fopen(path, "rb");
-  if (probe) {
-    fclose(probe);
-    if (ks_load(path, &f4, &n_f4)) return 1;
-  }
+  if (ks_load_set(src, "h200", 0, &sh, &n_sh) || ks_load_set(src, "h200-fit2", 1, &f2, &n_f2) ||
+      ks_load_set(src, "h200-fit3", 1, &f3, &n_f3) ||
+      ks_load_set(src, "h200-heldout2", 1, &f4, &n_f4) ||
+      ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
+    return 1;
   /* The fit set: the shared sweep plus the fit2 and fit3 sweeps. */
   fit = calloc((size_t)(n_sh + n_f2 + n_f3), sizeof(ks_shape));
   if (!fit) return 1;
@@ -138,12 +123,6 @@ int main(int argc, char **argv) {
   if (n_f2) memcpy(fit + n_sh, f2, (size_t)n_f2 * sizeof(ks_shape));
   if (n_f3) memcpy(fit + n_sh + n_f2, f3, (size_t)n_f3 * sizeof(ks_shape));
   n_fit = n_sh + n_f2 + n_f3;
-  snprintf(path, sizeof path, "%s/data/measurements/h200-extra/triton_configs.json", src);
-  probe = fopen(path, "rb");
-  if (probe) {
-    fclose(probe);
-    if (ks_load(path, &ho, &n_ho)) return 1;
-  }
   if (do_fit) {
     memcpy(kp, prior, sizeof kp);
     double l = ks_fit(&hw, kp, fit, n_fit, 10);

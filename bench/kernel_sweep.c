@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/kernel_sweep.h"
 #include "bench/costmodel_load.h"
@@ -58,6 +59,15 @@ cleanup:
   cJSON_Delete(doc);
   free(text);
   return rc;
+}
+
+int ks_load_set(const char *src, const char *set, int optional, ks_shape **out, int *n) {
+  char path[1024];
+  *out = NULL;
+  *n = 0;
+  snprintf(path, sizeof path, "%s/data/measurements/%s/triton_configs.json", src, set);
+  if (optional && access(path, F_OK) != 0) return 0;
+  return ks_load(path, out, n);
 }
 
 int ks_load_hw(const char *path, cost_hw *hw) {

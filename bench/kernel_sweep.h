@@ -22,6 +22,10 @@ typedef struct {
  * stderr (missing file, bad JSON). */
 int ks_load(const char *path, ks_shape **out, int *n);
 
+/* ks_load of SRC/data/measurements/SET/triton_configs.json. When optional
+ * and the file is absent: 0 with *out NULL and *n 0. */
+int ks_load_set(const char *src, const char *set, int optional, ks_shape **out, int *n);
+
 /* cm_load_hw (bench/costmodel_load.h) plus the descriptor's arch and
  * vendor, which the tile-config model needs. 0 or -1. */
 int ks_load_hw(const char *path, cost_hw *hw);

@@ -234,9 +234,7 @@ static void test_kernels_api__fit_set_regression(void **state) {
   for (int f = 0; f < 3; f++) {
     ks_shape *sh = NULL;
     int k = 0;
-    snprintf(path, sizeof path, "%s/data/measurements/%s/triton_configs.json", CDPLAN_SOURCE_DIR,
-             files[f]);
-    assert_int_equal(ks_load(path, &sh, &k), 0);
+    assert_int_equal(ks_load_set(CDPLAN_SOURCE_DIR, files[f], 0, &sh, &k), 0);
     ks_shape *grown = realloc(all, (size_t)(n + k) * sizeof *all);
     assert_non_null(grown);
     all = grown;
