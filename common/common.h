@@ -55,6 +55,8 @@ int svc_consttime_eq(const char *a, size_t alen, const char *b, size_t blen);
 int svc_read_file(const char *path, size_t max, char **out, size_t *len, svc_err *err);
 /* Monotonic clock in seconds. */
 double svc_now(void);
+/* Wall-clock unix time in seconds (what stored timestamps hold). */
+double svc_wall_now(void);
 
 /* ---- SHA-256 (common/sha256.c) ----
  * FIPS 180-4 SHA-256 of len bytes: the raw 32-byte digest, or as 64

@@ -4,7 +4,6 @@
  * their JSON). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hwdb/hwdb_int.h"
 
@@ -12,8 +11,6 @@ int hwdb_plan_put(hwdb *db, const char *id, const char *kind, const char *hw, co
                   const char *result, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
   pthread_mutex_lock(&db->lock);
   if (sqlite3_prepare_v2(db->conn,
                          "INSERT INTO plan(id, kind, hw, request, result, created_at) "
@@ -27,7 +24,7 @@ int hwdb_plan_put(hwdb *db, const char *id, const char *kind, const char *hw, co
   sqlite3_bind_text(st, 3, hw, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 4, request, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 5, result, -1, SQLITE_STATIC);
-  sqlite3_bind_double(st, 6, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+  sqlite3_bind_double(st, 6, svc_wall_now());
   step = sqlite3_step(st);
   if (step == SQLITE_CONSTRAINT)
     rc = svc_err_set(err, SVC_CONFLICT, "id", "plan '%s' exists", id);

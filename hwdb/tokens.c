@@ -6,15 +6,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hwdb/hwdb_int.h"
-
-static double unix_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define TOKEN_COLS "id, name, scopes, hash, created_at, revoked_at"
 
@@ -32,7 +25,7 @@ static void fill(sqlite3_stmt *st, hwdb_token *t) {
 int hwdb_token_add(hwdb *db, hwdb_token *t, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0;
-  t->created_at = unix_now();
+  t->created_at = svc_wall_now();
   t->revoked_at = 0;
   pthread_mutex_lock(&db->lock);
   if (sqlite3_prepare_v2(db->conn,
@@ -137,7 +130,7 @@ int hwdb_token_revoke(hwdb *db, int64_t id, svc_err *err) {
     goto cleanup;
   }
   sqlite3_bind_int64(st, 1, id);
-  sqlite3_bind_double(st, 2, unix_now());
+  sqlite3_bind_double(st, 2, svc_wall_now());
   if (sqlite3_step(st) != SQLITE_DONE) {
     rc = hwdb_fail(db, err, "revoke token");
     goto cleanup;

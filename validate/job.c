@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -106,10 +105,7 @@ static int make_token(char token[VAL_TOKEN_LEN + 1], char hash[65], svc_err *err
 }
 
 int val_starting(const hwdb_job *job) {
-  struct timespec ts; /* created_at is wall-clock unix time */
-  clock_gettime(CLOCK_REALTIME, &ts);
-  double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-  return !strcmp(job->state, "queued") && now < job->created_at + VAL_START_GRACE_S;
+  return !strcmp(job->state, "queued") && svc_wall_now() < job->created_at + VAL_START_GRACE_S;
 }
 
 int val_fail(hwdb *db, int64_t id, const char *note, svc_err *err) {

@@ -13,16 +13,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "validate/validate_int.h"
-
-static double wall_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int val_local_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
   char jobfile[PATH_MAX], out[PATH_MAX], errf[PATH_MAX];
@@ -71,7 +64,7 @@ int val_local_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *e
   if (job->pid <= 0)
     return val_starting(job) ? 0 : val_fail(db, job->id, "the local runner never started", err);
   if (!exited(job, &status)) {
-    if (job->timeout_s <= 0 || wall_now() < job->started_at + (double)job->timeout_s) return 0;
+    if (job->timeout_s <= 0 || svc_wall_now() < job->started_at + (double)job->timeout_s) return 0;
     /* Kill first, then mark: a result written between the two is ignored
      * because the job is already failed when anyone looks again. */
     val_local_stop(job);
