@@ -107,33 +107,13 @@ static void run_size(const size_case *c, double tl) {
 
 /* ---- tiny: brute force ------------------------------------------------------ */
 
-static int placements(const emb_inst *in, size_t t, plan_table_plan *out) {
-  int n = 0;
-  for (int o = 0; o < in->nopt; o++) {
-    const emb_opt *e = EOPT(in, t, o);
-    if (!e->ok) continue;
-    plan_table_plan b = {.shard = e->shard, .place = e->place, .k = e->k};
-    if (e->kind == EK_UNIFORM) {
-      out[n++] = b;
-    } else if (e->kind == EK_NODE) {
-      for (int nd = 0; nd < in->N; nd++) b.node = nd, out[n++] = b;
-    } else if (e->shard == PLAN_SHARD_TW) {
-      for (int r = 0; r < in->R; r++) b.rank = r, out[n++] = b;
-    } else {
-      for (int a = 0; a < in->R; a++)
-        for (int q = a; q < in->R; q++) b.cw_ranks[0] = a, b.cw_ranks[1] = q, out[n++] = b;
-    }
-  }
-  return n;
-}
-
 static double brute(const emb_inst *in) {
   plan_table_plan opts[4][128], cur[4];
   int cnt[4], idx[4] = {0};
   double best = INFINITY;
-  for (size_t t = 0; t < in->n; t++) cnt[t] = placements(in, t, opts[t]);
+  for (size_t t = 0; t < in->n; t++) cnt[t] = emb_placements(in, t, opts[t], 128);
   for (size_t t = 0; t < in->n; t++)
-    if (!cnt[t]) return INFINITY;
+    if (cnt[t] <= 0) return INFINITY;
   for (;;) {
     for (size_t t = 0; t < in->n; t++) cur[t] = opts[t][idx[t]];
     plan_emb_result r;

@@ -460,3 +460,39 @@ cleanup:
   ranks_free(&s), ranks_free(&t);
   plan_emb_result_dispose(&res);
 }
+
+int emb_placements(const emb_inst *in, size_t t, plan_table_plan *out, int cap) {
+  int n = 0;
+  for (int o = 0; o < in->nopt; o++) {
+    const emb_opt *e = EOPT(in, t, o);
+    if (!e->ok) continue;
+    plan_table_plan b = {.shard = e->shard, .place = e->place, .k = e->k};
+    if (e->kind == EK_UNIFORM) {
+      if (n == cap) return -1;
+      out[n++] = b;
+    } else if (e->kind == EK_NODE) {
+      for (int nd = 0; nd < in->N; nd++) {
+        if (n == cap) return -1;
+        b.node = nd, out[n++] = b;
+      }
+    } else if (e->shard == PLAN_SHARD_TW) {
+      for (int r = 0; r < in->R; r++) {
+        if (n == cap) return -1;
+        b.rank = r, out[n++] = b;
+      }
+    } else { /* CW: multisets of k ranks (nondecreasing sequences) */
+      int idx[PLAN_MAX_CW] = {0};
+      for (;;) {
+        if (n == cap) return -1;
+        memcpy(b.cw_ranks, idx, sizeof idx);
+        out[n++] = b;
+        int j = e->k - 1;
+        while (j >= 0 && idx[j] == in->R - 1) j--;
+        if (j < 0) break;
+        idx[j]++;
+        for (int q = j + 1; q < e->k; q++) idx[q] = idx[j];
+      }
+    }
+  }
+  return n;
+}

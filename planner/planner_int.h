@@ -56,6 +56,10 @@ double emb_min_bytes_per_gpu(const emb_inst *in);
  * plan_emb_evaluate. */
 int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *res, int *fits,
              svc_err *err);
+/* Every concrete placement of table t under its feasible options (ranks,
+ * nodes, column-wise rank multisets) into out[0..cap): the count, or -1
+ * when there are more than cap. For brute-force checks of the solvers. */
+int emb_placements(const emb_inst *in, size_t t, plan_table_plan *out, int cap);
 int emb_result_alloc(plan_emb_result *r, size_t n, int ranks, svc_err *err);
 /* Greedy into plans (n entries); 0, or -SVC_INFEASIBLE when some table fits nowhere. */
 int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err);

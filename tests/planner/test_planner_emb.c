@@ -20,35 +20,6 @@
 
 #define MAXP 512
 
-/* Every concrete placement of one table under its option list. */
-static int placements(const emb_inst *in, size_t t, plan_table_plan *out) {
-  int n = 0;
-  for (int o = 0; o < in->nopt; o++) {
-    const emb_opt *e = EOPT(in, t, o);
-    if (!e->ok) continue;
-    plan_table_plan b = {.shard = e->shard, .place = e->place, .k = e->k};
-    if (e->kind == EK_UNIFORM) {
-      out[n++] = b;
-    } else if (e->kind == EK_NODE) {
-      for (int nd = 0; nd < in->N; nd++) b.node = nd, out[n++] = b;
-    } else if (e->shard == PLAN_SHARD_TW) {
-      for (int r = 0; r < in->R; r++) b.rank = r, out[n++] = b;
-    } else { /* CW: multisets of k ranks (nondecreasing sequences) */
-      int idx[PLAN_MAX_CW] = {0};
-      for (;;) {
-        memcpy(b.cw_ranks, idx, sizeof idx);
-        out[n++] = b;
-        int j = e->k - 1;
-        while (j >= 0 && idx[j] == in->R - 1) j--;
-        if (j < 0) break;
-        idx[j]++;
-        for (int q = j + 1; q < e->k; q++) idx[q] = idx[j];
-      }
-    }
-  }
-  return n;
-}
-
 static double brute_force(const emb_inst *in) {
   plan_table_plan *opts[8];
   int cnt[8], idx[8] = {0};
@@ -56,8 +27,8 @@ static double brute_force(const emb_inst *in) {
   double best = INFINITY;
   for (size_t t = 0; t < in->n; t++) {
     opts[t] = malloc(MAXP * sizeof *opts[t]);
-    cnt[t] = placements(in, t, opts[t]);
-    assert_true(cnt[t] < MAXP);
+    cnt[t] = emb_placements(in, t, opts[t], MAXP);
+    assert_true(cnt[t] >= 0);
     if (cnt[t] == 0) best = NAN;
   }
   if (isnan(best)) goto done;
