@@ -2,8 +2,11 @@
  *
  * The model picks, like a library heuristic, the best of a few kernel
  * shapes (CTA tile BM x BN, split-K factor s) by predicted time:
- *   t = launch + sqrt(t_compute^2 + t_memory^2)   (the p-norm, p = 2)
+ *   t = launch + sqrt(t_compute^2 + t_memory^2) + drain   (p-norm, p = 2)
  *   t_compute = waves * (t_tile + fill),  waves = ceil(ctas / compute_units)
+ *            (ctas / compute_units past one wave for the TMA kernels:
+ *            stream-K tail balancing)
+ *   drain = gemm_epilogue_drain * last wave's C bytes / DRAM bandwidth
  *   t_tile = max(math, shared-memory operand feed, K-step floor, unaligned
  *            load path); math uses the dtype's efficiency, times
  *            gemm_wg1_eff for 64-row tiles (one consumer warpgroup)
@@ -16,6 +19,10 @@
  * "Parallelized Reductions"); L2 reuse of concurrent CTAs -- CUTLASS
  * threadblock swizzle / rasterization (efficient_gemm.md) and NVIDIA "GEMM
  * tiling" (the wave's tile rows and columns are read once per wave);
+ * stream-K -- Osama, Merrill, Cecka, Garland, Owens, PPoPP 2023 (CUTLASS
+ * sm90 stream-K tile scheduler); epilogue drain -- CUTLASS 3.x cooperative
+ * schedule (epilogue after the main loop), cuBLAS "coopA" nvjet kernels
+ * in data/measurements/h200-probe;
  * warpgroups -- CUTLASS 3.x sm90 kernel schedules (two consumer
  * warpgroups per 128-row tile); alignment -- cuBLAS docs ("pointers and
  * leading dimensions aligned to 16 bytes for the fastest kernels") and
@@ -162,6 +169,16 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
       if (s > 1 && (K / s < 128 || tiles_mn * s > 4 * (int64_t)cu)) break;
       double ctas = (double)tiles_mn * s;
       double waves = ceil(ctas / cu);
+      /* Beyond the first wave, the TMA kernels' persistent tile scheduler
+       * balances the tail: stream-K (Osama et al., PPoPP 2023; CUTLASS
+       * sm90 stream-K tile scheduler) spreads the last partial wave's
+       * K-iterations over all SMs, so a grid of w > 1 waves costs about
+       * w, not ceil(w). data/measurements/h200/gemm.json: with ceil(w),
+       * aligned shapes of 1-4 waves whose last wave is under a third full
+       * were predicted 10% slow (median of 14), the rest unbiased; CV
+       * median 7.8 -> 7.4 %. A grid of at most one wave still pays a
+       * whole tile time per CTA. */
+      if (tensor && aligned && waves > 1) waves = ctas / cu;
       double kp = (double)(cdiv(cdiv(K, s), kq) * kq);
       double t_math = 2.0 * bm * bn * kp / psm;
       double t_smem = (bm + bn) * kp * b / smem_bw;
@@ -201,7 +218,16 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * the H200 data fell between 1.5 and 2.8; fixed at 2 so the hot
        * loop needs a sqrt, not a pow. */
       if (t_mem + red >= best.t) continue;
-      double t = sqrt(t_comp * t_comp + t_mem * t_mem) + red;
+      /* Epilogue drain: the last wave's C tiles (fp32 partials with
+       * split-K) are stored after its main loop, with nothing left to
+       * overlap (CUTLASS 3.x cooperative schedule: epilogue after the
+       * main loop; cuBLAS nvjet "coopA" kernels in the
+       * data/measurements/h200-probe profiles). Short kernels with
+       * large C tiles were predicted 5-10 % fast without it
+       * (data/measurements/h200/gemm.json: bf16 32768x128x128,
+       * 8192x128x256); CV p90 21.2 -> 19.9 % with the line above. */
+      double drain = p[P_EPI_DRAIN] * conc * bm * bn * (s > 1 ? 4.0 : bo) / bw;
+      double t = sqrt(t_comp * t_comp + t_mem * t_mem) + red + drain;
       if (t < best.t)
         best = (cand){t, t_comp + red, t_mem, waves, bytes, t_tile, t_load, t_math, bm, bn, s};
     }

@@ -25,6 +25,7 @@ const cost_param_def cost_param_table[P__COUNT] = {
     [P_UNALIGNED_EPC] = {"unaligned_elems_per_clk", 0.5, 32.0},
     [P_KSTEP_NS] = {"kstep_ns", 5.0, 500.0},
     [P_WG1_EFF] = {"gemm_wg1_eff", 0.3, 1.0},
+    [P_EPI_DRAIN] = {"gemm_epilogue_drain", 0.05, 1.0},
     [P_STREAM_EFF] = {"stream_eff", 0.4, 1.0},
     [P_MEM_OVERLAP_P] = {"mem_overlap_p", 1.0, 16.0},
     [P_EW_ALU_SCALE] = {"ew_alu_scale", 0.25, 4.0},
@@ -93,6 +94,14 @@ double cost_param_default(const cost_hw *hw, int id) {
    * "ping-pong" vs "cooperative" kernel schedules need two). ~75%. */
   case P_WG1_EFF:
     return 0.75;
+  /* The cooperative sm90 schedule runs its epilogue after the main loop
+   * (CUTLASS 3.x kernel schedules; cuBLAS nvjet "coopA" kernels in the
+   * data/measurements/h200-probe profiles): the last wave's C stores have
+   * no loads or MMAs left to hide behind. Datasheet-only default: all of
+   * them exposed (the bound); the fit says how much the write-back L2
+   * absorbs. */
+  case P_EPI_DRAIN:
+    return 1.0;
   /* STREAM-like kernels reach ~90% of HBM peak (STREAM triad on H100/H200
    * as published by vendors and in the Hopper tuning guide). */
   case P_STREAM_EFF:

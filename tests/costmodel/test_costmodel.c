@@ -57,11 +57,14 @@ static void test_costmodel_gemm__wave_quantization(void **state) {
   cost_hw hw;
   h200_fixture(&hw);
   /* 11 x 12 = 132 tiles of 128x256 fill the 132 SMs exactly; one more
-   * column of N needs a second wave (or smaller, less efficient tiles). */
+   * column of N adds 11 tiles. The persistent (stream-K) scheduler spreads
+   * that partial second wave over all SMs, so it costs its share of the
+   * work (11/132 = 8%; less where 256x128 tiles fit in one wave), not a
+   * second full wave (gemm.c, docs/model.md). */
   double full = gemm_ms(&hw, 128 * 11, 256 * 12, 8192, COST_DT_BF16);
   double over = gemm_ms(&hw, 128 * 11, 256 * 12 + 16, 8192, COST_DT_BF16);
   double less = gemm_ms(&hw, 128 * 11, 256 * 12 - 16, 8192, COST_DT_BF16);
-  assert_true(over / full > 1.15); /* best fallback: 64x64 tiles in 9 waves */
+  assert_true(over / full > 1.02 && over / full < 1.15);
   assert_true(fabs(less / full - 1.0) < 0.05);
 }
 

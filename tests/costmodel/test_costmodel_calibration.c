@@ -4,11 +4,12 @@
  *
  * The issue's targets are GEMM median 7% / p90 20% and embedding bags and
  * memory-bound ops median 10%. Elementwise ops and embedding forward meet
- * theirs and are gated at the target. GEMM (8.1% / 21.7% today) and
- * embedding forward+backward (17.5%, host-side timing noise in the small
- * cases: docs/model.md "Round 3") do not yet: they are gated just above
- * what the model reaches now, so a regression fails this test while the
- * targets stay open (README, "Cost model accuracy"). */
+ * theirs and are gated at the target. GEMM reaches p90 19.9% (target met)
+ * but median 7.4%; embedding forward+backward 17.5% (host-side timing
+ * noise in the small cases: docs/model.md "Round 3"). Both are gated just
+ * above what the model reaches now (GEMM 7.6% / 20.5%), so a regression
+ * fails this test while the targets stay open (README, "Cost model
+ * accuracy"). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,8 +56,8 @@ static void test_costmodel_calibration__cv_error_within_gates(void **state) {
     err[k][ne[k]++] = fabs(r.ms / s[i].ms - 1);
   }
   /* gemm, elementwise, embedding_fwd, embedding_fwd_bwd */
-  const double med_max[COST_CLASS__COUNT] = {0.082, 0.10, 0.10, 0.19};
-  const double gemm_p90_max = 0.217;
+  const double med_max[COST_CLASS__COUNT] = {0.076, 0.10, 0.10, 0.19};
+  const double gemm_p90_max = 0.205;
   int ok = 1;
   for (int k = 0; k < COST_CLASS__COUNT; k++) {
     qsort(err[k], ne[k], sizeof(double), cmpd);
