@@ -39,6 +39,43 @@ static cJSON *report_json(const cost_hw *hw, int version, const cost_calib *c,
   return doc;
 }
 
+/* The uvm link and translation terms from host-mapped table rows. */
+static int uvm_calibrate(const cost_hw *hw, const cost_uvm_sample *u, size_t n, cost_calib *calib,
+                         cJSON **report, svc_err *err) {
+  cost_uvm_fit_report rep;
+  cost_hw h = *hw;
+  h.calib = *calib;
+  int rc = cost_uvm_fit(&h, u, n, calib, &rep);
+  if (rc == COST_ENOHW)
+    return svc_err_set(err, SVC_BAD_FIELD, "files",
+                       "%s has no host_link_bandwidth_bytes_per_s (or the calibration is full): "
+                       "uvm rows cannot be fitted",
+                       hw->name);
+  if (rc)
+    return svc_err_set(err, SVC_BAD_FIELD, "files",
+                       "no uvm_embedding_bag_sum row is bound by the host link: nothing to fit");
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "samples", (double)n);
+  cJSON_AddNumberToObject(o, "fwd_rows_fitted", rep.n_fwd);
+  cJSON_AddNumberToObject(o, "fwd_bwd_rows_fitted", rep.n_fwd_bwd);
+  cJSON_AddNumberToObject(o, "median_fwd_error_before", rep.median_err_before[0]);
+  cJSON_AddNumberToObject(o, "median_fwd_error", rep.median_err_after[0]);
+  cJSON_AddNumberToObject(o, "max_fwd_error", rep.max_err_after[0]);
+  cJSON_AddNumberToObject(o, "median_fwd_bwd_error_before", rep.median_err_before[1]);
+  cJSON_AddNumberToObject(o, "median_fwd_bwd_error", rep.median_err_after[1]);
+  cJSON_AddNumberToObject(o, "max_fwd_bwd_error", rep.max_err_after[1]);
+  cJSON *p = cJSON_AddObjectToObject(o, "params");
+  static const int ids[4] = {COST_SP_UVM_READ_EFF, COST_SP_UVM_UPDATE_EFF, COST_SP_UVM_REACH_MB,
+                             COST_SP_UVM_WALK_NS};
+  for (int i = 0; i < 4; i++) {
+    const char *name;
+    cost_step_param_info(ids[i], &name, NULL, NULL, NULL);
+    cJSON_AddNumberToObject(p, name, rep.values[ids[i]]);
+  }
+  *report = o;
+  return 0;
+}
+
 int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const *texts,
                   const size_t *lens, const char *const *labels, char **out, svc_err *err) {
   cost_sample *all = NULL;
@@ -48,8 +85,10 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   cost_fit_report rep;
   cJSON *files = cJSON_CreateArray(), *doc = NULL;
   char *params_report = NULL;
-  api_step_meas steps = {0}; /* whole-step files: the framework profile's fit */
-  cJSON *step_rep = NULL;
+  api_step_meas steps = {0};   /* whole-step files: the framework profile's fit */
+  cost_uvm_sample *uvm = NULL; /* host-mapped table microbenchmarks: the uvm fit */
+  size_t n_uvm = 0;
+  cJSON *step_rep = NULL, *uvm_rep = NULL;
   int rc, version = 0, is_step = 0;
   *out = NULL;
   if (n == 0) {
@@ -76,6 +115,23 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
       svc_err_prefix(err, labels[i]);
       goto cleanup;
     }
+    cost_uvm_sample *u = NULL;
+    size_t ku = 0;
+    if ((rc = api_measure_uvm(texts[i], lens[i], &u, &ku, err))) {
+      free(s);
+      svc_err_prefix(err, labels[i]);
+      goto cleanup;
+    }
+    cost_uvm_sample *ug = ku ? realloc(uvm, (n_uvm + ku) * sizeof *ug) : uvm;
+    if (ku && !ug) {
+      free(s), free(u);
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+      goto cleanup;
+    }
+    uvm = ug;
+    if (ku) memcpy(uvm + n_uvm, u, ku * sizeof *u);
+    n_uvm += ku;
+    free(u);
     cost_sample *grown = realloc(all, (total + k + 1) * sizeof *grown);
     if (!grown) {
       free(s);
@@ -89,9 +145,10 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "file", labels[i]);
     cJSON_AddNumberToObject(f, "samples", (double)k);
+    if (ku) cJSON_AddNumberToObject(f, "uvm_samples", (double)ku);
     cJSON_AddItemToArray(files, f);
   }
-  if (total == 0 && steps.n) { /* step files only: op parameters stay datasheet */
+  if (total == 0 && (steps.n || n_uvm)) { /* op parameters stay datasheet */
     memset(&calib, 0, sizeof calib);
     memset(&rep, 0, sizeof rep);
   } else if (cost_calibrate(&hw, all, total, &calib, &rep) != 0) {
@@ -99,12 +156,15 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
                      "no measurement in the files can be used to calibrate %s", hw.name);
     goto cleanup;
   }
+  if (n_uvm && (rc = uvm_calibrate(&hw, uvm, n_uvm, &calib, &uvm_rep, err))) goto cleanup;
   if (steps.n && (rc = api_step_calibrate(&hw, &steps, &calib, &step_rep, err))) goto cleanup;
   /* Store first so the report carries the version it describes. */
   doc = report_json(&hw, 0, &calib, &rep, files);
   files = NULL;
   if (step_rep) cJSON_AddItemToObject(doc, "step_profile", step_rep);
   step_rep = NULL;
+  if (uvm_rep) cJSON_AddItemToObject(doc, "uvm", uvm_rep);
+  uvm_rep = NULL;
   if (!(params_report = api_print(doc))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
@@ -115,6 +175,8 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
 cleanup:
   api_step_meas_dispose(&steps);
   cJSON_Delete(step_rep);
+  cJSON_Delete(uvm_rep);
+  free(uvm);
   free(all);
   free(params_report);
   cJSON_Delete(files);

@@ -41,6 +41,7 @@ static const num_field num_fields[] = {
     {"regs_per_unit", 0, 0, 1e8, D(regs_per_unit), 1},
     {"scaleup_bandwidth_bytes_per_s", 0, 0, 1e14, D(scaleup_bw), 1},
     {"scaleout_bandwidth_bytes_per_s", 0, 0, 1e13, D(scaleout_bw), 1},
+    {"host_link_bandwidth_bytes_per_s", 0, 0, 1e13, D(host_link_bw), 1},
     {"tdp_watts", 0, 1, 1e5, D(tdp_w), 1},
     {"price_per_hour_usd", 0, 0, 1e5, D(price_per_hour), 1},
 };
@@ -52,7 +53,8 @@ static const char *const top_fields[] = {
     /* numeric members of num_fields[] */
     "clock_mhz", "hbm_bytes", "hbm_usable_bytes", "hbm_bandwidth_bytes_per_s", "l2_bytes",
     "llc_bytes", "smem_per_unit_bytes", "regs_per_unit", "scaleup_bandwidth_bytes_per_s",
-    "scaleout_bandwidth_bytes_per_s", "tdp_watts", "price_per_hour_usd", NULL};
+    "scaleout_bandwidth_bytes_per_s", "host_link_bandwidth_bytes_per_s", "tdp_watts",
+    "price_per_hour_usd", NULL};
 
 static const char *const dtype_fields[] = {"fp64", "fp32", "tf32", "bf16", "fp16",
                                            "fp8",  "fp6",  "fp4",  "int8", NULL};

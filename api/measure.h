@@ -12,6 +12,7 @@
 
 #include "common/common.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/step.h"
 
 #define API_MEASURE_MAX_ROWS 200000
 
@@ -20,5 +21,12 @@
  * gives two: fwd and fwd_bwd). On failure returns a negative svc_code,
  * *out is NULL and err names the offending field ("rows[12].dtype"). */
 int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_t *n, svc_err *err);
+
+/* The host-mapped embedding rows of a memory_ops file ({op:
+ * "uvm_embedding_bag_sum", rows, dim, dtype, batch, pooling, fwd_ms,
+ * fwd_bwd_ms}; api_measure_load skips them and the host_copy rows) as
+ * cost_uvm_samples: *out malloc'd (NULL and *n = 0 when there are none). */
+int api_measure_uvm(const char *json_text, size_t len, cost_uvm_sample **out, size_t *n,
+                    svc_err *err);
 
 #endif

@@ -248,13 +248,14 @@ static void recipe_from(const cost_recipe *c, int gpn, int nodes, plan_recipe *r
 /* Decode the common part of plan and compare requests for hardware hw. */
 static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, plan_in *in,
                          svc_err *err) {
-  const char *calib = "latest", *objective = "throughput";
+  const char *calib = "latest", *objective = "throughput", *host_tables = NULL;
   int64_t gpn = 0, nodes = 1, gb = 0;
   double tl = 10, price = 0, host_bw = 0, cache = 0;
   plan_request *pr = &in->req;
   int rc;
   if ((rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)) ||
       (rc = api_get_str(req, "objective", "", 0, 16, NULL, &objective, err)) ||
+      (rc = api_get_str(req, "host_tables", "", 0, 16, NULL, &host_tables, err)) ||
       (rc = api_get_num(req, "time_limit_s", "", 0, 0.01, API_PLAN_MAX_TIME_S, &tl, err)) ||
       (rc = api_get_num(req, "price_per_hour", "", 0, 0, 1e6, &price, err)) ||
       (rc = api_get_num(req, "host_bandwidth_bytes_per_s", "", 0, 1e6, 1e15, &host_bw, err)) ||
@@ -306,7 +307,20 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   pr->tables = in->tables, pr->n_tables = in->n;
   pr->sparse_opt = sparse_opt_of(in->w.dlrm.sparse_optimizer);
   pr->host_bw = host_bw, pr->cache_ratio = cache, pr->price_per_hour = price;
-  pr->host_cpu = in->base.framework == COST_FW_PYTORCH_EAGER;
+  /* how host tables are served: the request's host_tables, else by the
+   * framework (plain PyTorch: the CPU; TorchRec: its UVM cache) */
+  pr->host_mode = in->base.framework == COST_FW_PYTORCH_EAGER ? PLAN_HOST_CPU : PLAN_HOST_UVM_CACHE;
+  if (host_tables) {
+    pr->host_mode = plan_host_mode_parse(host_tables);
+    if (pr->host_mode < 0)
+      return svc_err_set(err, SVC_BAD_FIELD, "host_tables",
+                         "host_tables must be cpu, uvm or uvm_caching");
+    if (pr->host_mode == PLAN_HOST_UVM && !(pr->hw.host_link_bw > 0))
+      return svc_err_set(err, SVC_BAD_FIELD, "host_tables",
+                         "host_tables uvm needs the hardware's host_link_bandwidth_bytes_per_s, "
+                         "which %s does not list",
+                         pr->hw.name);
+  }
   recipe_from(&in->base, (int)gpn, (int)nodes, &pr->baseline);
   pr->objective = strcmp(objective, "cost") ? PLAN_OBJ_THROUGHPUT : PLAN_OBJ_COST;
   pr->dense = plan_dense_step;
@@ -345,7 +359,7 @@ static cJSON *emb_plan_json(const plan_request *pr, const plan_eval *e) {
     cJSON *t = cJSON_CreateObject(), *ranks;
     cJSON_AddStringToObject(t, "name", pr->tables[i].name);
     cJSON_AddStringToObject(t, "sharding_type", plan_shard_name(p->shard));
-    cJSON_AddStringToObject(t, "compute_kernel", plan_place_kernel(p->place, pr->host_cpu));
+    cJSON_AddStringToObject(t, "compute_kernel", plan_place_kernel(p->place, pr->host_mode));
     ranks = cJSON_AddArrayToObject(t, "ranks");
     if (p->shard == PLAN_SHARD_TW) {
       cJSON_AddItemToArray(ranks, cJSON_CreateNumber(p->rank));
@@ -492,19 +506,13 @@ static int store(api_ctx *ctx, const char *kind, const char *hw, const char *bod
 
 int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                 void *progress_user, char **out, svc_err *err) {
-  static const char *const top[] = {"workload",
-                                    "hardware",
-                                    "cluster",
-                                    "baseline",
-                                    "knobs",
-                                    "constraints",
-                                    "objective",
-                                    "time_limit_s",
-                                    "price_per_hour",
-                                    "host_bandwidth_bytes_per_s",
-                                    "cache_ratio",
-                                    "calibration",
-                                    NULL};
+  static const char *const top[] = {"workload",       "hardware",
+                                    "cluster",        "baseline",
+                                    "knobs",          "constraints",
+                                    "objective",      "time_limit_s",
+                                    "price_per_hour", "host_bandwidth_bytes_per_s",
+                                    "host_tables",    "cache_ratio",
+                                    "calibration",    NULL};
   cJSON *req = NULL, *doc = NULL;
   plan_in in;
   plan_result res;
@@ -574,6 +582,7 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
                                     "time_limit_s",
                                     "price_per_hour",
                                     "host_bandwidth_bytes_per_s",
+                                    "host_tables",
                                     "cache_ratio",
                                     "calibration",
                                     "tune_from",

@@ -316,6 +316,13 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
                          "%s (%lld) must equal the bottom MLP's output width (%lld) for the dot "
                          "interaction",
                          f, (long long)dim, (long long)xdim);
+    if ((t->placement >= 0 ? t->placement : r->placement) == COST_PLACE_UVM &&
+        !(hw->host_link_bw > 0))
+      return svc_err_set(err, SVC_BAD_FIELD,
+                         api_path(f, sizeof f, t->placement >= 0 ? tp : rp, "placement"),
+                         "%s: uvm tables cross the host link, and %s lists no "
+                         "host_link_bandwidth_bytes_per_s",
+                         f, hw->name);
     F += t->count;
   }
   if (d->top[d->n_top - 1] != 1)
@@ -413,18 +420,22 @@ static int meas_row(const cJSON *row, const char *p, const cJSON *rows_arr, cost
   }
   d->tables = tabs;
   d->n_tables = (size_t)i;
-  /* the runner's mixed placement: indices of the tables kept in host memory */
-  const cJSON *ht = cJSON_GetObjectItemCaseSensitive(row, "host_tables");
-  if (ht && !cJSON_IsNull(ht)) {
+  /* the runner's mixed placement: indices of the tables kept in host memory
+   * (CPU lookups) and of those in pinned host memory read by the GPU (uvm) */
+  static const char *const keys[2] = {"host_tables", "uvm_tables"};
+  static const int places[2] = {COST_PLACE_HOST, COST_PLACE_UVM};
+  for (int k = 0; k < 2; k++) {
+    const cJSON *ht = cJSON_GetObjectItemCaseSensitive(row, keys[k]);
+    if (!ht || cJSON_IsNull(ht)) continue;
     if (!cJSON_IsArray(ht))
-      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, "host_tables"),
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, keys[k]),
                          "%s must be an array of table indices", f);
     for (const cJSON *it = ht->child; it; it = it->next) {
       if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= i ||
           it->valuedouble != (double)(int)it->valuedouble)
-        return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, "host_tables"),
+        return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, keys[k]),
                            "%s: a table index past table_rows", f);
-      tabs[(int)it->valuedouble].placement = COST_PLACE_HOST;
+      tabs[(int)it->valuedouble].placement = places[k];
     }
   }
   s->r.batch_per_gpu = batch;

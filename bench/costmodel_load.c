@@ -47,6 +47,7 @@ int cm_load_hw(const char *path, cost_hw *hw) {
   hw->scaleup_bw = get(d, "scaleup_bandwidth_bytes_per_s");
   hw->scaleup_domain = (int)get(d, "scaleup_domain");
   hw->scaleout_bw = get(d, "scaleout_bandwidth_bytes_per_s");
+  hw->host_link_bw = get(d, "host_link_bandwidth_bytes_per_s");
   hw->tdp_w = get(d, "tdp_watts");
   const cJSON *pk = cJSON_GetObjectItemCaseSensitive(d, "peak_tflops"), *e;
   cJSON_ArrayForEach(e, pk) {

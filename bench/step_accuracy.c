@@ -11,6 +11,8 @@
  * 3. Transformers against the published iteration times of Korthikanti et
  *    al. 2022 (data/measurements/published/megatron_recompute.json).
  * 4. The time of one estimate for a 1000-table DLRM.
+ * Sections (g) (the lent machine's profile) and (h) (tables in pinned host
+ * memory, bench/step_uvm.c) use the runner's rows from the lent H200.
  * Prints a table and one JSON line per section.
  */
 #include <math.h>
@@ -23,7 +25,7 @@
 #include "api/api_step.h"
 #include "api/measure.h"
 
-static int g_breakdown; /* --breakdown: per-component ms under each case */
+int g_breakdown; /* --breakdown: per-component ms under each case (and per uvm row) */
 
 static int cmp_d(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
@@ -201,6 +203,7 @@ static int load_meas(const char *path, api_step_meas *m) {
 }
 
 int bench_transformers(api_ctx *ctx);
+int bench_uvm(const cost_hw *lent); /* bench/step_uvm.c, section (h) */
 int bench_thousand(const cost_hw *hw);
 
 /* (g) The host differs between machines: the framework profile (host time
@@ -209,7 +212,7 @@ int bench_thousand(const cost_hw *hw);
  * (h200-extra + h200-probe/step_shared + step_tables, never the end-to-end
  * workload),
  * then the end-to-end proof's rows predicted with it. */
-static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
+static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra, cost_hw *lent) {
   api_step_meas pr = {0}, e2e = {0}, e2b = {0}, tb = {0};
   if (!extra->n || load_meas("data/measurements/h200-probe/step_shared.json", &pr) ||
       load_meas("data/measurements/h200-probe/step_tables.json", &tb) ||
@@ -231,6 +234,7 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra) {
   cost_hw hw = *hw_ops;
   cost_step_fit_report rep;
   int rc = cost_step_fit(hw_ops, all, n, &hw.calib, &rep);
+  *lent = hw;
   free(all);
   if (rc) {
     fprintf(stderr, "lent-machine step fit failed\n");
@@ -352,8 +356,10 @@ int main(int argc, char **argv) {
            s3.n, s3.med_t, s3.max_t, s3.med_m, s3.max_m, s3.rank_equal ? "true" : "false", s3.tau,
            agree, pairs);
   }
-  bench_lent(&hw_ops, &x);
-  int rc = bench_transformers(ctx);
+  cost_hw lent = hw;
+  bench_lent(&hw_ops, &x, &lent);
+  int rc = bench_uvm(&lent);
+  rc |= bench_transformers(ctx);
   rc |= bench_thousand(&hw);
   api_step_meas_dispose(&m);
   api_step_meas_dispose(&x);

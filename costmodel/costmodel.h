@@ -67,9 +67,10 @@ typedef struct {
   double peak_flops[COST_DT__COUNT]; /* dense FLOP/s (int8: OP/s); 0 = not supported */
   int n_mma;
   cost_mma mma[COST_MAX_MMA];
-  double scaleup_bw;  /* bytes/s per GPU per direction inside the scale-up domain */
-  int scaleup_domain; /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
-  double scaleout_bw; /* bytes/s per GPU per direction across nodes */
+  double scaleup_bw;   /* bytes/s per GPU per direction inside the scale-up domain */
+  int scaleup_domain;  /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
+  double scaleout_bw;  /* bytes/s per GPU per direction across nodes */
+  double host_link_bw; /* bytes/s per direction between the GPU and host memory (PCIe, C2C) */
   double tdp_w;
   double price_per_hour; /* USD per GPU-hour, 0 = unknown */
   cost_calib calib;

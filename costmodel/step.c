@@ -26,7 +26,7 @@ static int parse_in(const char *const *names, int n, const char *s) {
 
 static const char *const opt_names[] = {"sgd", "adam", "adagrad", "rowwise_adagrad"};
 static const char *const shard_names[] = {"data_parallel", "table_wise", "row_wise", "column_wise"};
-static const char *const place_names[] = {"hbm", "host"};
+static const char *const place_names[] = {"hbm", "host", "uvm"};
 static const char *const ckpt_names[] = {"none", "selective", "full"};
 static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm"};
 static const char *const dp_names[] = {"ddp", "fsdp"};

@@ -42,7 +42,16 @@ typedef enum {
   COST_SHARD__COUNT
 } cost_sharding;
 
-typedef enum { COST_PLACE_HBM = 0, COST_PLACE_HOST, COST_PLACE__COUNT } cost_placement;
+/* hbm: rows in GPU memory; host: rows in CPU memory, looked up and updated
+ * by the CPU (plain PyTorch); uvm: rows in pinned host memory that GPU
+ * kernels read and update in place over the host link (FBGEMM's fused UVM
+ * placement; the runner's validate/gpu/uvm_bag.py). */
+typedef enum {
+  COST_PLACE_HBM = 0,
+  COST_PLACE_HOST,
+  COST_PLACE_UVM,
+  COST_PLACE__COUNT
+} cost_placement;
 typedef enum {
   COST_CKPT_NONE = 0,
   COST_CKPT_SELECTIVE,
@@ -212,6 +221,11 @@ typedef enum {
   COST_SP_HOST_LLC_MB,     /* host-placed tables: CPU last-level cache, MB (not fitted) */
   COST_SP_STEP_HOST_US,    /* host time per step outside op dispatch (loop, autograd, optimizers) */
   COST_SP_OVERLAP_P,       /* host/GPU overlap: p of the soft maximum of host and GPU time */
+  COST_SP_UVM_READ_EFF,    /* uvm tables: share of the host link's bandwidth random row reads get */
+  COST_SP_UVM_UPDATE_EFF,  /* uvm tables: the same for the in-place row update (read + write) */
+  COST_SP_UVM_REACH_MB,    /* uvm tables: host memory the link's address translation covers, MB */
+  COST_SP_UVM_WALK_NS,     /* uvm tables: one row's translation miss, ns (throughput) */
+  COST_SP_UVM_SYNC_US, /* uvm tables: host time exposed after each table's synchronizing unique */
   COST_SP__COUNT
 } cost_step_param;
 
@@ -220,15 +234,47 @@ int cost_step_param_info(int id, const char **name, double *def, double *lo, dou
 /* The value in use: hw->calib's entry of that name, else the default. */
 double cost_step_param_value(const cost_hw *hw, int id);
 
-/* Plain-PyTorch host placement of one table shard (the step model's host
- * path: CPU gather, pageable copies, CPU backward and SGD, serial with the
- * GPU) against the same shard in HBM: *extra_ms = host path - HBM path,
- * for `bags` bags of `pooling` lookups of `dim` from `rows`, under r's
- * embedding precision and d's sparse optimizer. The planner prices eager
- * recipes' host tables with it. Returns 0 or COST_EINVAL. */
+/* One table shard off HBM -- placement COST_PLACE_HOST (plain PyTorch:
+ * CPU gather, pageable copies, CPU backward and SGD, serial with the GPU)
+ * or COST_PLACE_UVM (GPU kernels on pinned host memory over the host link,
+ * a synchronizing backward) -- against the same shard in HBM: *extra_ms =
+ * that path - HBM path, for `bags` bags of `pooling` lookups of `dim` from
+ * `rows`, under r's embedding precision and d's sparse optimizer. The
+ * planner prices eager recipes' host tables with it. Returns 0,
+ * COST_EINVAL, or COST_ENOHW (uvm on hardware without a host link figure). */
 int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
-                            int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
+                            int placement, int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
                             double *extra_ms);
+
+/* One host-mapped (uvm) embedding-bag measurement: the runner's
+ * memory_ops uvm_embedding_bag rows (forward; forward + backward with the
+ * fused SGD update), ms; 0 = not measured. */
+typedef struct {
+  int64_t rows, dim, batch, pooling;
+  int dtype; /* cost_dtype of the rows */
+  double fwd_ms, fwd_bwd_ms;
+} cost_uvm_sample;
+
+/* The step model's uvm path for one such op alone (prof: a profile
+ * vector, COST_SP__COUNT). COST_ENOHW when hw has no host_link_bw. */
+int cost_uvm_bag_p(const cost_hw *hw, const double *prof, const cost_uvm_sample *u, double *fwd_ms,
+                   double *fwd_bwd_ms);
+
+typedef struct {
+  int n_fwd, n_fwd_bwd;          /* samples the fit used */
+  double values[COST_SP__COUNT]; /* the profile after the fit (uvm entries fitted) */
+  double median_err_before[2], median_err_after[2]; /* fwd, fwd_bwd */
+  double max_err_after[2];
+} cost_uvm_fit_report;
+
+/* Fit step_uvm_read_eff, step_uvm_reach_mb and step_uvm_walk_ns
+ * (forward rows) and then step_uvm_update_eff (forward + backward rows) by
+ * least squares on log time, over the rows of which the link and
+ * translation terms make at least half (small ops are bound by the host
+ * issuing them). Writes the four into *calib (adds or replaces). Returns 0, COST_EINVAL (no usable
+ * row), COST_ENOHW (hw has no host link figure, or calib is full). rep may be NULL. */
+int cost_uvm_fit(const cost_hw *hw, const cost_uvm_sample *s, size_t n, cost_calib *calib,
+                 cost_uvm_fit_report *rep);
 
 /* One whole-step measurement. */
 typedef struct {

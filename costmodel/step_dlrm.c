@@ -74,6 +74,60 @@ static double sparse_state_bytes(int opt, int64_t dim) {
   }
 }
 
+/* A host-mapped (uvm) table shard: rows in pinned host memory that GPU
+ * kernels read and update in place over the host link, the optimizer fused
+ * into the backward (FBGEMM's TBE with EmbeddingLocation.HOST, Mudigere et
+ * al. 2022 "Software-hardware co-design for fast and scalable training of
+ * DLRM models", sec. 4; the runner's validate/gpu/uvm_bag.py, SGD):
+ *  forward: one kernel reads the `lookups` rows over the link, each rounded
+ *    up to 32-byte sectors, at host_link_bw * uvm_read_eff; a row costs at
+ *    least its share of translation misses, miss * uvm_walk_ns with miss =
+ *    1 - uvm_reach_mb / table bytes (docs/step-model.md, "uvm tables");
+ *  backward, on the GPU: the pooled gradient expanded to one row per lookup
+ *    and summed per unique row (sort-based unique + index_add: per-index
+ *    cost sparse_bwd_ns_per_index, as the eager sparse backward, plus the
+ *    streamed bytes), then one kernel reads and writes back each unique row
+ *    over the link at host_link_bw * uvm_update_eff (in address order:
+ *    no translation floor). Unique rows of uniform ids: rows * (1 -
+ *    exp(-lookups / rows));
+ *  host: torch.unique hands its size to the host, so each table's backward
+ *    synchronizes and the GPU then idles at the host's dispatch pace for
+ *    uvm_sync_us, serial with the GPU (step_host_serial).
+ * Kernels (torch.profiler, data/measurements/h200-uvm/uvm_steps.json): 1
+ * forward, 8 backward; host ops: 3 forward (autograd Function + Triton
+ * launch), 8 backward. Nothing of the table is in HBM. */
+static void uvm_load(step_acc *a, int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
+                     double row_bytes, emb_load *o) {
+  double link = a->hw->host_link_bw;
+  if (!(link > 0)) {
+    if (!a->err) a->err = COST_ENOHW;
+    return;
+  }
+  double lookups = (double)bags * (double)pooling, R = (double)rows;
+  double uniq = R * -expm1(-lookups / R), wire = 32.0 * ceil(row_bytes / 32.0);
+  double g_bytes = (double)dim * 4.0; /* fp32 gradient rows */
+  const double *pf = a->prof;
+  double tb = R * row_bytes, reach = pf[COST_SP_UVM_REACH_MB] * 1e6;
+  double walk = (tb > reach ? 1.0 - reach / tb : 0.0) * pf[COST_SP_UVM_WALK_NS] * 1e-9;
+  double rd = fmax(wire / (link * pf[COST_SP_UVM_READ_EFF]), walk);
+  /* torch.unique returns the ids sorted, so the update walks the table in
+   * address order and its translations hit: no miss floor there (12M-row
+   * tables update at the 2M-row tables' rate in uvm_micro.json) */
+  double upd = wire / (link * pf[COST_SP_UVM_UPDATE_EFF]);
+  o->t_f = lookups * rd + a->launch_s;
+  o->t_b = lookups * a->p[P_SPARSE_NS_IDX] * 1e-9 +
+           (2.0 * lookups * g_bytes + 2.0 * uniq * g_bytes + lookups * 16.0) / a->bw + uniq * upd +
+           8.0 * a->launch_s;
+  o->host_s = pf[COST_SP_UVM_SYNC_US] * 1e-6;
+  o->k_f = 1;
+  o->k_b = 8;
+  o->kernels = o->k_f + o->k_b;
+  o->ops_fb = 11;
+  o->out_bytes = (double)bags * (double)dim * 4.0;
+  o->saved_bytes = lookups * 8.0;
+  o->sparse_grad_bytes = lookups * g_bytes + uniq * (g_bytes + 8.0);
+}
+
 /* The work of one table shard: bags lookups of `pooling` rows of `dim`
  * from `rows`. */
 static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, int64_t rows,
@@ -123,6 +177,10 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
     o->k_f = o->k_b = 1;
     o->ops_fb = 0; /* their dispatch is in host_s */
     o->saved_bytes = (double)bags * 8.0 * 2;
+    return;
+  }
+  if (placement == COST_PLACE_UVM) {
+    uvm_load(a, rows, dim, bags, pooling, row_bytes, o);
     return;
   }
   o->table_bytes = (double)rows * row_bytes;
@@ -376,9 +434,10 @@ static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int
 }
 
 int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
-                            int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
+                            int placement, int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
                             double *extra_ms) {
-  if (!hw || !d || !r || !extra_ms || rows <= 0 || dim <= 0 || bags <= 0 || pooling <= 0)
+  if (!hw || !d || !r || !extra_ms || rows <= 0 || dim <= 0 || bags <= 0 || pooling <= 0 ||
+      (placement != COST_PLACE_HOST && placement != COST_PLACE_UVM))
     return COST_EINVAL;
   double prof[COST_SP__COUNT];
   cost_step_result res;
@@ -389,12 +448,35 @@ int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_re
   /* the step's host footprint: this shard's rows, gradient values, clone */
   a.host_ws = 3.0 * (double)bags * (double)pooling * (double)dim *
               cost_dtype_bytes((cost_dtype)r->embedding_precision);
-  table_load(&a, d, r, rows, dim, bags, pooling, COST_PLACE_HOST, &h);
+  table_load(&a, d, r, rows, dim, bags, pooling, placement, &h);
   table_load(&a, d, r, rows, dim, bags, pooling, COST_PLACE_HBM, &g);
   if (a.err) return a.err;
   double host = h.host_s + h.t_f + h.t_b + h.t_opt, hbm = g.t_f + g.t_b + g.t_opt;
   *extra_ms = fmax(0.0, host - hbm) * 1e3;
   return isfinite(*extra_ms) ? 0 : COST_EINVAL;
+}
+
+int cost_uvm_bag_p(const cost_hw *hw, const double *prof, const cost_uvm_sample *u, double *fwd_ms,
+                   double *fwd_bwd_ms) {
+  if (!hw || !prof || !u || u->rows <= 0 || u->dim <= 0 || u->batch <= 0 || u->pooling <= 0 ||
+      u->rows > ((int64_t)1 << 40) || u->dim > (1 << 20) || u->batch > ((int64_t)1 << 32) ||
+      u->pooling > (1 << 20) || u->dtype < 0 || u->dtype >= COST_DT__COUNT)
+    return COST_EINVAL;
+  cost_step_result res;
+  step_acc a;
+  emb_load o;
+  step_acc_init(&a, hw, prof, COST_FW_PYTORCH_EAGER, &res);
+  memset(&o, 0, sizeof o);
+  double rb = (double)u->dim * cost_dtype_bytes((cost_dtype)u->dtype);
+  uvm_load(&a, u->rows, u->dim, u->batch, u->pooling, rb, &o);
+  if (a.err) return a.err;
+  /* timed alone with CUDA events: the GPU also waits for the host to issue
+   * the ops (3 forward, 11 in all, the sync inside) */
+  double f = fmax(o.t_f, 3.0 * a.op_s);
+  double fb = fmax(o.t_f + o.t_b, (double)o.ops_fb * a.op_s + o.host_s);
+  if (fwd_ms) *fwd_ms = f * 1e3;
+  if (fwd_bwd_ms) *fwd_bwd_ms = fb * 1e3;
+  return 0;
 }
 
 int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {

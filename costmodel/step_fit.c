@@ -58,7 +58,32 @@ typedef struct {
  *    step do not overlap perfectly (torch.profiler: the GPU idles 0.5-3.5
  *    ms per step where it is the bottleneck, h200-probe). p -> infinity is
  *    the hard max; the shared H200 steps fit p = 64 (the bound), the lent
- *    machine's 2.8. Default 16. */
+ *    machine's 2.8. Default 16.
+ *  uvm_read_eff, uvm_update_eff: host-mapped (uvm) tables move every row a
+ *    lookup touches over the host link (hw->host_link_bw, datasheet PCIe
+ *    figure per direction). A PCIe 5.0 read completion of 128-256 bytes
+ *    carries ~20-30 bytes of TLP framing, header and DLLP traffic (PCI-SIG
+ *    PCIe Base Specification 5.0, TLP format), and sizable DMA copies reach
+ *    ~0.8-0.9 of the raw rate; single-row random reads lose more to
+ *    request round trips: default 0.7. The update reads each unique row and
+ *    writes it back: default 0.5. Both are fitted from the runner's
+ *    uvm_embedding_bag microbenchmark (cost_uvm_fit), not from steps.
+ *  uvm_reach_mb, uvm_walk_ns: random reads from a host-mapped table slow
+ *    down once the table outgrows the address translation's reach: on the
+ *    lent H200, ids confined to the first 2M rows of a 16M-row table read
+ *    at the full rate while ids over all of it read at half, whatever the
+ *    order the buffers were pinned in (data/measurements/h200-uvm/
+ *    uvm_diag_*.json). A row then costs max(link time, miss * walk_ns) with
+ *    miss = 1 - reach / table bytes: ~20-30 ns and ~1 GB there, and it
+ *    moves between leases of the same machine kind (the translation is
+ *    the host's IOMMU as much as the GPU's), so it is fitted with the link
+ *    efficiencies by cost_uvm_fit. Defaults: that order of magnitude.
+ *  uvm_sync_us: torch.unique (the uvm backward's dedup) returns a size the
+ *    host must read, so each uvm table's backward synchronizes (one
+ *    cudaStreamSynchronize per table in uvm_steps.json's profiles); the GPU
+ *    then runs at the host's dispatch pace until it is ahead again: 0.35-0.5
+ *    ms of GPU idle per table in the GPU-bound steps there. Fitted by
+ *    cost_step_fit from steps with uvm tables; default 300 us. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -72,6 +97,11 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_HOST_LLC_MB] = {"step_host_llc_mb", 32.0, 0.0, 65536.0},
     [COST_SP_STEP_HOST_US] = {"step_host_fixed_us", 1000.0, 1.0, 100000.0},
     [COST_SP_OVERLAP_P] = {"step_overlap_p", 16.0, 1.0, 64.0},
+    [COST_SP_UVM_READ_EFF] = {"step_uvm_read_eff", 0.7, 0.05, 1.0},
+    [COST_SP_UVM_UPDATE_EFF] = {"step_uvm_update_eff", 0.5, 0.05, 1.0},
+    [COST_SP_UVM_REACH_MB] = {"step_uvm_reach_mb", 1024.0, 1.0, 1e6},
+    [COST_SP_UVM_WALK_NS] = {"step_uvm_walk_ns", 20.0, 0.0, 1000.0},
+    [COST_SP_UVM_SYNC_US] = {"step_uvm_sync_us", 300.0, 0.0, 20000.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {
@@ -113,7 +143,7 @@ typedef struct {
   const cost_step_sample *s;
   size_t n;
   long skip;  /* sample left out, -1 none */
-  int subset; /* 0 all samples, 1 without host-placed tables, 2 with them */
+  int subset; /* 0 all samples, 1 neither host nor uvm tables, 2 host tables, 3 uvm */
 } fit_ctx;
 
 int cost_step_sample_host(const cost_step_sample *s) {
@@ -125,9 +155,24 @@ int cost_step_sample_host(const cost_step_sample *s) {
   return 0;
 }
 
+/* Does the sample place any table in pinned host memory (uvm)? */
+static int sample_uvm(const cost_step_sample *s) {
+  if (s->w.kind != COST_WL_DLRM) return 0;
+  for (size_t t = 0; t < s->w.dlrm.n_tables; t++) {
+    int pc = s->w.dlrm.tables[t].placement;
+    if ((pc >= 0 ? pc : s->r.placement) == COST_PLACE_UVM) return 1;
+  }
+  return 0;
+}
+
+/* 1 plain, 2 host-placed tables, 3 uvm tables (and no host ones) */
+static int group_of(const cost_step_sample *s) {
+  return cost_step_sample_host(s) ? 2 : sample_uvm(s) ? 3 : 1;
+}
+
 static int in_subset(const fit_ctx *c, size_t i) {
   if ((long)i == c->skip || !(c->s[i].step_ms > 0)) return 0;
-  return c->subset == 0 || (c->subset == 2) == cost_step_sample_host(&c->s[i]);
+  return c->subset == 0 || c->subset == group_of(&c->s[i]);
 }
 
 static int pred(const fit_ctx *c, const double *prof, size_t i, cost_step_result *out) {
@@ -267,15 +312,15 @@ static void fit_workspace(const fit_ctx *c, double *prof) {
  * cannot drag the op time away from what the GPU-resident cases say. */
 static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
   int ids[MAXP], np = 0, any_dot = 0, any_eager = 0, any_mem = 0, nh = 0;
-  size_t m = 0, mh = 0;
+  size_t m = 0, mh = 0, mu = 0;
   for (size_t i = 0; i < c->n; i++) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
     if (s->peak_bytes > 0) any_mem = 1;
     int nres =
         s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0 && !cost_step_sample_host(s)) : 0; /* residuals */
-    if (nres && cost_step_sample_host(s)) {
-      mh += nres;
+    if (nres && group_of(s) != 1) {
+      *(group_of(s) == 2 ? &mh : &mu) += nres;
       continue;
     }
     m += nres;
@@ -291,17 +336,23 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
     if (m >= 6) ids[np++] = time_ids[3];
     if (m >= 8) ids[np++] = time_ids[4];
   }
-  fit_ctx ch = *c, cd = *c;
+  fit_ctx ch = *c, cd = *c, cu = *c;
   cd.subset = 1;
   ch.subset = 2;
+  cu.subset = 3;
   if (np) fit_time(&cd, prof, ids, np, m);
   nh = mh >= 3 ? 3 : (int)mh;
   if (nh) fit_time(&ch, prof, host_ids, nh, mh);
+  /* uvm tables: the exposed host time of their synchronizing backward (the
+   * link and translation terms come from cost_uvm_fit's microbenchmark) */
+  static const int uvm_ids[1] = {COST_SP_UVM_SYNC_US};
+  if (mu >= 2) fit_time(&cu, prof, uvm_ids, 1, mu);
   if (any_mem) fit_workspace(c, prof);
   if (fitted) {
     for (int j = 0; j < np; j++) fitted[ids[j]] = 1;
     for (int j = 0; j < nh; j++) fitted[host_ids[j]] = 1;
     if (any_mem) fitted[COST_SP_WORKSPACE_MB] = 1;
+    if (mu >= 2) fitted[COST_SP_UVM_SYNC_US] = 1;
   }
 }
 
@@ -309,7 +360,7 @@ static int cmp_d(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b;
 }
-static double median_of(double *v, int n) {
+double step_median(double *v, int n) {
   if (n <= 0) return NAN;
   qsort(v, (size_t)n, sizeof *v, cmp_d);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -330,12 +381,12 @@ static void errors(const fit_ctx *c, const double *prof, int which, double *med,
   if (k) {
     *mx = 0;
     for (int i = 0; i < k; i++) *mx = fmax(*mx, e[i]);
-    *med = median_of(e, k);
+    *med = step_median(e, k);
   }
   free(e);
 }
 
-static int calib_set(cost_calib *c, const char *name, double v) {
+int step_calib_set(cost_calib *c, const char *name, double v) {
   for (int i = 0; i < c->n && i < COST_MAX_CALIB; i++)
     if (!strcmp(c->names[i], name)) {
       c->values[i] = v;
@@ -355,6 +406,12 @@ int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_c
   size_t used = 0;
   if (!hw || !s || !calib) return COST_EINVAL;
   for (int i = 0; i < COST_SP__COUNT; i++) def[i] = sp_table[i].def;
+  /* the uvm link and translation terms come from their own fit
+   * (cost_uvm_fit, microbenchmarks): taken from hw->calib as they are */
+  static const int inherit[4] = {COST_SP_UVM_READ_EFF, COST_SP_UVM_UPDATE_EFF, COST_SP_UVM_REACH_MB,
+                                 COST_SP_UVM_WALK_NS};
+  step_profile_resolve(hw, prof);
+  for (int j = 0; j < 4; j++) def[inherit[j]] = prof[inherit[j]];
   for (size_t i = 0; i < n; i++) {
     cost_step_result r;
     if (s[i].step_ms > 0 && pred(&c, def, i, &r) == 0) used++;
@@ -385,15 +442,15 @@ int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_c
     }
     for (int i = 0; i < ks; i++) rep->max_step_err_loo = fmax(rep->max_step_err_loo, es[i]);
     for (int i = 0; i < km; i++) rep->max_mem_err_loo = fmax(rep->max_mem_err_loo, em[i]);
-    rep->median_step_err_loo = median_of(es, ks);
-    rep->median_mem_err_loo = median_of(em, km);
+    rep->median_step_err_loo = step_median(es, ks);
+    rep->median_mem_err_loo = step_median(em, km);
     free(es), free(em);
     memcpy(rep->values, prof, sizeof prof);
     memcpy(rep->fitted, fitted, sizeof fitted);
   }
   for (int i = 0; i < COST_SP__COUNT; i++) {
     if (!fitted[i]) continue;
-    int rc = calib_set(calib, sp_table[i].name, prof[i]);
+    int rc = step_calib_set(calib, sp_table[i].name, prof[i]);
     if (rc) return rc;
   }
   return 0;

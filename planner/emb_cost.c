@@ -46,9 +46,22 @@ int plan_shard_parse(const char *name) {
   return -1;
 }
 
-const char *plan_place_kernel(int place, int host_cpu) {
+const char *plan_place_kernel(int place, int host_mode) {
+  static const char *const kern[PLAN_HOST__COUNT] = {"fused_uvm_caching", "cpu", "fused_uvm"};
   if (place != PLAN_PLACE_HOST) return "fused";
-  return host_cpu ? "cpu" : "fused_uvm_caching";
+  return host_mode >= 0 && host_mode < PLAN_HOST__COUNT ? kern[host_mode] : "unknown";
+}
+
+static const char *const host_names[PLAN_HOST__COUNT] = {"uvm_caching", "cpu", "uvm"};
+
+const char *plan_host_mode_name(int m) {
+  return m >= 0 && m < PLAN_HOST__COUNT ? host_names[m] : "unknown";
+}
+
+int plan_host_mode_parse(const char *name) {
+  for (int i = 0; name && i < PLAN_HOST__COUNT; i++)
+    if (!strcmp(name, host_names[i])) return i;
+  return -1;
 }
 
 void emb_fmt_gb(char *buf, size_t size, double bytes) {
@@ -108,8 +121,9 @@ static double host_extra_ms(const prices *pr, double rows, double dim, double lo
   return (1.0 - hit) * lookups * sector * 2.0 / pr->host_bw * 1e3;
 }
 
-/* Plain PyTorch: the shard's CPU work instead of its HBM work, from the
- * step model's host path (costmodel/step.h, cost_step_host_table_ms). */
+/* Plain PyTorch: the shard's CPU work (host_mode cpu) or its host-mapped
+ * GPU work over the host link (uvm) instead of its HBM work, from the step
+ * model's paths (costmodel/step.h, cost_step_host_table_ms). */
 static double cpu_extra_ms(const plan_emb_problem *p, double rows, double dim, double bags,
                            double lookups) {
   static const int sopt[] = {[PLAN_SOPT_SGD] = COST_OPT_SGD,
@@ -126,8 +140,9 @@ static double cpu_extra_ms(const plan_emb_problem *p, double rows, double dim, d
   int64_t b = (int64_t)fmax(1, ceil(bags));
   int64_t pool = (int64_t)fmax(1, llround(lookups / fmax(1, bags)));
   double ms;
-  if (cost_step_host_table_ms(&p->hw, &d, &r, (int64_t)fmax(1, ceil(rows)), (int64_t)dim, b, pool,
-                              &ms))
+  int place = p->host_mode == PLAN_HOST_UVM ? COST_PLACE_UVM : COST_PLACE_HOST;
+  if (cost_step_host_table_ms(&p->hw, &d, &r, place, (int64_t)fmax(1, ceil(rows)), (int64_t)dim, b,
+                              pool, &ms))
     return NAN;
   return ms;
 }
@@ -170,7 +185,7 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
   double table_b = srows * sdim * pr->eb;
   double out_b = bags * sdim * pr->ab * 2.0;
   o->ms = lookup_ms(p, srows, sdim, bags, lookups) + comm;
-  if (o->place == PLAN_PLACE_HOST && p->host_cpu) {
+  if (o->place == PLAN_PLACE_HOST && p->host_mode != PLAN_HOST_UVM_CACHE) {
     o->ms += cpu_extra_ms(p, srows, sdim, bags, lookups);
     o->bytes = out_b; /* the rows stay in CPU memory */
   } else if (o->place == PLAN_PLACE_HOST) {

@@ -173,8 +173,12 @@ static void binding(const plan_request *req, plan_result *out, const plan_combo 
     BIND("global batch fixed at %lld samples", (long long)req->knobs.global_batch);
   int host = 0;
   for (size_t i = 0; i < b->emb.n_tables; i++) host += b->emb.tables[i].place == PLAN_PLACE_HOST;
-  if (host && req->host_cpu)
+  if (host && req->host_mode == PLAN_HOST_CPU)
     BIND("%d tables live in CPU memory and run on the CPU: HBM cannot hold them", host);
+  else if (host && req->host_mode == PLAN_HOST_UVM)
+    BIND("%d tables live in pinned host memory, read by the GPU over the host link: HBM cannot "
+         "hold them",
+         host);
   else if (host)
     BIND("%d tables live in host memory behind an HBM cache: HBM cannot hold them", host);
   /* a more aggressive knob (bigger batch, less checkpointing) that did not fit */

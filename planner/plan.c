@@ -48,7 +48,7 @@ static void problem_for(const plan_request *req, const plan_recipe *r, double ca
   p->sparse_opt = req->sparse_opt;
   p->cap_bytes = cap;
   p->host_bw = req->host_bw, p->cache_ratio = req->cache_ratio;
-  p->host_cpu = req->host_cpu;
+  p->host_mode = req->host_mode;
   p->shard_mask = req->knobs.shard_mask;
   p->allow_host = req->knobs.allow_host;
   p->cw_max = 4;

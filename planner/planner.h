@@ -57,8 +57,20 @@ typedef enum { PLAN_OBJ_THROUGHPUT = 0, PLAN_OBJ_COST } plan_objective;
 
 const char *plan_shard_name(int shard); /* "table_wise" */
 int plan_shard_parse(const char *name); /* -1 when unknown */
-/* "fused" | "fused_uvm_caching" | "cpu" (host_cpu problems) */
-const char *plan_place_kernel(int place, int host_cpu);
+/* How host-placed tables are served: behind an HBM cache (TorchRec's
+ * fused_uvm_caching), by the CPU (plain PyTorch), or by GPU kernels reading
+ * pinned host memory in place (fused_uvm; the runner's uvm tables). */
+typedef enum {
+  PLAN_HOST_UVM_CACHE = 0,
+  PLAN_HOST_CPU,
+  PLAN_HOST_UVM,
+  PLAN_HOST__COUNT
+} plan_host_mode;
+const char *plan_host_mode_name(int m);     /* "uvm_caching" | "cpu" | "uvm" */
+int plan_host_mode_parse(const char *name); /* -1 when unknown */
+
+/* "fused" | "fused_uvm_caching" | "cpu" | "fused_uvm" (by host mode) */
+const char *plan_place_kernel(int place, int host_mode);
 
 /* Defaults for host-placed tables (documented in docs/planner.md). */
 #define PLAN_DEFAULT_HOST_BW 5.0e10  /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
@@ -84,10 +96,12 @@ typedef struct {
   unsigned shard_mask; /* bit (1u << plan_shard) allowed; 0 = all */
   int allow_host;      /* host placement allowed */
   int cw_max;          /* largest column-wise split (2..8; 0 = 4) */
-  /* Plain-PyTorch recipes: a host-placed table stays in CPU memory and its
-   * lookups, backward and SGD run on the CPU (priced by the step model's
-   * host path, cost_step_host_table_ms); 0: TorchRec's UVM cache. */
-  int host_cpu;
+  /* plan_host_mode: PLAN_HOST_CPU, a host-placed table stays in CPU memory
+   * and its lookups, backward and SGD run on the CPU; PLAN_HOST_UVM, GPU
+   * kernels read and update it in place over the host link (both priced by
+   * the step model, cost_step_host_table_ms); PLAN_HOST_UVM_CACHE,
+   * TorchRec's UVM cache. */
+  int host_mode;
 } plan_emb_problem;
 
 /* One table's plan. ranks: TW uses rank; CW uses cw_ranks[0..k); TWRW uses
@@ -217,7 +231,7 @@ typedef struct {
   size_t n_tables;
   int sparse_opt;
   double host_bw, cache_ratio;
-  int host_cpu;          /* host tables in CPU memory (plain PyTorch), see plan_emb_problem */
+  int host_mode;         /* plan_host_mode of host-placed tables, see plan_emb_problem */
   double price_per_hour; /* USD per GPU-hour (cost objective), 0 = the descriptor's */
   plan_recipe baseline;
   plan_knobs knobs;

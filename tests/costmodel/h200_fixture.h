@@ -31,5 +31,6 @@ static inline void h200_fixture(cost_hw *hw) {
   hw->scaleup_bw = 450e9;
   hw->scaleup_domain = 8;
   hw->scaleout_bw = 50e9;
+  hw->host_link_bw = 63.0e9;
 }
 #endif

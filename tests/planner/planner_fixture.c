@@ -27,6 +27,7 @@ void fx_hw(cost_hw *hw, double usable_gb) {
   hw->scaleup_bw = 450e9;
   hw->scaleup_domain = 8;
   hw->scaleout_bw = 50e9;
+  hw->host_link_bw = 63e9;
   hw->price_per_hour = 3.5;
 }
 

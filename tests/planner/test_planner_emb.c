@@ -140,19 +140,42 @@ static void test_planner_emb__eager_host_tables_run_on_the_cpu(void **state) {
   p.batch_per_gpu = 32768;
   p.sparse_opt = PLAN_SOPT_SGD;
   assert_int_equal(plan_emb_evaluate(&p, t, 1, &host, &uvm, &fits, &err), 0);
-  p.host_cpu = 1;
+  p.host_mode = PLAN_HOST_CPU;
   assert_int_equal(plan_emb_evaluate(&p, t, 1, &host, &cpu, &fits, &err), 0);
   cost_dlrm d = {0};
   cost_recipe r;
   cost_recipe_init(&r);
   r.framework = COST_FW_PYTORCH_EAGER;
   double extra;
-  assert_int_equal(cost_step_host_table_ms(&p.hw, &d, &r, 50000000, 128, 32768, 2, &extra), 0);
+  assert_int_equal(
+      cost_step_host_table_ms(&p.hw, &d, &r, COST_PLACE_HOST, 50000000, 128, 32768, 2, &extra), 0);
   print_message("host table: UVM %.2f ms, CPU %.2f ms (step model extra %.2f ms)\n", uvm.max_ms,
                 cpu.max_ms, extra);
   assert_true(extra > 1.0);
   assert_true(cpu.max_ms > 2 * uvm.max_ms);
   assert_true(cpu.max_ms >= extra);
+  /* GPU kernels on pinned host memory (host_tables "uvm"): priced by the
+   * step model's uvm path, between HBM and the CPU, no rows in HBM */
+  plan_emb_result mapped, hbm;
+  plan_table_plan in_hbm = host;
+  in_hbm.place = PLAN_PLACE_HBM;
+  p.host_mode = PLAN_HOST_UVM;
+  assert_int_equal(plan_emb_evaluate(&p, t, 1, &host, &mapped, &fits, &err), 0);
+  assert_int_equal(plan_emb_evaluate(&p, t, 1, &in_hbm, &hbm, &fits, &err), 0);
+  double ux;
+  assert_int_equal(
+      cost_step_host_table_ms(&p.hw, &d, &r, COST_PLACE_UVM, 50000000, 128, 32768, 2, &ux), 0);
+  print_message("uvm table %.2f ms (extra %.2f), HBM %.2f ms\n", mapped.max_ms, ux, hbm.max_ms);
+  assert_true(ux > 0 && ux < extra);
+  assert_true(mapped.max_ms > hbm.max_ms && mapped.max_ms < cpu.max_ms);
+  assert_true(fabs(mapped.max_ms - hbm.max_ms - ux) < 0.05 * ux + 1e-3);
+  /* without a host link figure the uvm path is refused, not guessed */
+  p.hw.host_link_bw = 0;
+  assert_int_equal(
+      cost_step_host_table_ms(&p.hw, &d, &r, COST_PLACE_UVM, 50000000, 128, 32768, 2, &ux),
+      COST_ENOHW);
+  plan_emb_result_dispose(&mapped);
+  plan_emb_result_dispose(&hbm);
   plan_emb_result_dispose(&uvm);
   plan_emb_result_dispose(&cpu);
 }

@@ -348,6 +348,111 @@ static void test_step__profiled_rows_inform_the_fit(void **state) {
   }
 }
 
+/* Tables in pinned host memory read by the GPU (placement uvm): slower
+ * than HBM, faster than the CPU path, no table bytes in HBM; the link term
+ * scales with lookups and the translation floor appears once a table
+ * outgrows the reach; refused without a host link figure. */
+static void test_step__uvm_tables(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dlrm(&w, &r, 32768, COST_DT_BF16);
+  cost_step_result hbm = step(&w, &r);
+  tabs[0].placement = COST_PLACE_UVM;
+  cost_step_result uvm = step(&w, &r);
+  tabs[0].placement = COST_PLACE_HOST;
+  cost_step_result host = step(&w, &r);
+  print_message("step: hbm %.2f uvm %.2f host %.2f ms\n", hbm.step_ms, uvm.step_ms, host.step_ms);
+  assert_true(uvm.step_ms > hbm.step_ms && uvm.step_ms < host.step_ms);
+  double tb = 10000000.0 * 128 * 4;
+  assert_true(hbm.peak_memory_bytes - uvm.peak_memory_bytes > 0.9 * tb);
+  tabs[0].placement = COST_PLACE_UVM;
+  cost_hw nolink = h200;
+  nolink.host_link_bw = 0;
+  assert_int_equal(cost_step(&nolink, &w, &r, &hbm), COST_ENOHW);
+  tabs[0].placement = -1;
+
+  /* the op alone: the link term scales with the lookups; a 64x larger
+   * table (past the reach) pays translation misses per row */
+  double prof[COST_SP__COUNT], f1, f2, f3, fb;
+  for (int i = 0; i < COST_SP__COUNT; i++) prof[i] = cost_step_param_value(&h200, i);
+  cost_uvm_sample u = {
+      .rows = 1000000, .dim = 128, .batch = 65536, .pooling = 4, .dtype = COST_DT_FP32};
+  assert_int_equal(cost_uvm_bag_p(&h200, prof, &u, &f1, &fb), 0);
+  assert_true(fb > f1);
+  u.pooling = 8;
+  assert_int_equal(cost_uvm_bag_p(&h200, prof, &u, &f2, &fb), 0);
+  assert_true(fabs(f2 / f1 - 2) < 0.05);
+  u.rows = 64000000;
+  assert_int_equal(cost_uvm_bag_p(&h200, prof, &u, &f3, &fb), 0);
+  prof[COST_SP_UVM_WALK_NS] = 200;
+  double f4;
+  assert_int_equal(cost_uvm_bag_p(&h200, prof, &u, &f4, &fb), 0);
+  assert_true(f4 > 2 * f3);
+}
+
+/* The uvm microbenchmark file: its rows are read (and skipped by the op
+ * loader), the fit recovers the link terms it was generated with, and
+ * calibrate stores them; a bad row names its field. */
+static void test_api_calibrate__uvm_rows(void **state) {
+  (void)state;
+  char path[512], *text = NULL, *out = NULL;
+  size_t len = 0, n = 0, k = 0;
+  svc_err err;
+  snprintf(path, sizeof path, "%s/data/measurements/h200-uvm/uvm_micro.json", CDPLAN_SOURCE_DIR);
+  if (svc_read_file(path, 4u << 20, &text, &len, &err)) fail_msg("%s", err.message);
+  cost_uvm_sample *u = NULL;
+  cost_sample *s = NULL;
+  assert_int_equal(api_measure_uvm(text, len, &u, &n, &err), 0);
+  assert_true(n >= 40);
+  assert_int_equal(api_measure_load(text, len, &s, &k, &err), 0);
+  assert_int_equal(k, 0);
+  free(s);
+  /* synthetic rows from known terms: the fit must find them again */
+  double truth[COST_SP__COUNT], fb;
+  for (int i = 0; i < COST_SP__COUNT; i++) truth[i] = cost_step_param_value(&h200, i);
+  truth[COST_SP_UVM_READ_EFF] = 0.6;
+  truth[COST_SP_UVM_UPDATE_EFF] = 0.35;
+  truth[COST_SP_UVM_REACH_MB] = 2000;
+  truth[COST_SP_UVM_WALK_NS] = 40;
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(cost_uvm_bag_p(&h200, truth, &u[i], &u[i].fwd_ms, &fb), 0),
+        u[i].fwd_bwd_ms = fb;
+  cost_calib c = {0};
+  cost_uvm_fit_report rep;
+  assert_int_equal(cost_uvm_fit(&h200, u, n, &c, &rep), 0);
+  print_message("uvm fit: read %.3f update %.3f reach %.0f walk %.1f\n",
+                rep.values[COST_SP_UVM_READ_EFF], rep.values[COST_SP_UVM_UPDATE_EFF],
+                rep.values[COST_SP_UVM_REACH_MB], rep.values[COST_SP_UVM_WALK_NS]);
+  assert_true(fabs(rep.values[COST_SP_UVM_READ_EFF] / 0.6 - 1) < 0.03);
+  assert_true(fabs(rep.values[COST_SP_UVM_UPDATE_EFF] / 0.35 - 1) < 0.05);
+  assert_true(fabs(rep.values[COST_SP_UVM_WALK_NS] / 40 - 1) < 0.1);
+  assert_true(fabs(rep.values[COST_SP_UVM_REACH_MB] / 2000 - 1) < 0.2);
+  assert_true(rep.median_err_after[0] < 0.01);
+  free(u);
+
+  const char *texts[] = {text};
+  const size_t lens[] = {len};
+  const char *labels[] = {"uvm_micro.json"};
+  if (api_calibrate(ctx, "h200", 1, texts, lens, labels, &out, &err))
+    fail_msg("%s (%s)", err.message, err.field);
+  cJSON *doc = cJSON_Parse(out);
+  assert_non_null(cJSON_GetObjectItem(doc, "uvm"));
+  cost_hw hw;
+  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  double v = cost_step_param_value(&hw, COST_SP_UVM_READ_EFF), def;
+  cost_step_param_info(COST_SP_UVM_READ_EFF, NULL, &def, NULL, NULL);
+  assert_true(v > 0.3 && v <= 1 && v != def);
+  cJSON_Delete(doc);
+  free(out);
+  free(text);
+
+  const char *bad = "{\"rows\":[{\"op\":\"uvm_embedding_bag_sum\",\"rows\":10,\"dim\":8,"
+                    "\"dtype\":\"fp32\",\"batch\":4,\"pooling\":1,\"fwd_ms\":-1}]}";
+  assert_int_not_equal(api_measure_uvm(bad, strlen(bad), &u, &n, &err), 0);
+  assert_string_equal(err.field, "rows[0].fwd_ms");
+}
+
 static void test_api_calibrate__step_file_alone(void **state) {
   (void)state;
   char path[512], *text = NULL, *out = NULL;
@@ -386,6 +491,8 @@ int main(void) {
       cmocka_unit_test(test_step__h200_dlrm_regression),
       cmocka_unit_test(test_step__profiled_rows_inform_the_fit),
       cmocka_unit_test(test_api_calibrate__step_file_alone),
+      cmocka_unit_test(test_step__uvm_tables),
+      cmocka_unit_test(test_api_calibrate__uvm_rows),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -189,6 +189,9 @@ STEP_CASE = {
     # Indices of tables kept in host memory while the rest stay in HBM (a
     # planner's mixed placement); "placement": "host" moves them all.
     "host_tables": (v_list(v_int(0, 1023), 0, 1024, unique=True), []),
+    # Indices of tables in pinned host memory that the GPU reads and updates in place over
+    # the host link (TorchRec's fused UVM placement, uvm_bag.py): no CPU work per step.
+    "uvm_tables": (v_list(v_int(0, 1023), 0, 1024, unique=True), []),
     "tf32": (v_bool, False),
     "steps": (v_int(1, 100000), 10),
     "warmup": (v_int(0, 100000), 3),
@@ -281,6 +284,9 @@ SCHEMAS = {
     "memory_ops": v_obj(dict(TIMING, **{
         "embedding_bag": (_grid_or_list(EMB_GRID), OPTIONAL),
         "elementwise": (_grid_or_list(ELT_GRID), OPTIONAL),
+        # the same grid with the table in pinned host memory read over the host link
+        # (uvm_bag.py); adds the link's copy bandwidth (host_copy rows)
+        "uvm_embedding_bag": (_grid_or_list(EMB_GRID), OPTIONAL),
         "warmup": (v_int(0, 1000), 5),
         "max_iters": (v_int(1, 100000), 100),
         "time_budget_ms": (v_num(0.1, 60000), 20.0),
@@ -311,9 +317,10 @@ def validate_job(job):
     if not isinstance(params, dict):
         raise JobError("bad_field", "params must be an object", "params")
     params = SCHEMAS[kind](params, "params")
-    if kind == "memory_ops" and not ("embedding_bag" in params or "elementwise" in params):
-        raise JobError("missing_field", "params needs embedding_bag or elementwise",
-                       "params.embedding_bag")
+    if kind == "memory_ops" and not any(k in params for k in ("embedding_bag", "elementwise",
+                                                               "uvm_embedding_bag")):
+        raise JobError("missing_field", "params needs embedding_bag, elementwise or "
+                       "uvm_embedding_bag", "params.embedding_bag")
     if kind == "step":
         for i, c in enumerate(params["cases"]):
             f = "params.cases[%d]" % i if len(params["cases"]) > 1 else "params"
@@ -324,6 +331,14 @@ def validate_job(job):
                 raise JobError("bad_field", "the last top layer must be 1 (a logit)", f + ".top")
             n = len(c["table_rows"]) + 1
             width = n * (n - 1) // 2 + c["dim"]
+            both = set(c["host_tables"]) & set(c["uvm_tables"])
+            if both:
+                raise JobError("bad_field", "table %d is in both host_tables and uvm_tables"
+                               % min(both), f + ".uvm_tables")
+            for key in ("host_tables", "uvm_tables"):
+                if any(i >= len(c["table_rows"]) for i in c[key]):
+                    raise JobError("out_of_range", "%s names a table past table_rows" % key,
+                                   f + "." + key)
             p = c["pad_interaction_to"]
             if p is not None and p < width:
                 raise JobError("out_of_range", "pad_interaction_to must be at least the "
@@ -967,6 +982,9 @@ def run_memory_ops(job, env):
         weight = None
         env.free()
 
+    if p.get("uvm_embedding_bag"):
+        _uvm_memory_ops(env, p, res)
+
     for g in p.get("elementwise", []):
         for c in _grid(g, ("ops", "numel", "dtype")):
             op, numel, dtn = c["ops"], c["numel"], c["dtype"]
@@ -1006,6 +1024,71 @@ def run_memory_ops(job, env):
     return res
 
 
+def _uvm_memory_ops(env, p, res):
+    """Host-mapped embedding bags (uvm_bag.py): forward, and forward + backward with the
+    fused SGD update, per grid point; then the host link's copy bandwidth, 1 GiB pinned
+    each way (host_copy rows), the figure the per-row costs are set against."""
+    import uvm_bag  # noqa: PLC0415
+    t = env.torch
+    cases = []
+    for g in p["uvm_embedding_bag"]:
+        cases += _grid(g, ("rows", "dim", "dtype", "batch", "pooling"))
+    bag = key = None
+    for c in cases:
+        rows, dim, dtn, B, P = c["rows"], c["dim"], c["dtype"], c["batch"], c["pooling"]
+        row = {"op": "uvm_embedding_bag_sum", "rows": rows, "dim": dim, "dtype": dtn,
+               "batch": B, "pooling": P}
+        try:
+            if dtn not in ("fp32", "fp16", "bf16"):
+                raise JobError("unsupported_dtype", "uvm tables are fp32, fp16 or bf16")
+            if rows * dim * _ELT[dtn] > (64 << 30):
+                raise JobError("out_of_range", "table larger than 64 GiB")
+            if key != (rows, dim, dtn):
+                bag = None
+                env.free()
+                bag = uvm_bag.UvmBag(t, rows, dim, env.dev, env.cpu_mode, 1e-3, env.dtype(dtn))
+                _fill_uniform(t, bag.weight, 1.0, env.dev, env.cpu_mode)
+                key = (rows, dim, dtn)
+            idx = t.randint(0, rows, (B, P), device=env.dev, dtype=t.int64)
+            gout = t.randn((B, dim), device=env.dev, dtype=t.float32)
+
+            def fwd():
+                with t.no_grad():
+                    bag.forward_rows(idx)
+
+            def fwd_bwd():
+                out = bag(idx)
+                out.backward(gout)
+            ms, mn, it = env.bench(fwd, p)
+            row.update(fwd_ms=ms, fwd_min_ms=mn, iters=it)
+            row["fwd_GBps"] = B * P * dim * _ELT[dtn] / (ms * 1e-3) / 1e9
+            ms2, mn2, _ = env.bench(fwd_bwd, p)
+            row.update(fwd_bwd_ms=ms2, fwd_bwd_min_ms=mn2)
+            res["rows"].append(row)
+            progress("uvm embedding_bag rows=%d dim=%d %s batch=%d pooling=%d fwd %.4f ms "
+                     "(%.1f GB/s) fwd+bwd+sgd %.4f ms" % (rows, dim, dtn, B, P, ms,
+                                                         row["fwd_GBps"], ms2))
+        except Exception as e:  # noqa: BLE001
+            row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+            res["failed"].append(row)
+            if _cuda_broken(e):
+                raise
+    bag = None
+    env.free()
+    if env.cpu_mode:
+        return
+    n = 1 << 30
+    h = t.empty(n, dtype=t.uint8, pin_memory=True)
+    d = t.empty(n, dtype=t.uint8, device=env.dev)
+    for name, fn in (("h2d", lambda: d.copy_(h, non_blocking=True)),
+                     ("d2h", lambda: h.copy_(d, non_blocking=True))):
+        ms, mn, it = env.bench(fn, dict(p, flush_mib=0), iters=10)
+        res["rows"].append({"op": "host_copy", "direction": name, "bytes": n, "ms": ms,
+                            "min_ms": mn, "GBps": n / (ms * 1e-3) / 1e9})
+        progress("host copy %s 1 GiB pinned: %.3f ms, %.1f GB/s" % (name, ms, n / ms / 1e6))
+    h = d = None  # noqa: F841
+
+
 # ----------------------------------------------------------------------------
 # step: DLRM-style training step
 # ----------------------------------------------------------------------------
@@ -1020,12 +1103,12 @@ def _mlp(nn, sizes, relu_last, device):
 
 
 class _Tables:
-    """Embedding tables kept between cases: each table is reused while its rows, dim and
-    placement (HBM or host) stay the same, so cases that move a few tables between HBM and
-    host memory rebuild only those."""
-    key = None      # (rows, dim, on_host) of the list below
-    tables = None   # nn.ModuleList
-    cache = {}      # table index -> ((rows, dim, on_host), EmbeddingBag)
+    """Embedding tables kept between cases: each table is reused while its rows, dim,
+    placement (HBM, host, pinned host memory read by the GPU) and learning rate stay the
+    same, so cases that move a few tables between placements rebuild only those."""
+    key = None      # (rows, dim, placements, lr) of the list below
+    tables = None   # list of EmbeddingBag / uvm_bag.UvmBag
+    cache = {}      # table index -> ((rows, dim, placement, lr), table)
 
     @classmethod
     def drop(cls):
@@ -1063,6 +1146,8 @@ def run_step(job, env):
         row = {k: c[k] for k in ("batch", "precision", "dim", "pooling", "bottom", "top")}
         row.update(pad_interaction_to=c["pad_interaction_to"], placement=c["placement"],
                    host_tables=c["host_tables"])
+        if c["uvm_tables"]:
+            row["uvm_tables"] = c["uvm_tables"]
         if "table_rows" not in res:
             row["table_rows"] = c["table_rows"]
         try:
@@ -1088,7 +1173,11 @@ def _one_step_case(env, t, nn, c):
     F = t.nn.functional
     dev = env.dev
     all_host = c["placement"] == "host"
-    on_host = [all_host or i in c["host_tables"] for i in range(len(c["table_rows"]))]
+    # where each table lives: 0 HBM, 1 host memory (CPU EmbeddingBag), 2 pinned host
+    # memory read by the GPU (uvm_bag.UvmBag)
+    place = [2 if i in c["uvm_tables"] else 1 if all_host or i in c["host_tables"] else 0
+             for i in range(len(c["table_rows"]))]
+    on_host = [pl == 1 for pl in place]
     host = any(on_host)
     cpu = t.device("cpu")
     t.manual_seed(c["seed"])
@@ -1096,32 +1185,35 @@ def _one_step_case(env, t, nn, c):
     B, D, P = c["batch"], c["dim"], c["pooling"]
     rows = c["table_rows"]
 
-    if any(i >= len(rows) for i in c["host_tables"]):
-        raise JobError("out_of_range", "host_tables names a table past table_rows",
-                       "params.host_tables")
-    key = (tuple(rows), D, tuple(on_host))
+    key = (tuple(rows), D, tuple(place), c["lr_sparse"])
     if _Tables.key != key:
         _Tables.key = _Tables.tables = None
         cache = _Tables.cache
         for ti in list(cache):  # drop what changes before allocating anew
-            if ti >= len(rows) or cache[ti][0] != (rows[ti], D, on_host[ti]):
+            if ti >= len(rows) or cache[ti][0] != (rows[ti], D, place[ti], c["lr_sparse"]):
                 del cache[ti]
         env.free()
         t0 = time.perf_counter()
-        tabs, built = [], 0
+        built = 0
         for ti, r in enumerate(rows):
             if ti not in cache:
-                w = t.empty((r, D), device=cpu if on_host[ti] else dev, dtype=t.float32)
+                if place[ti] == 2:
+                    import uvm_bag  # noqa: PLC0415
+                    tab = uvm_bag.UvmBag(t, r, D, dev, env.cpu_mode, c["lr_sparse"])
+                    w = tab.weight
+                else:
+                    w = t.empty((r, D), device=cpu if on_host[ti] else dev, dtype=t.float32)
+                    tab = nn.EmbeddingBag(r, D, mode="sum", sparse=True, _weight=w)
                 _fill_uniform(t, w, 1.0 / math.sqrt(r), dev, env.cpu_mode)
-                cache[ti] = ((r, D, on_host[ti]),
-                             nn.EmbeddingBag(r, D, mode="sum", sparse=True, _weight=w))
+                cache[ti] = ((r, D, place[ti], c["lr_sparse"]), tab)
                 built += 1
-            tabs.append(cache[ti][1])
-        _Tables.tables = nn.ModuleList(tabs)
+        _Tables.tables = [cache[ti][1] for ti in range(len(rows))]
         _Tables.key = key
-        progress("built %d of %d tables (%d rows, dim %d; %d on host) in %.1f s" %
-                 (built, len(rows), sum(rows), D, sum(on_host), time.perf_counter() - t0))
+        progress("built %d of %d tables (%d rows, dim %d; %d on host, %d in pinned host memory)"
+                 " in %.1f s" % (built, len(rows), sum(rows), D, sum(on_host),
+                                 sum(pl == 2 for pl in place), time.perf_counter() - t0))
     tables = _Tables.tables
+    bags = nn.ModuleList([tab for tab, pl in zip(tables, place) if pl != 2])
 
     n = len(rows) + 1
     width = n * (n - 1) // 2 + D
@@ -1145,7 +1237,8 @@ def _one_step_case(env, t, nn, c):
     dense_params = list(bottom.parameters()) + list(top.parameters())
     fused = {} if env.cpu_mode else {"fused": True}
     opt_dense = t.optim.Adam(dense_params, lr=c["lr_dense"], **fused)
-    opt_sparse = t.optim.SGD(tables.parameters(), lr=c["lr_sparse"])
+    # SGD of the host-mapped tables is fused into their backward (uvm_bag.py)
+    opt_sparse = t.optim.SGD(bags.parameters(), lr=c["lr_sparse"]) if len(bags) else None
 
     nb = min(4, c["steps"] + c["warmup"])
     batches = []
@@ -1169,13 +1262,15 @@ def _one_step_case(env, t, nn, c):
     def step(i):
         dense, idx, y = batches[i % nb]
         opt_dense.zero_grad(set_to_none=True)
-        opt_sparse.zero_grad(set_to_none=True)
+        if opt_sparse:
+            opt_sparse.zero_grad(set_to_none=True)
         with autocast():
             out = forward(dense, idx)
         loss = F.binary_cross_entropy_with_logits(out.float().squeeze(1), y)
         loss.backward()
         opt_dense.step()
-        opt_sparse.step()
+        if opt_sparse:
+            opt_sparse.step()
         return loss
 
     if not env.cpu_mode:
