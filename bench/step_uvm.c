@@ -161,6 +161,8 @@ static double step_rows(const cost_hw *hw, const api_step_meas *m, const char *t
     printf("    B=%-6lld %-4s P=%-2lld uvm=%d host=%d  step %8.2f ms, predicted %8.2f (%+5.1f%%)",
            (long long)s->r.batch_per_gpu, cost_dtype_name((cost_dtype)s->r.precision),
            (long long)s->w.dlrm.tables[0].pooling, uvm, host, s->step_ms, r.step_ms, 100 * e[k]);
+    if (s->peak_bytes > 0)
+      printf("; peak %.1f GB, predicted %.1f", s->peak_bytes / 1e9, r.peak_memory_bytes / 1e9);
     if (s->gpu_busy_ms > 0)
       printf("; GPU busy %.2f, predicted %.2f (%+.0f%%)", s->gpu_busy_ms, r.gpu_ms,
              100 * (r.gpu_ms / s->gpu_busy_ms - 1));
@@ -246,8 +248,14 @@ int bench_uvm(const cost_hw *lent) {
   double e_med = NAN, e_max = 0;
   if (load_steps("data/measurements/h200-uvm/e2e_uvm.json", &e2e) == 0) {
     cost_hw he = hw;
-    if (load_uvm("data/measurements/h200-uvm/uvm_micro_e2e.json", &ue, &ne) == 0)
-      cost_uvm_fit(&hw, ue, ne, &he.calib, NULL);
+    cost_uvm_fit_report re;
+    if (load_uvm("data/measurements/h200-uvm/uvm_micro_e2e.json", &ue, &ne) == 0 &&
+        cost_uvm_fit(&hw, ue, ne, &he.calib, &re) == 0)
+      printf("  that lease's op fit (uvm_micro_e2e.json, %zu rows): read_eff %.3f update_eff %.3f "
+             "reach %.0f MB walk %.1f ns; median fwd %.1f%%, fwd+bwd %.1f%%\n",
+             ne, re.values[COST_SP_UVM_READ_EFF], re.values[COST_SP_UVM_UPDATE_EFF],
+             re.values[COST_SP_UVM_REACH_MB], re.values[COST_SP_UVM_WALK_NS],
+             100 * re.median_err_after[0], 100 * re.median_err_after[1]);
     e_med = step_rows(&he, &e2e,
                       "end-to-end pair (h200-uvm/e2e_uvm.json; uvm terms from that lease's "
                       "uvm_micro_e2e.json):",
