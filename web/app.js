@@ -225,6 +225,8 @@ function useExample(id) {
     $("plan-k-embprec").checked = !!k.embedding_precision && k.embedding_precision.length > 1;
   }
   if (ex.objective) setIfKnown("plan-objective", ex.objective);
+  $("plan-host-tables").value = "";
+  if (ex.host_tables) setIfKnown("plan-host-tables", ex.host_tables);
   if (ex.time_limit_s) $("plan-time").value = String(ex.time_limit_s);
   onKnob();
 }
@@ -573,7 +575,7 @@ function planRequest() {
   const base = currentRecipe();
   const cluster = { gpus_per_node: Math.max(1, Number($("plan-gpn").value) || 1), nodes: Math.max(1, Number($("plan-nodes").value) || 1) };
   base.gpus = cluster.gpus_per_node * cluster.nodes;
-  return {
+  const req = {
     workload: state.workload,
     hardware: $("hw-a").value,
     cluster,
@@ -582,6 +584,8 @@ function planRequest() {
     objective: $("plan-objective").value,
     time_limit_s: Math.max(1, Number($("plan-time").value) || 10),
   };
+  if (isDlrm() && $("plan-host-tables").value) req.host_tables = $("plan-host-tables").value;
+  return req;
 }
 
 const DONE = new Set(["done", "succeeded", "success", "completed", "complete", "finished", "optimal", "feasible", "ok", "timed_out", "timeout"]);

@@ -21,6 +21,7 @@ export const COLUMNS = [
   { key: "fp32", label: "FP32 TFLOP/s", get: peak("fp32"), src: "peak_tflops" },
   { key: "l2", label: "L2 MB", get: (h) => (h.l2_bytes ?? null) && h.l2_bytes / 2 ** 20, src: "l2_bytes" },
   { key: "scaleup", label: "Scale-up GB/s", get: (h) => (h.scaleup_bandwidth_bytes_per_s ?? null) && h.scaleup_bandwidth_bytes_per_s / GB, src: "scaleup_bandwidth_bytes_per_s" },
+  { key: "hostlink", label: "Host link GB/s", get: (h) => (h.host_link_bandwidth_bytes_per_s ?? null) && h.host_link_bandwidth_bytes_per_s / GB, src: "host_link_bandwidth_bytes_per_s" },
   { key: "tdp", label: "TDP W", get: (h) => h.tdp_watts ?? null, src: "tdp_watts" },
   { key: "price", label: "$/h", get: (h) => h.price_per_hour_usd ?? null, src: "price_per_hour_usd" },
 ];

@@ -59,6 +59,19 @@ run(__filename, [
     assert(got.status === 200 && JSON.stringify(got.doc.recipe) === JSON.stringify(doc.recipe), "GET /v1/plans/{id} returns the recipe shown");
   }],
 
+  ["host tables served by GPU kernels (uvm)", async ({ page, routes }) => {
+    if (!routes.has("/v1/plans")) return;
+    await page.getByLabel("served by").selectOption("uvm");
+    await page.getByRole("button", { name: "Run plan" }).click();
+    const req = JSON.parse(await page.textContent("#plan-request"));
+    assert(req.host_tables === "uvm", `the request carries host_tables: ${req.host_tables}`);
+    await page.waitForFunction(() => /done in/.test(document.getElementById("plan-status").textContent), null, { timeout: 120000 });
+    const doc = JSON.parse(await page.textContent("#plan-raw"));
+    const kernels = new Set(doc.embedding_plan.tables.map((t) => t.compute_kernel));
+    assert(!kernels.has("cpu") && !kernels.has("fused_uvm_caching"), `host tables are fused_uvm, not cpu or cached: ${[...kernels]}`);
+    await page.getByLabel("served by").selectOption("");
+  }],
+
   ["copy and download the recipe", async ({ page, context, routes, base, artifacts }) => {
     if (!routes.has("/v1/plans")) return; // nothing to copy without a plan
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/api_int.h"
+#include "api/api_plan.h"
 #include "api/api_step.h"
 #include "api/measure.h"
 
@@ -453,6 +454,46 @@ static void test_api_calibrate__uvm_rows(void **state) {
   assert_string_equal(err.field, "rows[0].fwd_ms");
 }
 
+/* Plan requests choose how host tables are served: "uvm" plans fused_uvm
+ * tables on the H100 for the end-to-end workload; an unknown mode, or uvm
+ * on hardware without a host link figure, is a 400 naming host_tables. */
+static void test_api_plan__host_tables(void **state) {
+  (void)state;
+  char path[512], *text = NULL, *out = NULL;
+  size_t len = 0;
+  svc_err err;
+  snprintf(path, sizeof path, "%s/data/measurements/h200-uvm/plan_h100-sxm_uvm.json",
+           CDPLAN_SOURCE_DIR);
+  if (svc_read_file(path, 1u << 20, &text, &len, &err)) fail_msg("%s", err.message);
+  cJSON *req = cJSON_Parse(text);
+  free(text);
+  cJSON_ReplaceItemInObject(req, "time_limit_s", cJSON_CreateNumber(3));
+  char *body = cJSON_PrintUnformatted(req);
+  if (api_plan(ctx, body, strlen(body), &out, &err)) fail_msg("%s (%s)", err.message, err.field);
+  free(body);
+  cJSON *doc = cJSON_Parse(out), *t;
+  int uvm = 0;
+  cJSON_ArrayForEach(t, cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "embedding_plan"), "tables"))
+      uvm += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "compute_kernel")), "fused_uvm");
+  assert_true(uvm >= 1 && uvm < 20);
+  cJSON_Delete(doc);
+  free(out);
+  const char *bad[][2] = {{"host_tables", "bogus"}, {"hardware", "b200"}};
+  for (int i = 0; i < 2; i++) {
+    cJSON *r2 = cJSON_Duplicate(req, 1);
+    cJSON_ReplaceItemInObject(r2, bad[i][0], cJSON_CreateString(bad[i][1]));
+    body = cJSON_PrintUnformatted(r2);
+    out = NULL;
+    assert_int_not_equal(api_plan(ctx, body, strlen(body), &out, &err), 0);
+    assert_int_equal(svc_code_http(err.code), 400);
+    assert_string_equal(err.field, "host_tables");
+    free(out);
+    free(body);
+    cJSON_Delete(r2);
+  }
+  cJSON_Delete(req);
+}
+
 static void test_api_calibrate__step_file_alone(void **state) {
   (void)state;
   char path[512], *text = NULL, *out = NULL;
@@ -493,6 +534,7 @@ int main(void) {
       cmocka_unit_test(test_api_calibrate__step_file_alone),
       cmocka_unit_test(test_step__uvm_tables),
       cmocka_unit_test(test_api_calibrate__uvm_rows),
+      cmocka_unit_test(test_api_plan__host_tables),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,35 @@
+#!/bin/sh
+# validate/gpu/runner.py --check: the job schema without a GPU. The step
+# kind's table placements (host_tables, uvm_tables) and the memory_ops uvm
+# grid are accepted; a table in both lists, an index past table_rows and a
+# uvm grid of an unknown dtype are refused with exit 2 and the field named.
+# usage: test_runner_check.sh RUNNER
+set -eu
+R=$1
+command -v python3 >/dev/null || { echo "python3 missing: skip"; exit 77; }
+T=$(mktemp -d /tmp/cdplan-runner-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+STEP='"kind":"step","params":{"batch":64,"precision":"fp32","dim":8,"bottom":[16,8],"top":[16,1],"table_rows":[100,200,300]'
+
+echo "{$STEP,\"host_tables\":[1],\"uvm_tables\":[0,2]}}" > "$T/ok.json"
+python3 "$R" --check "$T/ok.json" > "$T/ok.out" || fail "a good job was refused"
+grep -q '"uvm_tables"' "$T/ok.out" || fail "uvm_tables missing from the normalized job"
+
+expect() { # file, field
+  rc=0
+  python3 "$R" --check "$1" > /dev/null 2> "$T/err" || rc=$?
+  [ "$rc" = 2 ] || fail "$1: exit $rc, expected 2"
+  tail -1 "$T/err" | grep -qF "\"field\": \"$2\"" || fail "$1: field $2 not named: $(tail -1 "$T/err")"
+}
+echo "{$STEP,\"host_tables\":[1],\"uvm_tables\":[1]}}" > "$T/both.json"
+expect "$T/both.json" params.uvm_tables
+echo "{$STEP,\"uvm_tables\":[3]}}" > "$T/past.json"
+expect "$T/past.json" params.uvm_tables
+echo "{$STEP,\"uvm_tables\":[\"a\"]}}" > "$T/type.json"
+expect "$T/type.json" "params.uvm_tables[0]"
+echo '{"kind":"memory_ops","params":{"uvm_embedding_bag":{"rows":[10],"dim":[4],"dtype":["fp64"],"batch":[2],"pooling":[1]}}}' > "$T/dt.json"
+expect "$T/dt.json" "params.uvm_embedding_bag.dtype[0]"
+echo '{"kind":"memory_ops","params":{"uvm_embedding_bag":{"rows":[10],"dim":[4],"batch":[2],"pooling":[1]}}}' > "$T/mo.json"
+python3 "$R" --check "$T/mo.json" > /dev/null || fail "a uvm-only memory_ops job was refused"
+echo "runner checks: ok"
