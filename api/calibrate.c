@@ -39,6 +39,18 @@ static cJSON *report_json(const cost_hw *hw, int version, const cost_calib *c,
   return doc;
 }
 
+/* *arr (of *n items of size sz) grows by the k items of src; 0 when out of
+ * memory (*arr unchanged). */
+static int append(void **arr, size_t *n, const void *src, size_t k, size_t sz) {
+  if (!k) return 1;
+  char *g = realloc(*arr, (*n + k) * sz);
+  if (!g) return 0;
+  memcpy(g + *n * sz, src, k * sz);
+  *arr = g;
+  *n += k;
+  return 1;
+}
+
 /* The uvm link and translation terms from host-mapped table rows. */
 static int uvm_calibrate(const cost_hw *hw, const cost_uvm_sample *u, size_t n, cost_calib *calib,
                          cJSON **report, svc_err *err) {
@@ -122,26 +134,13 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
       svc_err_prefix(err, labels[i]);
       goto cleanup;
     }
-    cost_uvm_sample *ug = ku ? realloc(uvm, (n_uvm + ku) * sizeof *ug) : uvm;
-    if (ku && !ug) {
-      free(s), free(u);
+    int grew = append((void **)&uvm, &n_uvm, u, ku, sizeof *u) &&
+               append((void **)&all, &total, s, k, sizeof *s);
+    free(s), free(u);
+    if (!grew) {
       rc = svc_err_set(err, SVC_NOMEM, "", NULL);
       goto cleanup;
     }
-    uvm = ug;
-    if (ku) memcpy(uvm + n_uvm, u, ku * sizeof *u);
-    n_uvm += ku;
-    free(u);
-    cost_sample *grown = realloc(all, (total + k + 1) * sizeof *grown);
-    if (!grown) {
-      free(s);
-      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-      goto cleanup;
-    }
-    all = grown;
-    if (k) memcpy(all + total, s, k * sizeof *s);
-    total += k;
-    free(s);
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "file", labels[i]);
     cJSON_AddNumberToObject(f, "samples", (double)k);

@@ -31,7 +31,9 @@ static int cmp_d(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b;
 }
-static double median(double *v, int n) {
+/* Median of v[0..n) (sorts v); NAN when n <= 0. Also bench/step_uvm.c's. */
+double bench_median(double *v, int n);
+double bench_median(double *v, int n) {
   if (n <= 0) return NAN;
   qsort(v, (size_t)n, sizeof *v, cmp_d);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -147,9 +149,9 @@ static stats evaluate(const cost_hw *hw, const api_step_meas *m, const double *p
   st.tau = kendall(pt, mt, kt, &st.rank_equal);
   st.n = kt;
   st.max_t = vmax(et, kt);
-  st.med_t = median(et, kt);
+  st.med_t = bench_median(et, kt);
   st.max_m = vmax(em, km);
-  st.med_m = median(em, km);
+  st.med_m = bench_median(em, km);
   if (print)
     printf("  step time: median %.1f%%, max %.1f%% | peak memory: median %.1f%%, max %.1f%% | "
            "ranking equal: %s (Kendall tau %.3f)\n",
@@ -274,7 +276,7 @@ static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra, cost_h
       ng++;
     }
   printf("\n  (step_shared rows, then the e2e HBM rows); median |error| %.1f%%\n",
-         100 * median(ge, ng));
+         100 * bench_median(ge, ng));
   printf("{\"bench\":\"step_accuracy\",\"section\":\"e2e_lent_profile\",\"fit_n\":%d,"
          "\"loo_median\":%.4f,\"e2e\":{\"n\":%d,\"step_median\":%.4f,\"step_max\":%.4f},"
          "\"probe_e2e\":{\"n\":%d,\"step_median\":%.4f,\"step_max\":%.4f}}\n",

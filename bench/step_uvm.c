@@ -27,15 +27,7 @@
 int bench_uvm(const cost_hw *lent);
 extern int g_breakdown; /* bench/step_accuracy.c: --breakdown */
 
-static int cmp_d(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-static double med(double *v, int n) {
-  if (n <= 0) return NAN;
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double bench_median(double *v, int n); /* bench/step_accuracy.c */
 
 static int load_uvm(const char *path, cost_uvm_sample **u, size_t *n) {
   char *text = NULL;
@@ -80,8 +72,8 @@ static void op_cv(const cost_hw *hw, const cost_uvm_sample *u, size_t n, double 
       if (u[i].fwd_bwd_ms > 0) e[1][k[1]++] = fabs(fb / u[i].fwd_bwd_ms - 1);
     }
   }
-  cv[0] = med(e[0], k[0]);
-  cv[1] = med(e[1], k[1]);
+  cv[0] = bench_median(e[0], k[0]);
+  cv[1] = bench_median(e[1], k[1]);
   free(half), free(keep), free(e[0]), free(e[1]);
 }
 
@@ -170,7 +162,7 @@ static double step_rows(const cost_hw *hw, const api_step_meas *m, const char *t
     e[k] = fabs(e[k]);
     *mx = fmax(*mx, e[k++]);
   }
-  double v = med(e, k);
+  double v = bench_median(e, k);
   free(e);
   return v;
 }

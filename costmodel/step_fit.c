@@ -146,28 +146,21 @@ typedef struct {
   int subset; /* 0 all samples, 1 neither host nor uvm tables, 2 host tables, 3 uvm */
 } fit_ctx;
 
-int cost_step_sample_host(const cost_step_sample *s) {
+/* Does the sample place any table at `place` (a cost_placement)? */
+static int sample_places(const cost_step_sample *s, int place) {
   if (s->w.kind != COST_WL_DLRM) return 0;
   for (size_t t = 0; t < s->w.dlrm.n_tables; t++) {
     int pc = s->w.dlrm.tables[t].placement;
-    if ((pc >= 0 ? pc : s->r.placement) == COST_PLACE_HOST) return 1;
+    if ((pc >= 0 ? pc : s->r.placement) == place) return 1;
   }
   return 0;
 }
 
-/* Does the sample place any table in pinned host memory (uvm)? */
-static int sample_uvm(const cost_step_sample *s) {
-  if (s->w.kind != COST_WL_DLRM) return 0;
-  for (size_t t = 0; t < s->w.dlrm.n_tables; t++) {
-    int pc = s->w.dlrm.tables[t].placement;
-    if ((pc >= 0 ? pc : s->r.placement) == COST_PLACE_UVM) return 1;
-  }
-  return 0;
-}
+int cost_step_sample_host(const cost_step_sample *s) { return sample_places(s, COST_PLACE_HOST); }
 
 /* 1 plain, 2 host-placed tables, 3 uvm tables (and no host ones) */
 static int group_of(const cost_step_sample *s) {
-  return cost_step_sample_host(s) ? 2 : sample_uvm(s) ? 3 : 1;
+  return cost_step_sample_host(s) ? 2 : sample_places(s, COST_PLACE_UVM) ? 3 : 1;
 }
 
 static int in_subset(const fit_ctx *c, size_t i) {
