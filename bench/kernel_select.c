@@ -7,11 +7,15 @@
  *              (in-sample)
  *   fit3       data/measurements/h200-fit3/triton_configs.json -- 12 more
  *              shapes (large squares, skinny, unaligned), also fitted on
+ *   fit4       data/measurements/h200-fit4/triton_configs.json -- 10 bf16 +
+ *              4 fp16 shapes, mostly unaligned K/N, also fitted on
  *   held-out2  data/measurements/h200-heldout2/triton_configs.json -- 14 bf16
  *              + 4 fp16 shapes measured after the fit (shared + fit2 + fit3)
  *              was fixed; never fitted on
- *   cv         2-fold cross-validation over the fit set (shared + fit2 + fit3),
- *              each fold fitted from the same physical starting guesses
+ *   cv         2-fold cross-validation over the fit set (shared + fit2 + fit3
+ *              + fit4), each fold fitted from the same physical starting
+ *              guesses: the official split (alternate shapes) and the mean
+ *              over --splits shuffled ones (docs/kernels.md, "Fit protocol")
  *   held-out   data/measurements/h200-extra/triton_configs.json -- never
  *              used to fit (absent: the row says so)
  * Per set: top-1 efficiency (best measured / measured time of the config
@@ -19,7 +23,8 @@
  * tau of predicted vs measured per shape (mean, min), the fixed
  * 128x128x64 (4 warps, 3 stages) baseline, and the time to rank 100
  * candidates. Prints a table and one JSON line.
- * Usage: kernel_select [--fit] [source_dir]   (--fit prints fitted defaults)
+ * Usage: kernel_select [--fit] [--fit-only] [--starts N] [--splits N] [--verbose]
+ *        [source_dir]   (--fit prints fitted defaults; --fit-only hides held-out)
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +36,15 @@
 #include "bench/kernel_sweep.h"
 
 /* Physical first guesses the CV folds start from (docs/kernels.md). */
+/* Starts of the fit (ks_fit_multi) and shuffled CV splits averaged
+ * (docs/kernels.md, "Fit protocol"). */
+#ifndef KS_FIT_STARTS
+#define KS_FIT_STARTS 2
+#endif
+#ifndef KS_CV_SPLITS
+#define KS_CV_SPLITS 8
+#endif
+
 static const double prior[COST_KP__COUNT] = {0.8, 0.85, 38.0, 700,  1500, 0.5, 500,  1.0, 3.5,
                                              24,  3.0,  224,  5e-4, 4.0,  0.9, 1500, 0.5, 10.0};
 
@@ -92,41 +106,86 @@ static ks_score merge(const ks_score *a, const ks_score *b) {
   return m;
 }
 
+/* 2-fold CV over the fit set on split `split` (ks_split): each fold is
+ * fitted from the physical prior with `starts` starts and scored on the
+ * other fold; the two scores merged. */
+static int cv_split(const cost_hw *hw, const ks_shape *fit, int n_fit, int split, int starts,
+                    ks_score *out) {
+  ks_shape *fold[2] = {calloc((size_t)n_fit, sizeof(ks_shape)),
+                       calloc((size_t)n_fit, sizeof(ks_shape))};
+  int *which = calloc((size_t)n_fit, sizeof(int)), nf[2] = {0, 0};
+  ks_score cv[2];
+  double kp[COST_KP__COUNT];
+  if (!fold[0] || !fold[1] || !which) {
+    free(fold[0]);
+    free(fold[1]);
+    free(which);
+    return -1;
+  }
+  ks_split(n_fit, split, which);
+  for (int i = 0; i < n_fit; i++) fold[which[i]][nf[which[i]]++] = fit[i];
+  for (int f = 0; f < 2; f++) {
+    memcpy(kp, prior, sizeof kp);
+    ks_fit_multi(hw, kp, fold[f], nf[f], 8, starts);
+    cv[1 - f].effs = NULL;
+    ks_evaluate(hw, kp, fold[1 - f], nf[1 - f], &cv[1 - f]);
+  }
+  *out = merge(&cv[0], &cv[1]);
+  free(fold[0]);
+  free(fold[1]);
+  free(which);
+  return 0;
+}
+
+/* Append set (n shapes) to the fit set. */
+static int append(ks_shape **fit, int *n_fit, const ks_shape *set, int n) {
+  if (!n) return 0;
+  ks_shape *g = realloc(*fit, (size_t)(*n_fit + n) * sizeof(ks_shape));
+  if (!g) return -1;
+  memcpy(g + *n_fit, set, (size_t)n * sizeof(ks_shape));
+  *fit = g;
+  *n_fit += n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
-  int do_fit = 0, verbose = 0;
+  int do_fit = 0, verbose = 0, fit_only = 0, starts = KS_FIT_STARTS, splits = KS_CV_SPLITS;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--fit"))
       do_fit = 1;
     else if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
+    else if (!strcmp(argv[i], "--fit-only"))
+      fit_only = 1;
+    else if (!strcmp(argv[i], "--starts") && i + 1 < argc)
+      starts = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
+      splits = atoi(argv[++i]);
     else
       src = argv[i];
   }
   char path[1024];
   cost_hw hw;
-  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *fit = NULL;
-  ks_shape *fold[2] = {NULL, NULL};
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_fit = 0, nf[2] = {0, 0};
+  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *fit = NULL;
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_fit = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
   if (ks_load_set(src, "h200", 0, &sh, &n_sh) || ks_load_set(src, "h200-fit2", 1, &f2, &n_f2) ||
       ks_load_set(src, "h200-fit3", 1, &f3, &n_f3) ||
-      ks_load_set(src, "h200-heldout2", 1, &f4, &n_f4) ||
+      ks_load_set(src, "h200-fit4", 1, &f4, &n_f4) ||
+      ks_load_set(src, "h200-heldout2", 1, &h2, &n_h2) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
-  /* The fit set: the shared sweep plus the fit2 and fit3 sweeps. */
-  fit = calloc((size_t)(n_sh + n_f2 + n_f3), sizeof(ks_shape));
-  if (!fit) return 1;
-  memcpy(fit, sh, (size_t)n_sh * sizeof(ks_shape));
-  if (n_f2) memcpy(fit + n_sh, f2, (size_t)n_f2 * sizeof(ks_shape));
-  if (n_f3) memcpy(fit + n_sh + n_f2, f3, (size_t)n_f3 * sizeof(ks_shape));
-  n_fit = n_sh + n_f2 + n_f3;
+  /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
+  if (append(&fit, &n_fit, sh, n_sh) || append(&fit, &n_fit, f2, n_f2) ||
+      append(&fit, &n_fit, f3, n_f3) || append(&fit, &n_fit, f4, n_f4))
+    return 1;
   if (do_fit) {
     memcpy(kp, prior, sizeof kp);
-    double l = ks_fit(&hw, kp, fit, n_fit, 10);
-    printf("fitted on %d shapes, mean squared log error %.4f:\n", n_fit, l);
+    double l = ks_fit_multi(&hw, kp, fit, n_fit, 10, starts);
+    printf("fitted on %d shapes (%d starts), mean squared log error %.4f:\n", n_fit, starts, l);
     for (int i = 0; i < COST_KP__COUNT; i++) {
       const char *name;
       cost_kparam_info(i, &name, NULL, NULL, NULL);
@@ -134,28 +193,38 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* 2-fold CV over the fit set: alternate shapes in file order. */
-  ks_score cv[2], in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, held = {0};
-  for (int f = 0; f < 2; f++) fold[f] = calloc((size_t)n_fit, sizeof(ks_shape));
-  if (!fold[0] || !fold[1]) return 1;
-  for (int i = 0; i < n_fit; i++) fold[i % 2][nf[i % 2]++] = fit[i];
-  for (int f = 0; f < 2; f++) {
-    memcpy(kp, prior, sizeof kp);
-    ks_fit(&hw, kp, fold[f], nf[f], 8);
-    ks_evaluate(&hw, kp, fold[1 - f], nf[1 - f], &cv[1 - f]);
+  /* 2-fold CV over the fit set: the official split (alternate shapes in
+   * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
+  ks_score cvm, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
+  double avg_geo = 0, avg_min = 0, avg_tau = 0, lo_geo = INFINITY, lo_min = INFINITY;
+  if (cv_split(&hw, fit, n_fit, 0, starts, &cvm)) return 1;
+  for (int s = 1; s <= splits; s++) {
+    ks_score c;
+    if (cv_split(&hw, fit, n_fit, s, starts, &c)) return 1;
+    avg_geo += c.eff_geo / splits;
+    avg_min += c.eff_min / splits;
+    avg_tau += c.tau_mean / splits;
+    lo_geo = fmin(lo_geo, c.eff_geo);
+    lo_min = fmin(lo_min, c.eff_min);
+    if (verbose) printf("cv split %d: %.3f %.3f %.3f\n", s, c.eff_geo, c.eff_min, c.tau_mean);
   }
-  ks_score cvm = merge(&cv[0], &cv[1]);
+  in_s.effs = in_f2.effs = in_f3.effs = in_f4.effs = in_fit.effs = in_h2.effs = held.effs = NULL;
   ks_evaluate(&hw, NULL, sh, n_sh, &in_s);
   if (n_f2) ks_evaluate(&hw, NULL, f2, n_f2, &in_f2);
   if (n_f3) ks_evaluate(&hw, NULL, f3, n_f3, &in_f3);
   if (n_f4) ks_evaluate(&hw, NULL, f4, n_f4, &in_f4);
-  if (n_ho) ks_evaluate(&hw, NULL, ho, n_ho, &held);
+  ks_evaluate(&hw, NULL, fit, n_fit, &in_fit);
+  if (!fit_only && n_h2) ks_evaluate(&hw, NULL, h2, n_h2, &in_h2);
+  if (!fit_only && n_ho) ks_evaluate(&hw, NULL, ho, n_ho, &held);
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
     ks_detail(&hw, f2, n_f2, "fit2");
     ks_detail(&hw, f3, n_f3, "fit3");
-    ks_detail(&hw, f4, n_f4, "held2");
-    ks_detail(&hw, ho, n_ho, "held-out");
+    ks_detail(&hw, f4, n_f4, "fit4");
+    if (!fit_only) {
+      ks_detail(&hw, h2, n_h2, "held2");
+      ks_detail(&hw, ho, n_ho, "held-out");
+    }
   }
 
   /* Selection time: rank 100 default-space candidates per shared shape. */
@@ -168,31 +237,44 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_sh; i++) cost_kernel_rank(&hw, &sh[i].p, space, nc, out, &nfeas);
   double sel_ms = (now_s() - t0) / (reps * n_sh) * 1e3;
 
-  printf("kernel selection on H200 Triton sweeps (bf16; chosen among measured configs)\n");
+  printf("kernel selection on H200 Triton sweeps (bf16 + fp16; chosen among measured configs)\n");
   printf("%-10s %6s  %7s %7s  %7s %7s  %7s %7s\n", "set", "shapes", "top1", "worst", "tau",
          "tau_min", "fixed", "fixed_w");
   row("shared", &in_s);
   row("fit2", &in_f2);
   row("fit3", &in_f3);
+  row("fit4", &in_f4);
+  row("fit-all", &in_fit);
   row("cv-2fold", &cvm);
-  row("held-out", &held);
-  row("held-out2", &in_f4);
+  if (!fit_only) {
+    row("held-out", &held);
+    row("held-out2", &in_h2);
+  }
+  printf("cv mean over %d shuffled splits (%d starts): top1 %.3f worst %.3f tau %.3f "
+         "(lowest: top1 %.3f worst %.3f)\n",
+         splits, starts, avg_geo, avg_min, avg_tau, lo_geo, lo_min);
   printf("selection: %.3f ms per shape for %d candidates (default space %d)\n", sel_ms, nc, ns);
   printf("{\"bench\":\"kernel_select\",");
   json_set("shared", &in_s, 0);
   json_set("fit2", &in_f2, 0);
   json_set("fit3", &in_f3, 0);
-  json_set("held_out2", &in_f4, 0);
+  json_set("fit4", &in_f4, 0);
+  json_set("fit_all", &in_fit, 0);
+  if (!fit_only) {
+    json_set("held_out2", &in_h2, 0);
+    json_set("held_out", &held, 0);
+  }
   json_set("cv_2fold", &cvm, 0);
-  json_set("held_out", &held, 0);
+  printf("\"cv_splits\":%d,\"cv_starts\":%d,\"cv_mean_top1_geo\":%.4f,\"cv_mean_top1_worst\":%.4f,"
+         "\"cv_mean_tau\":%.4f,",
+         splits, starts, avg_geo, avg_min, avg_tau);
   printf("\"select_ms_100\":%.4f,\"default_space\":%d}\n", sel_ms, ns);
   free(sh);
   free(ho);
   free(f2);
   free(f3);
   free(f4);
+  free(h2);
   free(fit);
-  free(fold[0]);
-  free(fold[1]);
   return 0;
 }

@@ -4,6 +4,7 @@
  * See kernel_sweep.h. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,9 @@ void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, in
  * fit set's 2-fold CV top-1 geo-mean (docs/kernels.md): a = 0 0.930,
  * 1 0.956, 2 0.965, 3 0.961, 4 0.967, 6 0.919, 8 0.878; 2 sits in the
  * stable middle of that range. */
+#ifndef KS_FIT_WEIGHT_EXP
 #define KS_FIT_WEIGHT_EXP 2.0
+#endif
 
 double ks_loss(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n) {
   double sum = 0, cnt = 0, a = KS_FIT_WEIGHT_EXP;
@@ -200,4 +203,51 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
       }
     }
   return best;
+}
+
+/* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014): a fixed, platform-independent sequence. */
+static uint64_t ks_rng(uint64_t *st) {
+  uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static double ks_unit(uint64_t *st) { return (double)(ks_rng(st) >> 11) * 0x1.0p-53; }
+
+double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds,
+                    int starts) {
+  double best = ks_fit(hw, kp, shapes, n, rounds), cand[COST_KP__COUNT];
+  uint64_t st = 0x6b73u; /* fixed seed: the fit is deterministic */
+  for (int s = 1; s < starts; s++) {
+    for (int id = 0; id < COST_KP__COUNT; id++) {
+      double lo, hi, f = exp(log(1.5) * (2.0 * ks_unit(&st) - 1.0));
+      cost_kparam_info(id, NULL, NULL, &lo, &hi);
+      cand[id] = fmin(hi, fmax(lo, kp[id] * f));
+    }
+    double l = ks_fit(hw, cand, shapes, n, rounds);
+    if (l < best - 1e-9) {
+      best = l;
+      memcpy(kp, cand, sizeof cand);
+    }
+  }
+  return best;
+}
+
+void ks_split(int n, int split, int *fold) {
+  int *perm = malloc((size_t)(n > 0 ? n : 1) * sizeof *perm);
+  uint64_t st = (uint64_t)split * 0x2545f4914f6cdd1dULL;
+  if (!perm || split == 0) {
+    for (int i = 0; i < n; i++) fold[i] = i % 2;
+    free(perm);
+    return;
+  }
+  for (int i = 0; i < n; i++) perm[i] = i;
+  for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+    int j = (int)(ks_rng(&st) % (uint64_t)(i + 1)), t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  for (int i = 0; i < n; i++) fold[perm[i]] = i < n / 2 ? 0 : 1;
+  free(perm);
 }

@@ -48,5 +48,15 @@ void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, in
 double ks_loss(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n);
 /* Coordinate search on ks_loss from kp (updated in place). */
 double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds);
+/* ks_fit from kp, then starts-1 deterministic restarts from the best point
+ * so far with every parameter scaled by a pseudo-random factor in
+ * [1/1.5, 1.5] (log-uniform, clamped to its bounds); kp gets the lowest
+ * loss found. starts <= 1 is ks_fit. */
+double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds,
+                    int starts);
+/* Split n shapes into two folds: split 0 alternates them in file order
+ * (the official split), split s > 0 a deterministic shuffle (seeded by s)
+ * cut in halves. fold[i] gets 0 or 1 per shape. */
+void ks_split(int n, int split, int *fold);
 
 #endif

@@ -79,8 +79,8 @@ int cost_kernel_rank(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg 
 int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int cap);
 
 /* The model's physical parameters (docs/kernels.md). Defaults were fitted
- * on data/measurements/h200/triton_configs.json plus
- * data/measurements/h200-fit2/triton_configs.json; a descriptor's
+ * on data/measurements/h200/triton_configs.json plus the h200-fit2,
+ * h200-fit3 and h200-fit4 sweeps beside it; a descriptor's
  * calibration overrides any of them by name ("kernel_l2_bytes_clk", ...). */
 typedef enum {
   COST_KP_E_MMA4 = 0,   /* steady-state tensor-peak fraction, <= 4 warps per block */

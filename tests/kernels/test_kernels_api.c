@@ -23,15 +23,17 @@
 #include "bench/kernel_sweep.h"
 #include "costmodel/kernel.h"
 
-/* Top-1 efficiency on the fit set (the shared sweep plus the h200-fit2 and
- * h200-fit3 sweeps, 46 shapes) must stay at today's level: the model
- * reaches 0.946 geo-mean and 0.685 worst there (bench/kernel_select); the
- * gates leave room for refits, not for a regression towards the
- * fixed-config baseline (0.55). The shared sweep alone was gated (0.96 /
- * 0.78) while it was most of the fit set; fitting on fit3 too moved it to
- * 0.957 / 0.707 and the held-out sweep from 0.901 to 0.932. */
-#define FIT_TOP1_GEO_MIN 0.935
-#define FIT_TOP1_WORST_MIN 0.67
+/* Top-1 efficiency on the fit set (the shared sweep plus the h200-fit2,
+ * h200-fit3 and h200-fit4 sweeps, 60 shapes) must stay at today's level:
+ * the model fitted on all four reaches 0.949 geo-mean and 0.638 worst there
+ * (bench/kernel_select, fit-all); the gates are those figures minus about
+ * 0.01 / 0.02, room for refits, not for a regression towards the
+ * fixed-config baseline (0.49). The worst gate was 0.67 on the 46-shape set
+ * (shared + fit2 + fit3); fit4's unaligned shapes hold the worst misses
+ * (3000^3 fp16 and 1800x1800x9000 at 0.64), which the previous model also
+ * missed (0.637 worst on the 60 shapes before the refit). */
+#define FIT_TOP1_GEO_MIN 0.94
+#define FIT_TOP1_WORST_MIN 0.62
 
 /* Independent of the model's own bookkeeping: the limits a chosen config
  * must respect on hw. */
@@ -223,7 +225,7 @@ static void test_kernels_api__response_shape(void **state) {
 
 static void test_kernels_api__fit_set_regression(void **state) {
   (void)state;
-  const char *files[] = {"h200", "h200-fit2", "h200-fit3"};
+  const char *files[] = {"h200", "h200-fit2", "h200-fit3", "h200-fit4"};
   char path[1024];
   cost_hw hw;
   ks_shape *all = NULL;
@@ -231,7 +233,7 @@ static void test_kernels_api__fit_set_regression(void **state) {
   ks_score s;
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", CDPLAN_SOURCE_DIR);
   assert_int_equal(ks_load_hw(path, &hw), 0);
-  for (int f = 0; f < 3; f++) {
+  for (int f = 0; f < 4; f++) {
     ks_shape *sh = NULL;
     int k = 0;
     assert_int_equal(ks_load_set(CDPLAN_SOURCE_DIR, files[f], 0, &sh, &k), 0);
@@ -242,7 +244,7 @@ static void test_kernels_api__fit_set_regression(void **state) {
     n += k;
     free(sh);
   }
-  assert_true(n >= 40);
+  assert_true(n >= 60);
   s.effs = NULL;
   ks_evaluate(&hw, NULL, all, n, &s);
   free(all);
