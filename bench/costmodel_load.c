@@ -35,6 +35,8 @@ int cm_load_hw(const char *path, cost_hw *hw) {
   memset(hw, 0, sizeof *hw);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "name");
   if (cJSON_IsString(v)) snprintf(hw->name, sizeof hw->name, "%s", v->valuestring);
+  v = cJSON_GetObjectItemCaseSensitive(d, "arch");
+  if (cJSON_IsString(v)) snprintf(hw->arch, sizeof hw->arch, "%s", v->valuestring);
   hw->compute_units = (int)get(d, "compute_units");
   hw->clock_hz = get(d, "clock_mhz") * 1e6;
   hw->hbm_bytes = get(d, "hbm_bytes");

@@ -29,6 +29,7 @@ typedef enum {
   P_KSTEP_NS,        /* floor per 128-byte main-loop step (pipeline latency / stages) */
   P_WG1_EFF,         /* MMA efficiency of a CTA with one consumer warpgroup (BM = 64) */
   P_EPI_DRAIN,       /* exposed fraction of the last wave's C stores (epilogue drain) */
+  P_EFF_TF32_SYNC,   /* tf32 mma.sync (Ampere-style kernel) throughput / dense peak */
   P_STREAM_EFF,      /* HBM fraction of streaming elementwise kernels */
   P_MEM_OVERLAP_P,   /* memory-bound kernels: p of the p-norm joining DRAM and issue time */
   P_EW_ALU_SCALE,    /* scale on the per-element instruction counts */

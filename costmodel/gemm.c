@@ -31,6 +31,7 @@
  * microsecond budget (bench/).
  */
 #include <math.h>
+#include <string.h>
 
 #include "costmodel/costmodel_int.h"
 
@@ -40,9 +41,15 @@ typedef struct {
 
 /* Hopper-class TMA/wgmma kernels (CUTLASS 3.x sm90 tile shapes). */
 static const tile tc_tiles[] = {{128, 256}, {256, 128}, {128, 128}, {64, 256}, {64, 128}, {64, 64}};
-/* Non-16B-aligned operands: the Ampere-style (cp.async.4/LDG) kernels,
- * whose register-resident accumulators cap CTA tiles at 128x128. */
-static const tile ua_tiles[] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
+/* Non-16B-aligned operands: the Ampere-style (cp.async.4/LDG) kernels.
+ * data/measurements/h200-probe/gemm_kernels.json: cuBLAS runs them as
+ * cutlass_75/80 tensorop kernels "..._align1" with 256x128 and 128x256
+ * CTA tiles as well as 128x128 and smaller (CUTLASS 2.x default tile
+ * list for sm80 tensorop GEMMs). */
+static const tile ua_tiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
+/* tf32, aligned, small shapes: cuBLAS picks Ampere cutlass_80_tensorop_
+ * s1688gemm kernels (mma.sync m16n8k8) with these tiles (same profile). */
+static const tile amp_tiles[] = {{256, 64}, {64, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
 /* FP32 without tensor cores: SIMT SGEMM tiles (CUTLASS sgemm). */
 static const tile simt_tiles[] = {{128, 128}, {128, 64}, {64, 64}};
 static const int splits[] = {1, 2, 4, 8, 16, 32};
@@ -130,10 +137,24 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   if (a3 < al) al = a3;
   int aligned = al >= 16;
 
-  const tile *tiles = tensor ? (aligned ? tc_tiles : ua_tiles) : simt_tiles;
-  int nt = tensor ? (aligned ? 6 : 4) : 3;
+  /* tf32 kernel family (data/measurements/h200-probe/gemm_kernels.json,
+   * all tf32 rows of data/measurements/h200/gemm.json): cuBLAS runs the
+   * Hopper sm90_xmma (wgmma) kernels only for aligned shapes of some
+   * size; unaligned operands and small aligned shapes -- M <= 64, under
+   * 2 GFLOP, or K <= 128 under 16 GFLOP -- run Ampere
+   * cutlass_80_tensorop_s1688gemm kernels. Those issue mma.sync.m16n8k8
+   * (PTX ISA, warp-level MMA), whose throughput on Hopper is below the
+   * wgmma peak: their own efficiency, gemm_eff_tf32_mma_sync. */
+  double fl = 2.0 * (double)M * N * K * batch;
+  /* The family split is what cuBLAS does on Hopper (the profiled H200);
+   * other architectures keep one tf32 family until measured. */
+  int hopper = hw->arch[0] == 'h' && !strcmp(hw->arch, "hopper");
+  int amp = tensor && hopper && dt == COST_DT_TF32 &&
+            (!aligned || M <= 64 || fl < 2e9 || (K <= 128 && fl < 16e9));
+  const tile *tiles = tensor ? (aligned ? (amp ? amp_tiles : tc_tiles) : ua_tiles) : simt_tiles;
+  int nt = tensor ? 6 : 3;
   double cu = hw->compute_units, clk = hw->clock_hz;
-  double peak_sm = peak * p[eff_param(dt)] / cu;
+  double peak_sm = peak * p[amp ? P_EFF_TF32_SYNC : eff_param(dt)] / cu;
   double smem_bw = 128.0 * clk; /* 32 banks x 4 B per clock (CUDA guide) */
   /* The fallback kernels load at most 4 bytes per lane (gemm.json: bf16
    * with 4- and 8-byte aligned leading dims run alike, ~1.5x the 2-byte
@@ -178,7 +199,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * were predicted 10% slow (median of 14), the rest unbiased; CV
        * median 7.8 -> 7.4 %. A grid of at most one wave still pays a
        * whole tile time per CTA. */
-      if (tensor && aligned && waves > 1) waves = ctas / cu;
+      if (tensor && aligned && !amp && waves > 1) waves = ctas / cu;
       double kp = (double)(cdiv(cdiv(K, s), kq) * kq);
       double t_math = 2.0 * bm * bn * kp / psm;
       double t_smem = (bm + bn) * kp * b / smem_bw;
@@ -251,7 +272,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   cost_term_add(out, "align_bytes", al);
   cost_term_add(out, "align_penalty", best.t_math > 0 ? fmax(1.0, best.t_tile / best.t_math) : 1);
   cost_term_add(out, "peak_flops_per_s", peak);
-  cost_term_add(out, "efficiency", p[eff_param(dt)]);
+  cost_term_add(out, "efficiency", p[amp ? P_EFF_TF32_SYNC : eff_param(dt)]);
   return 0;
 }
 

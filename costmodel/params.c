@@ -26,6 +26,7 @@ const cost_param_def cost_param_table[P__COUNT] = {
     [P_KSTEP_NS] = {"kstep_ns", 5.0, 500.0},
     [P_WG1_EFF] = {"gemm_wg1_eff", 0.3, 1.0},
     [P_EPI_DRAIN] = {"gemm_epilogue_drain", 0.05, 1.0},
+    [P_EFF_TF32_SYNC] = {"gemm_eff_tf32_mma_sync", 0.2, 1.0},
     [P_STREAM_EFF] = {"stream_eff", 0.4, 1.0},
     [P_MEM_OVERLAP_P] = {"mem_overlap_p", 1.0, 16.0},
     [P_EW_ALU_SCALE] = {"ew_alu_scale", 0.25, 4.0},
@@ -102,6 +103,17 @@ double cost_param_default(const cost_hw *hw, int id) {
    * absorbs. */
   case P_EPI_DRAIN:
     return 1.0;
+  /* tf32 Ampere-style kernels (cutlass_80_tensorop_s1688gemm, which
+   * data/measurements/h200-probe/gemm_kernels.json shows cuBLAS running
+   * for unaligned and small tf32 GEMMs) issue warp-level mma.sync
+   * m16n8k8 (PTX ISA), not wgmma. On Hopper the synchronous mma path
+   * stays well below the asynchronous wgmma peak (Luo et al.,
+   * "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture",
+   * arXiv:2402.13499, and its extension arXiv:2501.12084); two thirds of
+   * it is a round assumption, not a figure taken from the paper. With the
+   * 80% kernel efficiency of the other dtypes: 0.8 * 2/3 ~= 0.55. */
+  case P_EFF_TF32_SYNC:
+    return 0.55;
   /* STREAM-like kernels reach ~90% of HBM peak (STREAM triad on H100/H200
    * as published by vendors and in the Hopper tuning guide). */
   case P_STREAM_EFF:

@@ -9,6 +9,7 @@
 static inline void h200_fixture(cost_hw *hw) {
   memset(hw, 0, sizeof *hw);
   strcpy(hw->name, "h200");
+  strcpy(hw->arch, "hopper");
   hw->compute_units = 132;
   hw->clock_hz = 1980e6;
   hw->hbm_bw = 4.8e12;
