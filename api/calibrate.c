@@ -123,14 +123,9 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
       cJSON_AddItemToArray(files, f);
       continue;
     }
-    if ((rc = api_measure_load(texts[i], lens[i], &s, &k, err))) {
-      svc_err_prefix(err, labels[i]);
-      goto cleanup;
-    }
     cost_uvm_sample *u = NULL;
     size_t ku = 0;
-    if ((rc = api_measure_uvm(texts[i], lens[i], &u, &ku, err))) {
-      free(s);
+    if ((rc = api_measure_load_all(texts[i], lens[i], &s, &k, &u, &ku, err))) {
       svc_err_prefix(err, labels[i]);
       goto cleanup;
     }

@@ -187,8 +187,8 @@ static int decode_row(const cJSON *row, const char *path, cost_sample *s, int *k
     return gemm_row(row, path, s, err);
   }
   if (strncmp(op, "embedding_bag", 13) == 0) return emb_rows(row, path, s, k, err);
-  /* host-mapped tables and the host link: the uvm fit's rows
-   * (api_measure_uvm), no op-model sample */
+  /* host-mapped tables and the host link: no op-model sample (the uvm
+   * rows go to the uvm fit through api_measure_load_all) */
   if (!strcmp(op, "uvm_embedding_bag_sum") || !strcmp(op, "host_copy")) return 0;
   int kind = strcmp(op, "elementwise") == 0 ? -2 : ew_kind(op);
   if (kind == -2) {
@@ -204,57 +204,39 @@ static int decode_row(const cJSON *row, const char *path, cost_sample *s, int *k
   return svc_err_set(err, SVC_BAD_FIELD, f, "unknown op \"%.40s\" in %s", op, f);
 }
 
-int api_measure_uvm(const char *json_text, size_t len, cost_uvm_sample **out, size_t *n,
-                    svc_err *err) {
-  int rc = 0, i = 0;
-  cJSON *doc = cJSON_ParseWithLength(json_text ? json_text : "", json_text ? len : 0);
-  cost_uvm_sample *s = NULL;
-  size_t m = 0;
-  *out = NULL;
-  *n = 0;
-  if (!doc) return svc_err_set(err, SVC_BAD_JSON, "", "measurement file is not valid JSON");
-  const cJSON *rows = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "rows");
-  const cJSON *row;
-  int nr = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0;
-  if (nr > API_MEASURE_MAX_ROWS) nr = API_MEASURE_MAX_ROWS;
-  if (nr > 0 && !(s = calloc((size_t)nr, sizeof *s))) {
-    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-    goto cleanup;
-  }
-  cJSON_ArrayForEach(row, rows) {
-    char path[48];
-    snprintf(path, sizeof path, "rows[%d]", i++);
-    const char *op = cJSON_IsObject(row) ? op_name(row) : NULL;
-    if (!op || strcmp(op, "uvm_embedding_bag_sum") || m >= (size_t)nr) continue;
-    cost_uvm_sample *u = &s[m];
-    if ((rc = integer(row, "rows", path, 1, BIG, &u->rows, err)) ||
-        (rc = integer(row, "dim", path, 1, 1 << 20, &u->dim, err)) ||
-        (rc = integer(row, "batch", path, 1, BIG, &u->batch, err)) ||
-        (rc = integer(row, "pooling", path, 1, 1 << 20, &u->pooling, err)) ||
-        (rc = dtype_of(row, path, &u->dtype, err)) ||
-        (rc = num(row, "fwd_ms", path, 1e-6, 1e7, &u->fwd_ms, err)))
-      goto cleanup;
-    if (cJSON_GetObjectItemCaseSensitive(row, "fwd_bwd_ms") &&
-        (rc = num(row, "fwd_bwd_ms", path, 1e-6, 1e7, &u->fwd_bwd_ms, err)))
-      goto cleanup;
-    m++;
-  }
-  *out = s;
-  *n = m;
-  s = NULL;
-cleanup:
-  free(s);
-  cJSON_Delete(doc);
-  return rc;
+/* One host-mapped embedding row ({op: "uvm_embedding_bag_sum", rows, dim,
+ * dtype, batch, pooling, fwd_ms, fwd_bwd_ms?}). */
+static int uvm_row(const cJSON *row, const char *path, cost_uvm_sample *u, svc_err *err) {
+  int rc;
+  memset(u, 0, sizeof *u);
+  if ((rc = integer(row, "rows", path, 1, BIG, &u->rows, err)) ||
+      (rc = integer(row, "dim", path, 1, 1 << 20, &u->dim, err)) ||
+      (rc = integer(row, "batch", path, 1, BIG, &u->batch, err)) ||
+      (rc = integer(row, "pooling", path, 1, 1 << 20, &u->pooling, err)) ||
+      (rc = dtype_of(row, path, &u->dtype, err)) ||
+      (rc = num(row, "fwd_ms", path, 1e-6, 1e7, &u->fwd_ms, err)))
+    return rc;
+  if (cJSON_GetObjectItemCaseSensitive(row, "fwd_bwd_ms") &&
+      (rc = num(row, "fwd_bwd_ms", path, 1e-6, 1e7, &u->fwd_bwd_ms, err)))
+    return rc;
+  return 0;
 }
 
 int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_t *n,
                      svc_err *err) {
+  return api_measure_load_all(json_text, len, out, n, NULL, NULL, err);
+}
+
+int api_measure_load_all(const char *json_text, size_t len, cost_sample **out, size_t *n,
+                         cost_uvm_sample **uvm, size_t *nu, svc_err *err) {
   int rc = 0;
   cJSON *doc = NULL;
   cost_sample *s = NULL;
+  cost_uvm_sample *u = NULL;
+  size_t mu = 0;
   *out = NULL;
   *n = 0;
+  if (uvm) *uvm = NULL, *nu = 0;
   if (!json_text) return svc_err_set(err, SVC_BAD_JSON, "", "no measurement text");
   doc = cJSON_ParseWithLength(json_text, len);
   if (!doc) {
@@ -277,7 +259,8 @@ int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_
     goto cleanup;
   }
   s = malloc((size_t)nr * 2 * sizeof *s);
-  if (!s) {
+  if (uvm) u = malloc((size_t)nr * sizeof *u);
+  if (!s || (uvm && !u)) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
@@ -288,14 +271,21 @@ int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_
     char path[48];
     int k = 0;
     snprintf(path, sizeof path, "rows[%d]", i++);
+    const char *op = cJSON_IsObject(row) ? op_name(row) : NULL;
+    if (uvm && op && !strcmp(op, "uvm_embedding_bag_sum")) {
+      if ((rc = uvm_row(row, path, &u[mu++], err))) goto cleanup;
+      continue;
+    }
     if ((rc = decode_row(row, path, &s[m], &k, err))) goto cleanup;
     m += (size_t)k;
   }
   *out = s;
   *n = m;
   s = NULL;
+  if (uvm && mu) *uvm = u, *nu = mu, u = NULL;
 cleanup:
   free(s);
+  free(u);
   cJSON_Delete(doc);
   return rc;
 }

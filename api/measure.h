@@ -22,11 +22,12 @@
  * *out is NULL and err names the offending field ("rows[12].dtype"). */
 int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_t *n, svc_err *err);
 
-/* The host-mapped embedding rows of a memory_ops file ({op:
- * "uvm_embedding_bag_sum", rows, dim, dtype, batch, pooling, fwd_ms,
- * fwd_bwd_ms}; api_measure_load skips them and the host_copy rows) as
- * cost_uvm_samples: *out malloc'd (NULL and *n = 0 when there are none). */
-int api_measure_uvm(const char *json_text, size_t len, cost_uvm_sample **out, size_t *n,
-                    svc_err *err);
+/* The same, also returning the host-mapped embedding rows of a
+ * memory_ops file ({op: "uvm_embedding_bag_sum", rows, dim, dtype, batch,
+ * pooling, fwd_ms, fwd_bwd_ms}) as cost_uvm_samples in one pass: *uvm
+ * malloc'd, NULL and *nu = 0 when there are none. With uvm NULL those rows
+ * are skipped, as are the host_copy rows always. */
+int api_measure_load_all(const char *json_text, size_t len, cost_sample **out, size_t *n,
+                         cost_uvm_sample **uvm, size_t *nu, svc_err *err);
 
 #endif

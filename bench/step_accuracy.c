@@ -193,7 +193,9 @@ static void pair_ranking(const cost_hw *hw, const api_step_meas *m, int *agree, 
     }
 }
 
-static int load_meas(const char *path, api_step_meas *m) {
+/* A whole-step measurement file (also bench/step_uvm.c's). */
+int bench_load_meas(const char *path, api_step_meas *m);
+int bench_load_meas(const char *path, api_step_meas *m) {
   char *text = NULL;
   size_t len = 0;
   svc_err err;
@@ -216,10 +218,10 @@ int bench_thousand(const cost_hw *hw);
  * then the end-to-end proof's rows predicted with it. */
 static void bench_lent(const cost_hw *hw_ops, const api_step_meas *extra, cost_hw *lent) {
   api_step_meas pr = {0}, e2e = {0}, e2b = {0}, tb = {0};
-  if (!extra->n || load_meas("data/measurements/h200-probe/step_shared.json", &pr) ||
-      load_meas("data/measurements/h200-probe/step_tables.json", &tb) ||
-      load_meas("data/measurements/h200-e2e/dlrm_step.json", &e2e) ||
-      load_meas("data/measurements/h200-probe/step_e2e.json", &e2b))
+  if (!extra->n || bench_load_meas("data/measurements/h200-probe/step_shared.json", &pr) ||
+      bench_load_meas("data/measurements/h200-probe/step_tables.json", &tb) ||
+      bench_load_meas("data/measurements/h200-e2e/dlrm_step.json", &e2e) ||
+      bench_load_meas("data/measurements/h200-probe/step_e2e.json", &e2b))
     goto done;
   size_t n = extra->n + pr.n + tb.n;
   cost_step_sample *all = calloc(n, sizeof *all);
@@ -305,7 +307,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "setup: %s\n", err.message);
     return 1;
   }
-  if (load_meas("data/measurements/h200/dlrm_step.json", &m)) {
+  if (bench_load_meas("data/measurements/h200/dlrm_step.json", &m)) {
     fprintf(stderr, "no data/measurements/h200/dlrm_step.json (run from the repository root)\n");
     return 1;
   }
@@ -347,7 +349,7 @@ int main(int argc, char **argv) {
       s2.med_m, s2.max_m, s2.rank_equal ? "true" : "false", s2.tau, agree, pairs,
       rep.median_step_err_loo, rep.max_step_err_loo, rep.median_mem_err_loo, rep.max_mem_err_loo);
 
-  if (load_meas("data/measurements/h200-extra/dlrm_step.json", &x) == 0) {
+  if (bench_load_meas("data/measurements/h200-extra/dlrm_step.json", &x) == 0) {
     stats s3 = evaluate(&hw, &x, NULL, 1,
                         "(d) unseen cases, data/measurements/h200-extra (calibration of (b))");
     pair_ranking(&hw, &x, &agree, &pairs);

@@ -29,35 +29,29 @@ extern int g_breakdown; /* bench/step_accuracy.c: --breakdown */
 
 double bench_median(double *v, int n); /* bench/step_accuracy.c */
 
+int bench_load_meas(const char *path, api_step_meas *m); /* bench/step_accuracy.c */
+
+/* The uvm rows of a memory_ops file; -1 when there are none. */
 static int load_uvm(const char *path, cost_uvm_sample **u, size_t *n) {
   char *text = NULL;
-  size_t len = 0;
+  size_t len = 0, k = 0;
   svc_err err;
+  cost_sample *ops = NULL;
   *u = NULL;
   *n = 0;
   if (svc_read_file(path, 64u << 20, &text, &len, &err)) return -1;
-  int rc = api_measure_uvm(text, len, u, n, &err);
+  int rc = api_measure_load_all(text, len, &ops, &k, u, n, &err);
+  free(ops);
   free(text);
   return rc || !*n ? -1 : 0;
-}
-
-static int load_steps(const char *path, api_step_meas *m) {
-  char *text = NULL;
-  size_t len = 0;
-  svc_err err;
-  if (svc_read_file(path, 64u << 20, &text, &len, &err)) return -1;
-  int rc = api_step_meas_load(text, len, m, &err);
-  free(text);
-  return rc;
 }
 
 /* 2-fold CV over rows split by parity: fit on one, errors on the other. */
 static void op_cv(const cost_hw *hw, const cost_uvm_sample *u, size_t n, double cv[2]) {
   cost_uvm_sample *half = calloc(n + 1, sizeof *half);
-  char *keep = calloc(n + 1, 1);
   double *e[2] = {calloc(n + 1, sizeof(double)), calloc(n + 1, sizeof(double))};
   int k[2] = {0, 0};
-  for (int fold = 0; half && keep && e[0] && e[1] && fold < 2; fold++) {
+  for (int fold = 0; half && e[0] && e[1] && fold < 2; fold++) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
       if ((int)(i % 2) == fold) half[m++] = u[i];
@@ -74,7 +68,7 @@ static void op_cv(const cost_hw *hw, const cost_uvm_sample *u, size_t n, double 
   }
   cv[0] = bench_median(e[0], k[0]);
   cv[1] = bench_median(e[1], k[1]);
-  free(half), free(keep), free(e[0]), free(e[1]);
+  free(half), free(e[0]), free(e[1]);
 }
 
 static void print_rows(const cost_hw *hw, const cost_uvm_sample *u, size_t n) {
@@ -197,7 +191,7 @@ int bench_uvm(const cost_hw *lent) {
          100 * rep.median_err_before[1], 100 * cv[0], 100 * cv[1]);
   if (g_breakdown) print_rows(&hw, u, n);
   double s_med = NAN, s_max = 0, s2_med = NAN, s2_max = 0, sync = NAN;
-  if (load_steps("data/measurements/h200-uvm/uvm_steps.json", &st) == 0) {
+  if (bench_load_meas("data/measurements/h200-uvm/uvm_steps.json", &st) == 0) {
     s_med = step_rows(&hw, &st,
                       "steps with uvm tables (h200-uvm/uvm_steps.json), sync default:", &s_max);
     cost_step_fit_report sr;
@@ -249,7 +243,7 @@ int bench_uvm(const cost_hw *lent) {
     memset(&e2e, 0, sizeof e2e);
     free(ue);
     ue = NULL;
-    if (load_steps(pe, &e2e)) continue;
+    if (bench_load_meas(pe, &e2e)) continue;
     cost_hw he = hw;
     cost_uvm_fit_report re;
     if (load_uvm(pm, &ue, &ne) == 0 && cost_uvm_fit(&hw, ue, ne, &he.calib, &re) == 0)

@@ -33,6 +33,13 @@
 
 #include "planner/planner_int.h"
 
+/* Index of name in names[0..n), -1 when absent: the wire names' parser. */
+static int name_index(const char *const *names, int n, const char *name) {
+  for (int i = 0; name && i < n; i++)
+    if (!strcmp(name, names[i])) return i;
+  return -1;
+}
+
 static const char *const shard_names[PLAN_SHARD__COUNT] = {
     "data_parallel", "table_wise", "row_wise", "column_wise", "table_row_wise"};
 
@@ -40,11 +47,7 @@ const char *plan_shard_name(int s) {
   return s >= 0 && s < PLAN_SHARD__COUNT ? shard_names[s] : "unknown";
 }
 
-int plan_shard_parse(const char *name) {
-  for (int i = 0; name && i < PLAN_SHARD__COUNT; i++)
-    if (!strcmp(name, shard_names[i])) return i;
-  return -1;
-}
+int plan_shard_parse(const char *name) { return name_index(shard_names, PLAN_SHARD__COUNT, name); }
 
 const char *plan_place_kernel(int place, int host_mode) {
   static const char *const kern[PLAN_HOST__COUNT] = {"fused_uvm_caching", "cpu", "fused_uvm"};
@@ -52,16 +55,9 @@ const char *plan_place_kernel(int place, int host_mode) {
   return host_mode >= 0 && host_mode < PLAN_HOST__COUNT ? kern[host_mode] : "unknown";
 }
 
-static const char *const host_names[PLAN_HOST__COUNT] = {"uvm_caching", "cpu", "uvm"};
-
-const char *plan_host_mode_name(int m) {
-  return m >= 0 && m < PLAN_HOST__COUNT ? host_names[m] : "unknown";
-}
-
 int plan_host_mode_parse(const char *name) {
-  for (int i = 0; name && i < PLAN_HOST__COUNT; i++)
-    if (!strcmp(name, host_names[i])) return i;
-  return -1;
+  static const char *const host_names[PLAN_HOST__COUNT] = {"uvm_caching", "cpu", "uvm"};
+  return name_index(host_names, PLAN_HOST__COUNT, name);
 }
 
 void emb_fmt_gb(char *buf, size_t size, double bytes) {

@@ -66,8 +66,8 @@ typedef enum {
   PLAN_HOST_UVM,
   PLAN_HOST__COUNT
 } plan_host_mode;
-const char *plan_host_mode_name(int m);     /* "uvm_caching" | "cpu" | "uvm" */
-int plan_host_mode_parse(const char *name); /* -1 when unknown */
+/* "uvm_caching" | "cpu" | "uvm" -> plan_host_mode; -1 when unknown */
+int plan_host_mode_parse(const char *name);
 
 /* "fused" | "fused_uvm_caching" | "cpu" | "fused_uvm" (by host mode) */
 const char *plan_place_kernel(int place, int host_mode);
