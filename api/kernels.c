@@ -105,6 +105,7 @@ static cJSON *ranked_json(const cost_kpred *r) {
   cJSON_AddNumberToObject(o, "smem_bytes", r->smem);
   cJSON_AddNumberToObject(o, "waves", r->waves);
   cJSON_AddNumberToObject(o, "spill", r->spill);
+  cJSON_AddNumberToObject(o, "family_factor", r->family);
   return o;
 }
 

@@ -106,11 +106,14 @@ static ks_score merge(const ks_score *a, const ks_score *b) {
   return m;
 }
 
+#define KS_MAX_FAM 512
+
 /* 2-fold CV over the fit set on split `split` (ks_split): each fold is
- * fitted from the physical prior with `starts` starts and scored on the
- * other fold; the two scores merged. */
+ * fitted from the physical prior with `starts` starts (then, when
+ * `families`, its family corrections measured on the same fold) and scored
+ * on the other fold; the two scores merged. */
 static int cv_split(const cost_hw *hw, const ks_shape *fit, int n_fit, int split, int starts,
-                    ks_score *out) {
+                    int families, ks_score *out) {
   ks_shape *fold[2] = {calloc((size_t)n_fit, sizeof(ks_shape)),
                        calloc((size_t)n_fit, sizeof(ks_shape))};
   int *which = calloc((size_t)n_fit, sizeof(int)), nf[2] = {0, 0};
@@ -125,10 +128,12 @@ static int cv_split(const cost_hw *hw, const ks_shape *fit, int n_fit, int split
   ks_split(n_fit, split, which);
   for (int i = 0; i < n_fit; i++) fold[which[i]][nf[which[i]]++] = fit[i];
   for (int f = 0; f < 2; f++) {
+    cost_kfamily fam[KS_MAX_FAM];
     memcpy(kp, prior, sizeof kp);
     ks_fit_multi(hw, kp, fold[f], nf[f], 8, starts);
+    int nfam = families ? ks_fit_families(hw, kp, fold[f], nf[f], fam, KS_MAX_FAM) : 0;
     cv[1 - f].effs = NULL;
-    ks_evaluate(hw, kp, fold[1 - f], nf[1 - f], &cv[1 - f]);
+    ks_evaluate(hw, kp, fam, nfam, fold[1 - f], nf[1 - f], &cv[1 - f]);
   }
   *out = merge(&cv[0], &cv[1]);
   free(fold[0]);
@@ -183,6 +188,7 @@ int main(int argc, char **argv) {
       append(&fit, &n_fit, f3, n_f3) || append(&fit, &n_fit, f4, n_f4))
     return 1;
   if (do_fit) {
+    cost_kfamily fam[KS_MAX_FAM];
     memcpy(kp, prior, sizeof kp);
     double l = ks_fit_multi(&hw, kp, fit, n_fit, 10, starts);
     printf("fitted on %d shapes (%d starts), mean squared log error %.4f:\n", n_fit, starts, l);
@@ -191,16 +197,27 @@ int main(int argc, char **argv) {
       cost_kparam_info(i, &name, NULL, NULL, NULL);
       printf("  %-22s %.4g\n", name, kp[i]);
     }
+    /* Family corrections under the shipped defaults (kernel_space.c), for
+     * costmodel/kernel_family.c. */
+    cost_kparams_resolve(&hw, kp);
+    int nfam = ks_fit_families(&hw, kp, fit, n_fit, fam, KS_MAX_FAM);
+    printf("family corrections under the default parameters (%d families):\n", nfam);
+    for (int i = 0; i < nfam; i++)
+      printf("    {%d, %d, %d, %d, %d, %d, %.3f},\n", fam[i].block_m, fam[i].block_n,
+             fam[i].block_k, fam[i].num_warps, fam[i].a_scalar, fam[i].b_scalar, fam[i].log_factor);
   }
 
   /* 2-fold CV over the fit set: the official split (alternate shapes in
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
-  ks_score cvm, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
+  ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
+  ks_score a_fit, a_h2 = {0}, a_held = {0};
   double avg_geo = 0, avg_min = 0, avg_tau = 0, lo_geo = INFINITY, lo_min = INFINITY;
-  if (cv_split(&hw, fit, n_fit, 0, starts, &cvm)) return 1;
+  if (cv_split(&hw, fit, n_fit, 0, starts, 1, &cvm) ||
+      cv_split(&hw, fit, n_fit, 0, starts, 0, &cva))
+    return 1;
   for (int s = 1; s <= splits; s++) {
     ks_score c;
-    if (cv_split(&hw, fit, n_fit, s, starts, &c)) return 1;
+    if (cv_split(&hw, fit, n_fit, s, starts, 1, &c)) return 1;
     avg_geo += c.eff_geo / splits;
     avg_min += c.eff_min / splits;
     avg_tau += c.tau_mean / splits;
@@ -209,13 +226,21 @@ int main(int argc, char **argv) {
     if (verbose) printf("cv split %d: %.3f %.3f %.3f\n", s, c.eff_geo, c.eff_min, c.tau_mean);
   }
   in_s.effs = in_f2.effs = in_f3.effs = in_f4.effs = in_fit.effs = in_h2.effs = held.effs = NULL;
-  ks_evaluate(&hw, NULL, sh, n_sh, &in_s);
-  if (n_f2) ks_evaluate(&hw, NULL, f2, n_f2, &in_f2);
-  if (n_f3) ks_evaluate(&hw, NULL, f3, n_f3, &in_f3);
-  if (n_f4) ks_evaluate(&hw, NULL, f4, n_f4, &in_f4);
-  ks_evaluate(&hw, NULL, fit, n_fit, &in_fit);
-  if (!fit_only && n_h2) ks_evaluate(&hw, NULL, h2, n_h2, &in_h2);
-  if (!fit_only && n_ho) ks_evaluate(&hw, NULL, ho, n_ho, &held);
+  a_fit.effs = a_h2.effs = a_held.effs = NULL;
+  ks_evaluate(&hw, NULL, NULL, -1, sh, n_sh, &in_s);
+  if (n_f2) ks_evaluate(&hw, NULL, NULL, -1, f2, n_f2, &in_f2);
+  if (n_f3) ks_evaluate(&hw, NULL, NULL, -1, f3, n_f3, &in_f3);
+  if (n_f4) ks_evaluate(&hw, NULL, NULL, -1, f4, n_f4, &in_f4);
+  ks_evaluate(&hw, NULL, NULL, -1, fit, n_fit, &in_fit);
+  ks_evaluate(&hw, NULL, NULL, 0, fit, n_fit, &a_fit);
+  if (!fit_only && n_h2) {
+    ks_evaluate(&hw, NULL, NULL, -1, h2, n_h2, &in_h2);
+    ks_evaluate(&hw, NULL, NULL, 0, h2, n_h2, &a_h2);
+  }
+  if (!fit_only && n_ho) {
+    ks_evaluate(&hw, NULL, NULL, -1, ho, n_ho, &held);
+    ks_evaluate(&hw, NULL, NULL, 0, ho, n_ho, &a_held);
+  }
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
     ks_detail(&hw, f2, n_f2, "fit2");
@@ -250,6 +275,13 @@ int main(int argc, char **argv) {
     row("held-out", &held);
     row("held-out2", &in_h2);
   }
+  printf("analytic terms only (no family corrections):\n");
+  row("fit-all", &a_fit);
+  row("cv-2fold", &cva);
+  if (!fit_only) {
+    row("held-out", &a_held);
+    row("held-out2", &a_h2);
+  }
   printf("cv mean over %d shuffled splits (%d starts): top1 %.3f worst %.3f tau %.3f "
          "(lowest: top1 %.3f worst %.3f)\n",
          splits, starts, avg_geo, avg_min, avg_tau, lo_geo, lo_min);
@@ -265,6 +297,12 @@ int main(int argc, char **argv) {
     json_set("held_out", &held, 0);
   }
   json_set("cv_2fold", &cvm, 0);
+  json_set("analytic_fit_all", &a_fit, 0);
+  json_set("analytic_cv_2fold", &cva, 0);
+  if (!fit_only) {
+    json_set("analytic_held_out2", &a_h2, 0);
+    json_set("analytic_held_out", &a_held, 0);
+  }
   printf("\"cv_splits\":%d,\"cv_starts\":%d,\"cv_mean_top1_geo\":%.4f,\"cv_mean_top1_worst\":%.4f,"
          "\"cv_mean_tau\":%.4f,",
          splits, starts, avg_geo, avg_min, avg_tau);

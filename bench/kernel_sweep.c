@@ -100,13 +100,15 @@ static double kendall(const double *x, const double *y, int n) {
   return conc + disc ? (double)(conc - disc) / (double)(conc + disc) : 0.0;
 }
 
-void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n, ks_score *s) {
+void ks_evaluate(const cost_hw *hw, const double *kp, const cost_kfamily *fam, int nfam,
+                 const ks_shape *shapes, int n, ks_score *s) {
   double own[COST_KP__COUNT], *effs = s->effs;
   double log_eff = 0, log_base = 0;
   if (!kp) {
     cost_kparams_resolve(hw, own);
     kp = own;
   }
+  if (nfam < 0) fam = cost_kfamily_builtin(hw, &nfam);
   memset(s, 0, sizeof *s);
   s->effs = effs;
   s->eff_min = s->tau_min = s->base_min = INFINITY;
@@ -124,6 +126,7 @@ void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, in
           c->num_stages == 3)
         base = sh->ms[j];
       if (cost_kernel_predict_p(hw, kp, &sh->p, c, &r) || !r.feasible) continue;
+      r.ms *= cost_kfamily_factor(fam, nfam, &sh->p, c);
       pred[m] = r.ms;
       meas[m++] = sh->ms[j];
       if (r.ms < chosen_pred) {
@@ -203,6 +206,56 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
       }
     }
   return best;
+}
+
+/* Family corrections: weighted mean log residual per family, shrunk by
+ * KS_FAM_SHRINK pseudo-samples of weight 1 at 0. Weights favour configs
+ * near each shape's best, as in ks_loss; exponent and shrinkage were chosen
+ * by the fit set's 2-fold CV (docs/kernels.md, "Family corrections"). */
+#ifndef KS_FAM_WEIGHT_EXP
+#define KS_FAM_WEIGHT_EXP 1.0
+#endif
+#ifndef KS_FAM_SHRINK
+#define KS_FAM_SHRINK 5.0
+#endif
+
+static int fam_cmp(const void *x, const void *y) {
+  const cost_kfamily *a = x, *b = y;
+  int ka[6] = {a->a_scalar, a->b_scalar, a->block_m, a->block_n, a->block_k, a->num_warps};
+  int kb[6] = {b->a_scalar, b->b_scalar, b->block_m, b->block_n, b->block_k, b->num_warps};
+  for (int i = 0; i < 6; i++)
+    if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+  return 0;
+}
+
+int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n,
+                    cost_kfamily *out, int cap) {
+  double wsum[KS_MAX_CFG * 4] = {0};
+  int nf = 0, lim = cap < KS_MAX_CFG * 4 ? cap : KS_MAX_CFG * 4;
+  for (int i = 0; i < n; i++) {
+    const ks_shape *sh = &shapes[i];
+    double best = INFINITY;
+    for (int j = 0; j < sh->n; j++) best = fmin(best, sh->ms[j]);
+    for (int j = 0; j < sh->n; j++) {
+      cost_kpred r;
+      const cost_kcfg *c = &sh->cfg[j];
+      if (cost_kernel_predict_p(hw, kp, &sh->p, c, &r) || !r.feasible) continue;
+      cost_kfamily key = {c->block_m,        c->block_n,        c->block_k, c->num_warps,
+                          sh->p.k % 16 != 0, sh->p.n % 16 != 0, 0.0};
+      int f = 0;
+      while (f < nf && fam_cmp(&out[f], &key)) f++;
+      if (f == nf) {
+        if (nf == lim) continue;
+        out[nf++] = key;
+      }
+      double w = pow(best / sh->ms[j], KS_FAM_WEIGHT_EXP);
+      out[f].log_factor += w * log(sh->ms[j] / r.ms);
+      wsum[f] += w;
+    }
+  }
+  for (int f = 0; f < nf; f++) out[f].log_factor /= wsum[f] + KS_FAM_SHRINK;
+  qsort(out, (size_t)nf, sizeof *out, fam_cmp);
+  return nf;
 }
 
 /* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number

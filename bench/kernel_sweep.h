@@ -39,9 +39,11 @@ typedef struct {
   double *effs;              /* per shape (caller-provided, n entries) or NULL */
 } ks_score;
 
-/* Score the model with parameter vector kp (NULL: hw's resolved ones) on
- * shapes; the chosen config is the best predicted among those measured. */
-void ks_evaluate(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n, ks_score *s);
+/* Score the model with parameter vector kp (NULL: hw's resolved ones) and
+ * family corrections fam[0..nfam) (nfam < 0: hw's built-in table; 0: none)
+ * on shapes; the chosen config is the best predicted among those measured. */
+void ks_evaluate(const cost_hw *hw, const double *kp, const cost_kfamily *fam, int nfam,
+                 const ks_shape *shapes, int n, ks_score *s);
 /* Mean squared log error of predicted vs measured over every feasible
  * config the model deems feasible (the others it never chooses),
  * for fitting. */
@@ -54,6 +56,13 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
  * loss found. starts <= 1 is ks_fit. */
 double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds,
                     int starts);
+/* Family corrections (costmodel/kernel.h) measured on shapes under kp: per
+ * family, sum(w * ln(measured / analytic)) / (sum(w) + KS_FAM_SHRINK) over
+ * its feasible configs, w = (best / measured)^KS_FAM_WEIGHT_EXP per shape.
+ * Writes up to cap entries sorted by family; returns their count. */
+int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n,
+                    cost_kfamily *out, int cap);
+
 /* Split n shapes into two folds: split 0 alternates them in file order
  * (the official split), split s > 0 a deterministic shuffle (seeded by s)
  * cut in halves. fold[i] gets 0 or 1 per shape. */

@@ -179,6 +179,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   memset(out, 0, sizeof *out);
   out->cfg = *c;
   out->ms = INFINITY;
+  out->family = 1.0;
   if ((rc = check_args(hw, p, c)) || (rc = cost_karch_get(hw, &a))) return rc;
   double b = in_bytes(p->dtype);
   int a_vec = p->k % 16 == 0, b_vec = p->n % 16 == 0; /* tt.divisibility=16 on K, N */
@@ -268,6 +269,11 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
 int cost_kernel_predict(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c,
                         cost_kpred *out) {
   double kp[COST_KP__COUNT];
+  int nfam, rc;
+  const cost_kfamily *fam = cost_kfamily_builtin(hw, &nfam);
   cost_kparams_resolve(hw, kp);
-  return cost_kernel_predict_p(hw, kp, p, c, out);
+  if ((rc = cost_kernel_predict_p(hw, kp, p, c, out)) || !out->feasible) return rc;
+  out->family = cost_kfamily_factor(fam, nfam, p, c);
+  out->ms *= out->family;
+  return 0;
 }

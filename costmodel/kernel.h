@@ -44,6 +44,7 @@ typedef struct {
   double waves;      /* tiles / (compute_units * occupancy), not rounded */
   double spill;      /* slowdown factor from register pressure (1 = none) */
   double edge_waste; /* fraction of MMA work in masked (padded) tile parts */
+  double family;     /* measured family correction in ms (1 = none; cost_kfamily) */
 } cost_kpred;
 
 /* Limits for config fields (the api validates against these too). */
@@ -108,8 +109,30 @@ typedef enum {
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi);
 /* Fill p[COST_KP__COUNT] from the defaults and hw->calib's overrides. */
 void cost_kparams_resolve(const cost_hw *hw, double *p);
-/* cost_kernel_predict with an explicit parameter vector (for fitting). */
+/* cost_kernel_predict with an explicit parameter vector and no family
+ * correction (for fitting). */
 int cost_kernel_predict_p(const cost_hw *hw, const double *params, const cost_kproblem *p,
                           const cost_kcfg *c, cost_kpred *out);
+
+/* Family correction: what the analytic terms miss for one config family --
+ * a tile shape and warp count, with the operands Triton loads element by
+ * element (K resp. N not a multiple of 16) -- as a factor on its predicted
+ * time, measured as the weighted mean log residual of that family over a
+ * fit set of sweeps (docs/kernels.md, "Family corrections"). It carries the
+ * code generation effects the terms do not (which layouts and instruction
+ * paths Triton picks for a tile and warp count), so it applies only to the
+ * architecture it was measured on. */
+typedef struct {
+  int block_m, block_n, block_k, num_warps;
+  int a_scalar, b_scalar; /* K resp. N not a multiple of 16 */
+  double log_factor;      /* ln(measured / analytic), shrunk toward 0 */
+} cost_kfamily;
+
+/* The built-in table for hw's architecture (hopper: fitted on the H200
+ * sweeps; other architectures: none, *n = 0). */
+const cost_kfamily *cost_kfamily_builtin(const cost_hw *hw, int *n);
+/* The factor of the entry of t[0..n) matching (p, c); 1 when none does. */
+double cost_kfamily_factor(const cost_kfamily *t, int n, const cost_kproblem *p,
+                           const cost_kcfg *c);
 
 #endif

@@ -99,7 +99,8 @@ int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int 
 int cost_kernel_rank(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *cands, int n,
                      cost_kpred *out, int *n_feasible) {
   double kp[COST_KP__COUNT];
-  int nf = 0, rc;
+  int nf = 0, rc, nfam;
+  const cost_kfamily *fam = cost_kfamily_builtin(hw, &nfam);
   cost_kparams_resolve(hw, kp);
   if (n_feasible) *n_feasible = 0;
   /* Feasible ones go to the front as they come, infeasible ones fill from
@@ -109,6 +110,8 @@ int cost_kernel_rank(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg 
     cost_kpred r;
     if ((rc = cost_kernel_predict_p(hw, kp, p, &cands[i], &r))) return rc;
     if (r.feasible) {
+      r.family = cost_kfamily_factor(fam, nfam, p, &cands[i]);
+      r.ms *= r.family;
       out[nf++] = r;
     } else {
       out[--back] = r;

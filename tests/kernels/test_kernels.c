@@ -171,6 +171,51 @@ static void test_kernels__masked_edges(void **state) {
   assert_true(edge.tiles == even.tiles + 32);
 }
 
+/* Family corrections (costmodel/kernel_family.c): on Hopper a B operand
+ * loaded element by element (N not a multiple of 16) makes a 128x128x32
+ * tile with 8 warps slower than with 4 (H200 fit2 sweep, 4096x1000x4096:
+ * 0.507 vs 0.287 ms), which the analytic terms alone rank the other way;
+ * the corrections apply on Hopper only, and only to the family they were
+ * measured on. */
+static void test_kernels__family_corrections(void **state) {
+  (void)state;
+  cost_hw hw = h200(), amd = mi300x();
+  cost_kproblem p = {4096, 1000, 4096, COST_DT_BF16};
+  cost_kcfg w4 = {128, 128, 32, 4, 3, 8}, w8 = {128, 128, 32, 8, 3, 8};
+  double kp[COST_KP__COUNT];
+  cost_kpred a4, a8, f4, f8;
+  cost_kparams_resolve(&hw, kp);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &w4, &a4), 0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &w8, &a8), 0);
+  assert_true(a4.family == 1.0 && a8.family == 1.0);
+  assert_true(a8.ms < a4.ms); /* what the analytic terms say */
+  f4 = predict(&hw, p.m, p.n, p.k, w4);
+  f8 = predict(&hw, p.m, p.n, p.k, w8);
+  assert_true(f8.ms > f4.ms); /* what the sweep measured */
+  assert_true(f8.family > 1.2);
+  assert_true(fabs(f8.ms - a8.ms * f8.family) < 1e-9 * f8.ms);
+  /* Same tile with N aligned: a different family. */
+  cost_kpred al = predict(&hw, 4096, 1024, 4096, w8);
+  assert_true(fabs(al.family - f8.family) > 0.1);
+  /* Not Hopper: no table. */
+  int n = -1;
+  assert_null(cost_kfamily_builtin(&amd, &n));
+  assert_int_equal(n, 0);
+  cost_kproblem q = {4096, 1000, 4096, COST_DT_BF16};
+  cost_kpred m8;
+  assert_int_equal(cost_kernel_predict(&amd, &q, &w8, &m8), 0);
+  assert_true(m8.family == 1.0);
+  /* Lookup matches every key field. */
+  const cost_kfamily t[] = {{128, 128, 32, 8, 0, 1, log(2.0)}};
+  assert_true(fabs(cost_kfamily_factor(t, 1, &p, &w8) - 2.0) < 1e-12);
+  assert_true(cost_kfamily_factor(t, 1, &p, &w4) == 1.0);
+  q.n = 1024;
+  assert_true(cost_kfamily_factor(t, 1, &q, &w8) == 1.0);
+  q.n = 1000;
+  q.k = 4095;
+  assert_true(cost_kfamily_factor(t, 1, &q, &w8) == 1.0);
+}
+
 static void test_kernels__rank_order_and_errors(void **state) {
   (void)state;
   cost_hw hw = h200();
@@ -207,6 +252,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__wave_quantization),
       cmocka_unit_test(test_kernels__pipeline_depth),
       cmocka_unit_test(test_kernels__masked_edges),
+      cmocka_unit_test(test_kernels__family_corrections),
       cmocka_unit_test(test_kernels__rank_order_and_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,17 +23,17 @@
 #include "bench/kernel_sweep.h"
 #include "costmodel/kernel.h"
 
-/* Top-1 efficiency on the fit set (the shared sweep plus the h200-fit2,
- * h200-fit3 and h200-fit4 sweeps, 60 shapes) must stay at today's level:
- * the model fitted on all four reaches 0.949 geo-mean and 0.638 worst there
- * (bench/kernel_select, fit-all); the gates are those figures minus about
- * 0.01 / 0.02, room for refits, not for a regression towards the
- * fixed-config baseline (0.49). The worst gate was 0.67 on the 46-shape set
- * (shared + fit2 + fit3); fit4's unaligned shapes hold the worst misses
- * (3000^3 fp16 and 1800x1800x9000 at 0.64), which the previous model also
- * missed (0.637 worst on the 60 shapes before the refit). */
-#define FIT_TOP1_GEO_MIN 0.94
-#define FIT_TOP1_WORST_MIN 0.62
+/* Top-1 efficiency and ranking on the fit set (the shared sweep plus the
+ * h200-fit2, h200-fit3 and h200-fit4 sweeps, 60 shapes) must stay at
+ * today's level: the shipped parameters with the family corrections reach
+ * 0.973 geo-mean, 0.707 worst and Kendall tau 0.821 there (bench/
+ * kernel_select, fit-all; the analytic terms alone 0.949 / 0.638 / 0.713);
+ * the gates are those figures minus about 0.01-0.02, room for refits, not
+ * for a fall back to the analytic-only figures or towards the fixed-config
+ * baseline (0.49). */
+#define FIT_TOP1_GEO_MIN 0.96
+#define FIT_TOP1_WORST_MIN 0.69
+#define FIT_TAU_MIN 0.80
 
 /* Independent of the model's own bookkeeping: the limits a chosen config
  * must respect on hw. */
@@ -246,13 +246,14 @@ static void test_kernels_api__fit_set_regression(void **state) {
   }
   assert_true(n >= 60);
   s.effs = NULL;
-  ks_evaluate(&hw, NULL, all, n, &s);
+  ks_evaluate(&hw, NULL, NULL, -1, all, n, &s);
   free(all);
   print_message(
       "fit set (%d shapes): top-1 geo %.3f worst %.3f tau %.3f (fixed 128x128x64: %.3f)\n", n,
       s.eff_geo, s.eff_min, s.tau_mean, s.base_geo);
   assert_true(s.eff_geo >= FIT_TOP1_GEO_MIN);
   assert_true(s.eff_min >= FIT_TOP1_WORST_MIN);
+  assert_true(s.tau_mean >= FIT_TAU_MIN);
   assert_true(s.eff_geo > s.base_geo);
 }
 
