@@ -18,6 +18,10 @@
  *              over --splits shuffled ones (docs/kernels.md, "Fit protocol")
  *   held-out   data/measurements/h200-extra/triton_configs.json -- never
  *              used to fit (absent: the row says so)
+ *   held-out3  data/measurements/h200-heldout3/triton_configs.json -- 24 bf16
+ *              + 8 fp16 shapes measured after the family corrections were
+ *              fixed and their choices committed (predictions.json there)
+ *   held-out-all  the three held-out sets together
  * Per set: top-1 efficiency (best measured / measured time of the config
  * the model chose among those measured) geometric mean and worst, Kendall
  * tau of predicted vs measured per shape (mean, min), the fixed
@@ -172,8 +176,9 @@ int main(int argc, char **argv) {
   }
   char path[1024];
   cost_hw hw;
-  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *fit = NULL;
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_fit = 0;
+  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
+           *fit = NULL;
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_fit = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -181,6 +186,7 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-fit3", 1, &f3, &n_f3) ||
       ks_load_set(src, "h200-fit4", 1, &f4, &n_f4) ||
       ks_load_set(src, "h200-heldout2", 1, &h2, &n_h2) ||
+      ks_load_set(src, "h200-heldout3", 1, &h3, &n_h3) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
@@ -210,7 +216,7 @@ int main(int argc, char **argv) {
   /* 2-fold CV over the fit set: the official split (alternate shapes in
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
-  ks_score a_fit, a_h2 = {0}, a_held = {0};
+  ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
   double avg_geo = 0, avg_min = 0, avg_tau = 0, lo_geo = INFINITY, lo_min = INFINITY;
   if (cv_split(&hw, fit, n_fit, 0, starts, 1, &cvm) ||
       cv_split(&hw, fit, n_fit, 0, starts, 0, &cva))
@@ -241,6 +247,16 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, -1, ho, n_ho, &held);
     ks_evaluate(&hw, NULL, NULL, 0, ho, n_ho, &a_held);
   }
+  if (!fit_only && n_h3) {
+    ks_evaluate(&hw, NULL, NULL, -1, h3, n_h3, &in_h3);
+    ks_evaluate(&hw, NULL, NULL, 0, h3, n_h3, &a_h3);
+  }
+  if (!fit_only && n_ho && n_h2 && n_h3) {
+    all_ho = merge(&held, &in_h2);
+    all_ho = merge(&all_ho, &in_h3);
+    a_all = merge(&a_held, &a_h2);
+    a_all = merge(&a_all, &a_h3);
+  }
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
     ks_detail(&hw, f2, n_f2, "fit2");
@@ -248,6 +264,7 @@ int main(int argc, char **argv) {
     ks_detail(&hw, f4, n_f4, "fit4");
     if (!fit_only) {
       ks_detail(&hw, h2, n_h2, "held2");
+      ks_detail(&hw, h3, n_h3, "held3");
       ks_detail(&hw, ho, n_ho, "held-out");
     }
   }
@@ -274,6 +291,8 @@ int main(int argc, char **argv) {
   if (!fit_only) {
     row("held-out", &held);
     row("held-out2", &in_h2);
+    row("held-out3", &in_h3);
+    row("held-all", &all_ho);
   }
   printf("analytic terms only (no family corrections):\n");
   row("fit-all", &a_fit);
@@ -281,6 +300,8 @@ int main(int argc, char **argv) {
   if (!fit_only) {
     row("held-out", &a_held);
     row("held-out2", &a_h2);
+    row("held-out3", &a_h3);
+    row("held-all", &a_all);
   }
   printf("cv mean over %d shuffled splits (%d starts): top1 %.3f worst %.3f tau %.3f "
          "(lowest: top1 %.3f worst %.3f)\n",
@@ -295,6 +316,8 @@ int main(int argc, char **argv) {
   if (!fit_only) {
     json_set("held_out2", &in_h2, 0);
     json_set("held_out", &held, 0);
+    json_set("held_out3", &in_h3, 0);
+    json_set("held_out_all", &all_ho, 0);
   }
   json_set("cv_2fold", &cvm, 0);
   json_set("analytic_fit_all", &a_fit, 0);
@@ -302,6 +325,8 @@ int main(int argc, char **argv) {
   if (!fit_only) {
     json_set("analytic_held_out2", &a_h2, 0);
     json_set("analytic_held_out", &a_held, 0);
+    json_set("analytic_held_out3", &a_h3, 0);
+    json_set("analytic_held_out_all", &a_all, 0);
   }
   printf("\"cv_splits\":%d,\"cv_starts\":%d,\"cv_mean_top1_geo\":%.4f,\"cv_mean_top1_worst\":%.4f,"
          "\"cv_mean_tau\":%.4f,",
@@ -313,6 +338,7 @@ int main(int argc, char **argv) {
   free(f3);
   free(f4);
   free(h2);
+  free(h3);
   free(fit);
   return 0;
 }
