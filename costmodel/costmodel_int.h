@@ -39,6 +39,7 @@ typedef enum {
   P_EMB_BAG_LAT,     /* dependent DRAM latencies per bag (offsets, index, store) */
   P_SPARSE_NS_IDX,   /* sparse-gradient backward GPU cost per looked-up index */
   P_SPARSE_FIXED_US, /* host time to issue the fwd + sparse-bwd kernel chain */
+  P_SPARSE_OVERLAP_P, /* p of the p-norm joining that host time and the GPU time */
   P_COLL_BUS_EFF,    /* NCCL bus bandwidth / link peak */
   P_COLL_ALPHA_NODE_US,
   P_COLL_ALPHA_CLUSTER_US,

@@ -220,7 +220,8 @@ static void test_costmodel_embedding__sectors_and_host_floor(void **state) {
    * GPU's forward plus its per-index backward. */
   e.pass = COST_EMB_FWD_BWD;
   assert_int_equal(cost_embedding_bag(&hw, &e, &rb), 0);
-  assert_true(fabs(rb.ms - cost_param_value(&hw, "sparse_bwd_host_us") * 1e-3) < 1e-12);
+  double host_ms = cost_param_value(&hw, "sparse_bwd_host_us") * 1e-3;
+  assert_true(rb.ms >= host_ms && rb.ms < 1.001 * host_ms);
   e.batch = 131072;
   e.pooling = 64;
   cost_embedding_op f = e;
