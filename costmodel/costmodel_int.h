@@ -23,24 +23,24 @@ typedef enum {
   P_EFF_FP16,
   P_EFF_FP8,
   P_EFF_INT8,
-  P_GEMM_MEM_EFF,    /* HBM fraction a GEMM's operand stream reaches */
-  P_TILE_FILL_US,    /* per-wave pipeline fill + epilogue latency */
-  P_UNALIGNED_EPC,   /* elements/clk/SM loaded by the non-16B-aligned path */
-  P_KSTEP_NS,        /* floor per 128-byte main-loop step (pipeline latency / stages) */
-  P_WG1_EFF,         /* MMA efficiency of a CTA with one consumer warpgroup (BM = 64) */
-  P_EPI_DRAIN,       /* exposed fraction of the last wave's C stores (epilogue drain) */
-  P_EFF_TF32_SYNC,   /* tf32 mma.sync (Ampere-style kernel) throughput / dense peak */
-  P_STREAM_EFF,      /* HBM fraction of streaming elementwise kernels */
-  P_MEM_OVERLAP_P,   /* memory-bound kernels: p of the p-norm joining DRAM and issue time */
-  P_EW_ALU_SCALE,    /* scale on the per-element instruction counts */
-  P_DRAM_LAT_NS,     /* loaded DRAM access latency */
-  P_GATHER_ILP,      /* independent row loads in flight per warp (unrolled loop) */
-  P_GATHER_REQ_GPS,  /* random row requests the memory system serves, G/s */
-  P_EMB_BAG_LAT,     /* dependent DRAM latencies per bag (offsets, index, store) */
-  P_SPARSE_NS_IDX,   /* sparse-gradient backward GPU cost per looked-up index */
-  P_SPARSE_FIXED_US, /* host time to issue the fwd + sparse-bwd kernel chain */
+  P_GEMM_MEM_EFF,     /* HBM fraction a GEMM's operand stream reaches */
+  P_TILE_FILL_US,     /* per-wave pipeline fill + epilogue latency */
+  P_UNALIGNED_EPC,    /* elements/clk/SM loaded by the non-16B-aligned path */
+  P_KSTEP_NS,         /* floor per 128-byte main-loop step (pipeline latency / stages) */
+  P_WG1_EFF,          /* MMA efficiency of a CTA with one consumer warpgroup (BM = 64) */
+  P_EPI_DRAIN,        /* exposed fraction of the last wave's C stores (epilogue drain) */
+  P_EFF_TF32_SYNC,    /* tf32 mma.sync (Ampere-style kernel) throughput / dense peak */
+  P_STREAM_EFF,       /* HBM fraction of streaming elementwise kernels */
+  P_MEM_OVERLAP_P,    /* memory-bound kernels: p of the p-norm joining DRAM and issue time */
+  P_EW_ALU_SCALE,     /* scale on the per-element instruction counts */
+  P_DRAM_LAT_NS,      /* loaded DRAM access latency */
+  P_GATHER_ILP,       /* independent row loads in flight per warp (unrolled loop) */
+  P_GATHER_REQ_GPS,   /* random row requests the memory system serves, G/s */
+  P_EMB_BAG_LAT,      /* dependent DRAM latencies per bag (offsets, index, store) */
+  P_SPARSE_NS_IDX,    /* sparse-gradient backward GPU cost per looked-up index */
+  P_SPARSE_FIXED_US,  /* host time to issue the fwd + sparse-bwd kernel chain */
   P_SPARSE_OVERLAP_P, /* p of the p-norm joining that host time and the GPU time */
-  P_COLL_BUS_EFF,    /* NCCL bus bandwidth / link peak */
+  P_COLL_BUS_EFF,     /* NCCL bus bandwidth / link peak */
   P_COLL_ALPHA_NODE_US,
   P_COLL_ALPHA_CLUSTER_US,
   P__COUNT
