@@ -209,8 +209,9 @@ int main(int argc, char **argv) {
     int nfam = ks_fit_families(&hw, kp, fit, n_fit, fam, KS_MAX_FAM);
     printf("family corrections under the default parameters (%d families):\n", nfam);
     for (int i = 0; i < nfam; i++)
-      printf("    {%d, %d, %d, %d, %d, %d, %.3f},\n", fam[i].block_m, fam[i].block_n,
-             fam[i].block_k, fam[i].num_warps, fam[i].a_scalar, fam[i].b_scalar, fam[i].log_factor);
+      printf("    {%d, %d, %d, %d, %d, %d, %d, %.3f},\n", fam[i].elem_bytes, fam[i].block_m,
+             fam[i].block_n, fam[i].block_k, fam[i].num_warps, fam[i].a_scalar, fam[i].b_scalar,
+             fam[i].log_factor);
   }
 
   /* 2-fold CV over the fit set: the official split (alternate shapes in

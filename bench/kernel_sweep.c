@@ -221,9 +221,11 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
 
 static int fam_cmp(const void *x, const void *y) {
   const cost_kfamily *a = x, *b = y;
-  int ka[6] = {a->a_scalar, a->b_scalar, a->block_m, a->block_n, a->block_k, a->num_warps};
-  int kb[6] = {b->a_scalar, b->b_scalar, b->block_m, b->block_n, b->block_k, b->num_warps};
-  for (int i = 0; i < 6; i++)
+  int ka[7] = {a->elem_bytes, a->a_scalar, a->b_scalar, a->block_m,
+               a->block_n,    a->block_k,  a->num_warps};
+  int kb[7] = {b->elem_bytes, b->a_scalar, b->b_scalar, b->block_m,
+               b->block_n,    b->block_k,  b->num_warps};
+  for (int i = 0; i < 7; i++)
     if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
   return 0;
 }
@@ -240,8 +242,14 @@ int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes,
       cost_kpred r;
       const cost_kcfg *c = &sh->cfg[j];
       if (cost_kernel_predict_p(hw, kp, &sh->p, c, &r) || !r.feasible) continue;
-      cost_kfamily key = {c->block_m,        c->block_n,        c->block_k, c->num_warps,
-                          sh->p.k % 16 != 0, sh->p.n % 16 != 0, 0.0};
+      cost_kfamily key = {(int)cost_dtype_bytes((cost_dtype)sh->p.dtype),
+                          c->block_m,
+                          c->block_n,
+                          c->block_k,
+                          c->num_warps,
+                          sh->p.k % 16 != 0,
+                          sh->p.n % 16 != 0,
+                          0.0};
       int f = 0;
       while (f < nf && fam_cmp(&out[f], &key)) f++;
       if (f == nf) {

@@ -123,6 +123,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *params, const cost_kp
  * paths Triton picks for a tile and warp count), so it applies only to the
  * architecture it was measured on. */
 typedef struct {
+  int elem_bytes; /* operand element size the family was measured with */
   int block_m, block_n, block_k, num_warps;
   int a_scalar, b_scalar; /* K resp. N not a multiple of 16 */
   double log_factor;      /* ln(measured / analytic), shrunk toward 0 */
@@ -131,7 +132,8 @@ typedef struct {
 /* The built-in table for hw's architecture (hopper: fitted on the H200
  * sweeps; other architectures: none, *n = 0). */
 const cost_kfamily *cost_kfamily_builtin(const cost_hw *hw, int *n);
-/* The factor of the entry of t[0..n) matching (p, c); 1 when none does. */
+/* The factor of the entry of t[0..n) matching (p, c), the problem's
+ * element size included; 1 when none does. */
 double cost_kfamily_factor(const cost_kfamily *t, int n, const cost_kproblem *p,
                            const cost_kcfg *c);
 

@@ -206,7 +206,7 @@ static void test_kernels__family_corrections(void **state) {
   assert_int_equal(cost_kernel_predict(&amd, &q, &w8, &m8), 0);
   assert_true(m8.family == 1.0);
   /* Lookup matches every key field. */
-  const cost_kfamily t[] = {{128, 128, 32, 8, 0, 1, log(2.0)}};
+  const cost_kfamily t[] = {{2, 128, 128, 32, 8, 0, 1, log(2.0)}};
   assert_true(fabs(cost_kfamily_factor(t, 1, &p, &w8) - 2.0) < 1e-12);
   assert_true(cost_kfamily_factor(t, 1, &p, &w4) == 1.0);
   q.n = 1024;
@@ -214,6 +214,11 @@ static void test_kernels__family_corrections(void **state) {
   q.n = 1000;
   q.k = 4095;
   assert_true(cost_kfamily_factor(t, 1, &q, &w8) == 1.0);
+  q.k = 4096;
+  q.dtype = COST_DT_FP8; /* another element size: not the family swept */
+  assert_true(cost_kfamily_factor(t, 1, &q, &w8) == 1.0);
+  q.dtype = COST_DT_FP16;
+  assert_true(fabs(cost_kfamily_factor(t, 1, &q, &w8) - 2.0) < 1e-12);
 }
 
 static void test_kernels__rank_order_and_errors(void **state) {
