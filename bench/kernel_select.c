@@ -22,6 +22,9 @@
  *              + 8 fp16 shapes measured after the family corrections were
  *              fixed and their choices committed (predictions.json there)
  *   held-out-all  the three held-out sets together
+ *   fp8, tf32  data/measurements/h200-dtypes/triton_configs.json -- 10 shapes
+ *              each in the other two dtypes the kernel takes, never fitted
+ *              (the family corrections do not apply to them)
  * Per set: top-1 efficiency (best measured / measured time of the config
  * the model chose among those measured) geometric mean and worst, Kendall
  * tau of predicted vs measured per shape (mean, min), the fixed
@@ -177,8 +180,8 @@ int main(int argc, char **argv) {
   char path[1024];
   cost_hw hw;
   ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
-           *fit = NULL;
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_fit = 0;
+           *dts = NULL, *fit = NULL;
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_dts = 0, n_fit = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -187,6 +190,7 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-fit4", 1, &f4, &n_f4) ||
       ks_load_set(src, "h200-heldout2", 1, &h2, &n_h2) ||
       ks_load_set(src, "h200-heldout3", 1, &h3, &n_h3) ||
+      ks_load_set(src, "h200-dtypes", 1, &dts, &n_dts) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
@@ -218,6 +222,8 @@ int main(int argc, char **argv) {
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
   ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
+  ks_score by_dt[2] = {{0}, {0}};
+  const int other_dt[2] = {COST_DT_FP8, COST_DT_TF32};
   double avg_geo = 0, avg_min = 0, avg_tau = 0, lo_geo = INFINITY, lo_min = INFINITY;
   if (cv_split(&hw, fit, n_fit, 0, starts, 1, &cvm) ||
       cv_split(&hw, fit, n_fit, 0, starts, 0, &cva))
@@ -252,6 +258,15 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, -1, h3, n_h3, &in_h3);
     ks_evaluate(&hw, NULL, NULL, 0, h3, n_h3, &a_h3);
   }
+  for (int d = 0; d < 2 && !fit_only && n_dts; d++) {
+    ks_shape *sel = calloc((size_t)n_dts, sizeof *sel);
+    int k = 0;
+    if (!sel) return 1;
+    for (int i = 0; i < n_dts; i++)
+      if (dts[i].p.dtype == other_dt[d]) sel[k++] = dts[i];
+    if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &by_dt[d]);
+    free(sel);
+  }
   if (!fit_only && n_ho && n_h2 && n_h3) {
     all_ho = merge(&held, &in_h2);
     all_ho = merge(&all_ho, &in_h3);
@@ -266,6 +281,7 @@ int main(int argc, char **argv) {
     if (!fit_only) {
       ks_detail(&hw, h2, n_h2, "held2");
       ks_detail(&hw, h3, n_h3, "held3");
+      ks_detail(&hw, dts, n_dts, "dtypes");
       ks_detail(&hw, ho, n_ho, "held-out");
     }
   }
@@ -294,6 +310,8 @@ int main(int argc, char **argv) {
     row("held-out2", &in_h2);
     row("held-out3", &in_h3);
     row("held-all", &all_ho);
+    row("fp8", &by_dt[0]);
+    row("tf32", &by_dt[1]);
   }
   printf("analytic terms only (no family corrections):\n");
   row("fit-all", &a_fit);
@@ -319,6 +337,8 @@ int main(int argc, char **argv) {
     json_set("held_out", &held, 0);
     json_set("held_out3", &in_h3, 0);
     json_set("held_out_all", &all_ho, 0);
+    json_set("fp8", &by_dt[0], 0);
+    json_set("tf32", &by_dt[1], 0);
   }
   json_set("cv_2fold", &cvm, 0);
   json_set("analytic_fit_all", &a_fit, 0);
@@ -340,6 +360,7 @@ int main(int argc, char **argv) {
   free(f4);
   free(h2);
   free(h3);
+  free(dts);
   free(fit);
   return 0;
 }

@@ -18,14 +18,23 @@
  *     t_mma   = 2*BM*BN*BK / (peak/CU * e_mma * mma_shape_factor)
  *     t_l2    = (BM+BN)*BK*bytes / (L2 bytes per clock per SM * clock)
  *     t_lat   = latency / (pipeline depth * resident blocks); depth =
- *               min(stages-1, K steps); an operand whose row stride is not
- *               divisible by 16 (Triton's integer specialization) cannot
- *               use cp.async, is loaded element by element and is not
- *               pipelined: a block's step is the chain lat_sc (A) or
- *               lat_sc_b (B) + elements / 128 lanes * sc_elem + t_mma,
- *               over resident blocks; it gets one shared buffer, not
- *               num_stages (the compiler's "Required" bytes on the fit2
- *               sweep's failures match this exactly)
+ *               min(stages-1, K steps); a 2-byte operand whose row stride
+ *               is not divisible by 16 (Triton's integer specialization)
+ *               cannot use cp.async (4, 8 or 16 bytes a copy, PTX ISA),
+ *               is loaded element by element and is not pipelined: a
+ *               block's step is the chain lat_sc (A) or lat_sc_b (B) +
+ *               elements / 128 lanes * sc_elem + t_mma, over resident
+ *               blocks; it gets one shared buffer, not num_stages (the
+ *               compiler's "Required" bytes on the fit2 sweep's failures
+ *               match this exactly). A 4-byte operand (tf32) is copied
+ *               with 4-byte cp.async whatever its stride and keeps its
+ *               num_stages buffers (h200-dtypes' failures match); a
+ *               1-byte one (fp8) is staged through registers. On Hopper
+ *               wgmma reads a non-16-bit B only K-major (PTX ISA, wgmma:
+ *               the transpose is for .f16/.bf16), so the row-major B of
+ *               an fp8 or tf32 kernel is transposed on its way to the MMA:
+ *               it is timed like an element-by-element B (fp8 0.28 -> 0.81
+ *               top-1 on h200-dtypes, tf32 0.51 -> 0.65)
  *     t_issue = scalar elements per step / (issue (A) or issue_b (B)
  *               warp loads per clock x warp)
  *     spill   = 1 + spill * max(0, regs - budget)^2  (the register-pressure
@@ -182,7 +191,8 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   out->family = 1.0;
   if ((rc = check_args(hw, p, c)) || (rc = cost_karch_get(hw, &a))) return rc;
   double b = in_bytes(p->dtype);
-  int a_vec = p->k % 16 == 0, b_vec = p->n % 16 == 0; /* tt.divisibility=16 on K, N */
+  int a_vec = p->k % 16 == 0 || b >= 4.0, b_vec = (p->n % 16 == 0 || b >= 4.0) && b >= 2.0;
+  int b_tvec = b_vec && (b == 2.0 || a.amd); /* timing: B fed to the MMA without a transpose */
   double a_bytes = (double)c->block_m * c->block_k * b,
          b_bytes = (double)c->block_k * c->block_n * b;
   double tile_bytes = a_bytes + b_bytes;
@@ -194,7 +204,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   if (check_limits(hw, &a, c, p->dtype, out->smem, sc_bytes, out->reason)) return 0;
 
   int threads = c->num_warps * a.warp;
-  double r = regs_estimate(&a, kp, c, a_vec, b_vec, b);
+  double r = regs_estimate(&a, kp, c, a_vec, b_tvec, b);
   double cap = fmin(a.max_regs, hw->regs_per_unit / threads);
   double alloc = ceil(fmin(r, cap) / 8.0) * 8.0;
   int occ_smem = (int)(hw->smem_per_unit / (out->smem + a.smem_reserved));
@@ -233,19 +243,19 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * shrink with more warps: a 4-warp block already has one warp on each SM
    * sub-partition's load/store path. Per SM the scalar elements are also
    * bounded by a load rate (issue for A, issue_b for B). */
-  int pipelined = a_vec && b_vec && c->num_stages > 1;
+  int pipelined = a_vec && b_tvec && c->num_stages > 1;
   double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
   double ea = a_vec ? 0.0 : (double)c->block_m * c->block_k;
-  double eb = b_vec ? 0.0 : (double)c->block_k * c->block_n;
+  double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;
   double t_issue = (ea / kp[COST_KP_ISSUE] + eb / kp[COST_KP_ISSUE_B]) / a.warp / clk;
   double t_lat;
   if (pipelined) {
     t_lat = kp[COST_KP_LAT_NS] / depth * 1e-9 / conc;
-  } else if (a_vec && b_vec) {
+  } else if (a_vec && b_tvec) {
     t_lat = kp[COST_KP_LAT_SC_NS] * 1e-9 / conc;
   } else {
     double lat_sc =
-        fmax(a_vec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_vec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
+        fmax(a_vec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_tvec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
     double per_lane = (ea + eb) / (4.0 * a.warp);
     t_lat = ((lat_sc + per_lane * kp[COST_KP_SC_ELEM_NS]) * 1e-9 + t_mma) / conc;
   }

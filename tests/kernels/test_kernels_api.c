@@ -257,12 +257,79 @@ static void test_kernels_api__fit_set_regression(void **state) {
   assert_true(s.eff_geo > s.base_geo);
 }
 
+/* Ground truth for feasibility: every config Triton refused to compile on
+ * the H200 (OutOfResources: shared memory), in every sweep of the
+ * repository, bf16/fp16/fp8/tf32, aligned or not, must be infeasible in the
+ * model, and all but one for shared memory (see below). (4-byte operands with K or
+ * N not a multiple of 16 are still copied with 4-byte cp.async and
+ * multi-buffered: Triton's "Required" bytes on h200-dtypes say so.) */
+static int sweep_dtype(const char *s) {
+  return !strcmp(s, "fp8")    ? COST_DT_FP8
+         : !strcmp(s, "tf32") ? COST_DT_TF32
+         : !strcmp(s, "fp16") ? COST_DT_FP16
+                              : COST_DT_BF16;
+}
+
+static int cfg_int(const cJSON *c, const char *k) {
+  return (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c, k));
+}
+
+static void test_kernels_api__compile_failures_are_infeasible(void **state) {
+  (void)state;
+  const char *sets[] = {"h200",       "h200-fit2",     "h200-fit3",     "h200-fit4",
+                        "h200-extra", "h200-heldout2", "h200-heldout3", "h200-dtypes"};
+  char path[1024];
+  cost_hw hw;
+  int checked = 0, tf32_checked = 0, smem_reason = 0;
+  snprintf(path, sizeof path, "%s/data/hardware/h200.json", CDPLAN_SOURCE_DIR);
+  assert_int_equal(ks_load_hw(path, &hw), 0);
+  for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/data/measurements/%s/triton_configs.json", CDPLAN_SOURCE_DIR,
+             sets[s]);
+    char *text = cm_slurp(path, &len);
+    assert_non_null(text);
+    cJSON *doc = cJSON_Parse(text), *rows, *r;
+    free(text);
+    assert_non_null(doc);
+    rows = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "rows");
+    cJSON_ArrayForEach(r, rows) {
+      const cJSON *f;
+      cost_kproblem p = {cfg_int(r, "m"), cfg_int(r, "n"), cfg_int(r, "k"),
+                         sweep_dtype(cJSON_GetStringValue(cJSON_GetObjectItem(r, "dtype")))};
+      cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failed")) {
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "reason"));
+        if (!why || strncmp(why, "OutOfResources: out of resource: shared memory", 46)) continue;
+        cost_kcfg c = {cfg_int(f, "bm"),    cfg_int(f, "bn"),     cfg_int(f, "bk"),
+                       cfg_int(f, "warps"), cfg_int(f, "stages"), cfg_int(f, "group_m")};
+        cost_kpred o;
+        assert_int_equal(cost_kernel_predict(&hw, &p, &c, &o), 0);
+        if (o.feasible)
+          print_message("%s: %lldx%lldx%lld %dx%dx%d s%d compiled out of shared memory, model "
+                        "says feasible\n",
+                        sets[s], (long long)p.m, (long long)p.n, (long long)p.k, c.block_m,
+                        c.block_n, c.block_k, c.num_stages);
+        assert_false(o.feasible);
+        if (strstr(o.reason, "shared memory")) smem_reason++;
+        checked++;
+        if (p.dtype == COST_DT_TF32 && (p.k % 16 || p.n % 16)) tf32_checked++;
+      }
+    }
+    cJSON_Delete(doc);
+  }
+  print_message("%d compile failures checked (%d tf32 with K or N not a multiple of 16)\n", checked,
+                tf32_checked);
+  assert_true(checked > 1000);
+  assert_true(tf32_checked > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernels_api__catalog_never_chooses_infeasible),
       cmocka_unit_test(test_kernels_api__validation_names_the_field),
       cmocka_unit_test(test_kernels_api__response_shape),
       cmocka_unit_test(test_kernels_api__fit_set_regression),
+      cmocka_unit_test(test_kernels_api__compile_failures_are_infeasible),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
