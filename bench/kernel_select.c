@@ -24,7 +24,9 @@
  *   held-out-all  the three held-out sets together
  *   fp8, tf32  data/measurements/h200-dtypes/triton_configs.json -- 10 shapes
  *              each in the other two dtypes the kernel takes, never fitted
- *              (the family corrections do not apply to them)
+ *   fp8-fit, tf32-fit  data/measurements/h200-dtypes-fit/ -- 20 shapes each,
+ *              the only data the 1- and 4-byte family corrections are fitted
+ *              on (in-sample rows, and a 2-fold CV of the families alone)
  * Per set: top-1 efficiency (best measured / measured time of the config
  * the model chose among those measured) geometric mean and worst, Kendall
  * tau of predicted vs measured per shape (mean, min), the fixed
@@ -180,8 +182,9 @@ int main(int argc, char **argv) {
   char path[1024];
   cost_hw hw;
   ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
-           *dts = NULL, *fit = NULL;
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_dts = 0, n_fit = 0;
+           *dts = NULL, *dfit = NULL, *fit = NULL, *famset = NULL;
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_dts = 0, n_dfit = 0,
+      n_fit = 0, n_famset = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -191,12 +194,17 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-heldout2", 1, &h2, &n_h2) ||
       ks_load_set(src, "h200-heldout3", 1, &h3, &n_h3) ||
       ks_load_set(src, "h200-dtypes", 1, &dts, &n_dts) ||
+      ks_load_set(src, "h200-dtypes-fit", 1, &dfit, &n_dfit) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
   if (append(&fit, &n_fit, sh, n_sh) || append(&fit, &n_fit, f2, n_f2) ||
       append(&fit, &n_fit, f3, n_f3) || append(&fit, &n_fit, f4, n_f4))
     return 1;
+  /* The family corrections' set: the fit set (2-byte) plus the fp8/tf32
+   * fitting sweep (entries are keyed by element size, so the 2-byte ones
+   * do not see it). */
+  if (append(&famset, &n_famset, fit, n_fit) || append(&famset, &n_famset, dfit, n_dfit)) return 1;
   if (do_fit) {
     cost_kfamily fam[KS_MAX_FAM];
     memcpy(kp, prior, sizeof kp);
@@ -210,7 +218,7 @@ int main(int argc, char **argv) {
     /* Family corrections under the shipped defaults (kernel_space.c), for
      * costmodel/kernel_family.c. */
     cost_kparams_resolve(&hw, kp);
-    int nfam = ks_fit_families(&hw, kp, fit, n_fit, fam, KS_MAX_FAM);
+    int nfam = ks_fit_families(&hw, kp, famset, n_famset, fam, KS_MAX_FAM);
     printf("family corrections under the default parameters (%d families):\n", nfam);
     for (int i = 0; i < nfam; i++)
       printf("    {%d, %d, %d, %d, %d, %d, %d, %.3f},\n", fam[i].elem_bytes, fam[i].block_m,
@@ -222,7 +230,7 @@ int main(int argc, char **argv) {
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
   ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
-  ks_score by_dt[2] = {{0}, {0}};
+  ks_score by_dt[2] = {{0}, {0}}, fit_dt[2] = {{0}, {0}}, cv_dt[2] = {{0}, {0}};
   const int other_dt[2] = {COST_DT_FP8, COST_DT_TF32};
   double avg_geo = 0, avg_min = 0, avg_tau = 0, lo_geo = INFINITY, lo_min = INFINITY;
   if (cv_split(&hw, fit, n_fit, 0, starts, 1, &cvm) ||
@@ -258,13 +266,37 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, -1, h3, n_h3, &in_h3);
     ks_evaluate(&hw, NULL, NULL, 0, h3, n_h3, &a_h3);
   }
-  for (int d = 0; d < 2 && !fit_only && n_dts; d++) {
-    ks_shape *sel = calloc((size_t)n_dts, sizeof *sel);
+  for (int d = 0; d < 2; d++) {
+    ks_shape *sel = calloc((size_t)(n_dts + n_dfit + 1), sizeof *sel);
     int k = 0;
     if (!sel) return 1;
-    for (int i = 0; i < n_dts; i++)
+    for (int i = 0; i < n_dts && !fit_only; i++)
       if (dts[i].p.dtype == other_dt[d]) sel[k++] = dts[i];
     if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &by_dt[d]);
+    k = 0;
+    for (int i = 0; i < n_dfit; i++)
+      if (dfit[i].p.dtype == other_dt[d]) sel[k++] = dfit[i];
+    if (k) {
+      /* In-sample, and 2-fold CV of the family corrections alone (the
+       * analytic parameters stay at their defaults, fitted on 2-byte data). */
+      double dkp[COST_KP__COUNT];
+      ks_score half[2];
+      ks_evaluate(&hw, NULL, NULL, -1, sel, k, &fit_dt[d]);
+      cost_kparams_resolve(&hw, dkp);
+      ks_shape *fold[2] = {calloc((size_t)k, sizeof *sel), calloc((size_t)k, sizeof *sel)};
+      int nf[2] = {0, 0};
+      if (!fold[0] || !fold[1]) return 1;
+      for (int i = 0; i < k; i++) fold[i % 2][nf[i % 2]++] = sel[i];
+      for (int f = 0; f < 2; f++) {
+        cost_kfamily fam[KS_MAX_FAM];
+        int nfam = ks_fit_families(&hw, dkp, fold[f], nf[f], fam, KS_MAX_FAM);
+        half[1 - f].effs = NULL;
+        ks_evaluate(&hw, dkp, fam, nfam, fold[1 - f], nf[1 - f], &half[1 - f]);
+      }
+      cv_dt[d] = merge(&half[0], &half[1]);
+      free(fold[0]);
+      free(fold[1]);
+    }
     free(sel);
   }
   if (!fit_only && n_ho && n_h2 && n_h3) {
@@ -313,6 +345,10 @@ int main(int argc, char **argv) {
     row("fp8", &by_dt[0]);
     row("tf32", &by_dt[1]);
   }
+  row("fp8-fit", &fit_dt[0]);
+  row("fp8-fit-cv", &cv_dt[0]);
+  row("tf32-fit", &fit_dt[1]);
+  row("tf32-fit-cv", &cv_dt[1]);
   printf("analytic terms only (no family corrections):\n");
   row("fit-all", &a_fit);
   row("cv-2fold", &cva);
@@ -339,6 +375,10 @@ int main(int argc, char **argv) {
     json_set("held_out_all", &all_ho, 0);
     json_set("fp8", &by_dt[0], 0);
     json_set("tf32", &by_dt[1], 0);
+    json_set("fp8_fit", &fit_dt[0], 0);
+    json_set("fp8_fit_cv", &cv_dt[0], 0);
+    json_set("tf32_fit", &fit_dt[1], 0);
+    json_set("tf32_fit_cv", &cv_dt[1], 0);
   }
   json_set("cv_2fold", &cvm, 0);
   json_set("analytic_fit_all", &a_fit, 0);
@@ -361,6 +401,8 @@ int main(int argc, char **argv) {
   free(h2);
   free(h3);
   free(dts);
+  free(dfit);
+  free(famset);
   free(fit);
   return 0;
 }
