@@ -27,6 +27,9 @@
  *   fp8-fit, tf32-fit  data/measurements/h200-dtypes-fit/ -- 20 shapes each,
  *              the only data the 1- and 4-byte family corrections are fitted
  *              on (in-sample rows, and a 2-fold CV of the families alone)
+ *   fp8-held, tf32-held  data/measurements/h200-dtypes-held/ -- 10 shapes
+ *              each measured after that table was fixed and its picks
+ *              committed (blind)
  * Per set: top-1 efficiency (best measured / measured time of the config
  * the model chose among those measured) geometric mean and worst, Kendall
  * tau of predicted vs measured per shape (mean, min), the fixed
@@ -182,9 +185,9 @@ int main(int argc, char **argv) {
   char path[1024];
   cost_hw hw;
   ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
-           *dts = NULL, *dfit = NULL, *fit = NULL, *famset = NULL;
+           *dts = NULL, *dfit = NULL, *dheld = NULL, *fit = NULL, *famset = NULL;
   int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_dts = 0, n_dfit = 0,
-      n_fit = 0, n_famset = 0;
+      n_dheld = 0, n_fit = 0, n_famset = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -195,6 +198,7 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-heldout3", 1, &h3, &n_h3) ||
       ks_load_set(src, "h200-dtypes", 1, &dts, &n_dts) ||
       ks_load_set(src, "h200-dtypes-fit", 1, &dfit, &n_dfit) ||
+      ks_load_set(src, "h200-dtypes-held", 1, &dheld, &n_dheld) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
@@ -230,7 +234,8 @@ int main(int argc, char **argv) {
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
   ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
-  ks_score by_dt[2] = {{0}, {0}}, fit_dt[2] = {{0}, {0}}, cv_dt[2] = {{0}, {0}};
+  ks_score by_dt[2] = {{0}, {0}}, fit_dt[2] = {{0}, {0}}, cv_dt[2] = {{0}, {0}},
+           held_dt[2] = {{0}, {0}};
   const int other_dt[2] = {COST_DT_FP8, COST_DT_TF32};
   double avg_geo = 0, avg_min = 0, avg_tau = 0, lo_geo = INFINITY, lo_min = INFINITY;
   if (cv_split(&hw, fit, n_fit, 0, starts, 1, &cvm) ||
@@ -267,12 +272,16 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, 0, h3, n_h3, &a_h3);
   }
   for (int d = 0; d < 2; d++) {
-    ks_shape *sel = calloc((size_t)(n_dts + n_dfit + 1), sizeof *sel);
+    ks_shape *sel = calloc((size_t)(n_dts + n_dfit + n_dheld + 1), sizeof *sel);
     int k = 0;
     if (!sel) return 1;
     for (int i = 0; i < n_dts && !fit_only; i++)
       if (dts[i].p.dtype == other_dt[d]) sel[k++] = dts[i];
     if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &by_dt[d]);
+    k = 0;
+    for (int i = 0; i < n_dheld && !fit_only; i++)
+      if (dheld[i].p.dtype == other_dt[d]) sel[k++] = dheld[i];
+    if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held_dt[d]);
     k = 0;
     for (int i = 0; i < n_dfit; i++)
       if (dfit[i].p.dtype == other_dt[d]) sel[k++] = dfit[i];
@@ -314,6 +323,7 @@ int main(int argc, char **argv) {
       ks_detail(&hw, h2, n_h2, "held2");
       ks_detail(&hw, h3, n_h3, "held3");
       ks_detail(&hw, dts, n_dts, "dtypes");
+      ks_detail(&hw, dheld, n_dheld, "dt-held");
       ks_detail(&hw, ho, n_ho, "held-out");
     }
   }
@@ -328,7 +338,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_sh; i++) cost_kernel_rank(&hw, &sh[i].p, space, nc, out, &nfeas);
   double sel_ms = (now_s() - t0) / (reps * n_sh) * 1e3;
 
-  printf("kernel selection on H200 Triton sweeps (bf16 + fp16; chosen among measured configs)\n");
+  printf("kernel selection on H200 Triton sweeps (bf16 + fp16, then fp8 / tf32; chosen among "
+         "measured configs)\n");
   printf("%-10s %6s  %7s %7s  %7s %7s  %7s %7s\n", "set", "shapes", "top1", "worst", "tau",
          "tau_min", "fixed", "fixed_w");
   row("shared", &in_s);
@@ -344,6 +355,8 @@ int main(int argc, char **argv) {
     row("held-all", &all_ho);
     row("fp8", &by_dt[0]);
     row("tf32", &by_dt[1]);
+    row("fp8-held", &held_dt[0]);
+    row("tf32-held", &held_dt[1]);
   }
   row("fp8-fit", &fit_dt[0]);
   row("fp8-fit-cv", &cv_dt[0]);
@@ -375,6 +388,8 @@ int main(int argc, char **argv) {
     json_set("held_out_all", &all_ho, 0);
     json_set("fp8", &by_dt[0], 0);
     json_set("tf32", &by_dt[1], 0);
+    json_set("fp8_held", &held_dt[0], 0);
+    json_set("tf32_held", &held_dt[1], 0);
     json_set("fp8_fit", &fit_dt[0], 0);
     json_set("fp8_fit_cv", &cv_dt[0], 0);
     json_set("tf32_fit", &fit_dt[1], 0);
@@ -402,6 +417,7 @@ int main(int argc, char **argv) {
   free(h3);
   free(dts);
   free(dfit);
+  free(dheld);
   free(famset);
   free(fit);
   return 0;
