@@ -167,7 +167,8 @@ static int append(ks_shape **fit, int *n_fit, const ks_shape *set, int n) {
 
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
-  int do_fit = 0, verbose = 0, fit_only = 0, starts = KS_FIT_STARTS, splits = KS_CV_SPLITS;
+  int do_fit = 0, verbose = 0, fit_only = 0, ccheck = 0, starts = KS_FIT_STARTS,
+      splits = KS_CV_SPLITS;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--fit"))
       do_fit = 1;
@@ -175,6 +176,8 @@ int main(int argc, char **argv) {
       verbose = 1;
     else if (!strcmp(argv[i], "--fit-only"))
       fit_only = 1;
+    else if (!strcmp(argv[i], "--compile-check"))
+      ccheck = 1;
     else if (!strcmp(argv[i], "--starts") && i + 1 < argc)
       starts = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
@@ -191,6 +194,17 @@ int main(int argc, char **argv) {
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
+  if (ccheck) {
+    ks_cc_score cc;
+    snprintf(path, sizeof path, "%s/data/measurements/h200-compile/compile_info.json", src);
+    if (ks_compile_check(&hw, path, 1, &cc)) return 1;
+    printf("compile check: %d configs, feasibility wrong %d (refused but feasible %d; compiled "
+           "but over the accumulator rule %d), shared memory exact %d of %d, spill agrees %d of "
+           "%d compiled (compiler spills %d, model %d)\n",
+           cc.n, cc.feasible_wrong, cc.refused_feasible, cc.compiled_reg_rule, cc.smem_exact,
+           cc.smem_n, cc.spill_agree, cc.compiled, cc.spill_compiler, cc.spill_model);
+    return 0;
+  }
   if (ks_load_set(src, "h200", 0, &sh, &n_sh) || ks_load_set(src, "h200-fit2", 1, &f2, &n_f2) ||
       ks_load_set(src, "h200-fit3", 1, &f3, &n_f3) ||
       ks_load_set(src, "h200-fit4", 1, &f4, &n_f4) ||

@@ -312,3 +312,66 @@ void ks_split(int n, int split, int *fold) {
   for (int i = 0; i < n; i++) fold[perm[i]] = i < n / 2 ? 0 : 1;
   free(perm);
 }
+
+/* Compile facts (validate/gpu/compile_info.py) against the model: per row
+ * one config compiled (or refused) by Triton for one dtype and shape class. */
+int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_score *s) {
+  size_t len = 0;
+  char *text = cm_slurp(path, &len);
+  cJSON *doc;
+  double kp[COST_KP__COUNT];
+  memset(s, 0, sizeof *s);
+  if (!text) {
+    fprintf(stderr, "kernel_sweep: cannot read %s\n", path);
+    return -1;
+  }
+  doc = cJSON_ParseWithLength(text, len);
+  free(text);
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *r;
+  if (!cJSON_IsArray(rows)) {
+    fprintf(stderr, "kernel_sweep: %s: no rows\n", path);
+    cJSON_Delete(doc);
+    return -1;
+  }
+  cost_kparams_resolve(hw, kp);
+  cJSON_ArrayForEach(r, rows) {
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(r, "dtype");
+    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");
+    int d = cJSON_IsString(dt) ? cost_dtype_parse(dt->valuestring) : -1;
+    if (d < 0 || !cJSON_IsBool(ok)) continue;
+    cost_kproblem p = {(int64_t)num(r, "m", 0), (int64_t)num(r, "n", 0), (int64_t)num(r, "k", 0),
+                       d};
+    cost_kcfg c = {(int)num(r, "bm", 0),    (int)num(r, "bn", 0),     (int)num(r, "bk", 0),
+                   (int)num(r, "warps", 0), (int)num(r, "stages", 0), (int)num(r, "group_m", 8)};
+    cost_kpred out;
+    if (cost_kernel_predict_p(hw, kp, &p, &c, &out)) continue;
+    int compiled = cJSON_IsTrue(ok);
+    double smem = compiled ? num(r, "shared", -1) : num(r, "required_shared", -1);
+    s->n++;
+    if (compiled != out.feasible) s->feasible_wrong++;
+    if (!compiled && out.feasible) s->refused_feasible++;
+    if (compiled && !out.feasible && !strncmp(out.reason, "registers:", 10)) s->compiled_reg_rule++;
+    if (smem >= 0) {
+      s->smem_n++;
+      if (fabs(smem - out.smem) < 0.5) s->smem_exact++;
+    }
+    if (compiled) {
+      double spill = num(r, "n_spills", 0), regs = num(r, "n_regs", 0);
+      int m_spill = out.spill > 1.0 + 1e-9, c_spill = spill > 0;
+      s->compiled++;
+      if (m_spill == c_spill) s->spill_agree++;
+      if (c_spill) s->spill_compiler++;
+      if (m_spill) s->spill_model++;
+      (void)regs;
+    }
+    if (verbose && (smem < 0 || fabs(smem - out.smem) >= 0.5 || compiled != out.feasible))
+      printf("compile-check %-5s %6lld %6lld %6lld %3dx%3dx%3d w%d s%d: compiler %s smem %.0f, "
+             "model %s smem %.0f%s%s\n",
+             dt->valuestring, (long long)p.m, (long long)p.n, (long long)p.k, c.block_m, c.block_n,
+             c.block_k, c.num_warps, c.num_stages, compiled ? "ok" : "refused", smem,
+             out.feasible ? "feasible" : "infeasible", out.smem, out.feasible ? "" : ": ",
+             out.feasible ? "" : out.reason);
+  }
+  cJSON_Delete(doc);
+  return 0;
+}

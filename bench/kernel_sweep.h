@@ -68,4 +68,21 @@ int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes,
  * cut in halves. fold[i] gets 0 or 1 per shape. */
 void ks_split(int n, int split, int *fold);
 
+/* Triton's compile facts (data/measurements/h200-compile/compile_info.json,
+ * written by validate/gpu/compile_info.py) against the model's
+ * feasibility, shared memory per block and spill term, under hw's resolved
+ * parameters. verbose prints each row the model gets wrong. 0 or -1. */
+typedef struct {
+  int n;                 /* rows checked */
+  int feasible_wrong;    /* compiled but called infeasible, or refused but called feasible */
+  int refused_feasible;  /* refused by the compiler, feasible in the model */
+  int compiled_reg_rule; /* compiled, ruled out by the model's accumulator rule */
+  int smem_n;            /* rows with the compiler's shared bytes (used or required) */
+  int smem_exact;        /* ... which the model's equal */
+  int compiled;          /* rows that compiled */
+  int spill_agree;       /* ... where model (spill factor > 1) and compiler (spills > 0) agree */
+  int spill_compiler, spill_model;
+} ks_cc_score;
+int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_score *s);
+
 #endif

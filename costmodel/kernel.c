@@ -34,7 +34,12 @@
  *               the transpose is for .f16/.bf16), so the row-major B of
  *               an fp8 or tf32 kernel is transposed on its way to the MMA:
  *               it is timed like an element-by-element B (fp8 0.28 -> 0.81
- *               top-1 on h200-dtypes, tf32 0.51 -> 0.65)
+ *               top-1 on h200-dtypes, tf32 0.51 -> 0.65). Tiles that run on
+ *               mma.sync (Hopper: fewer than 64 rows) read B from shared
+ *               memory in any order: their B copy is pipelined over the
+ *               stages like A's (fp8 32-row tiles gain up to 1.3x from a
+ *               4th stage), and they keep num_stages - 1 buffers (the
+ *               compiler's shared bytes, data/measurements/h200-compile/)
  *     t_issue = scalar elements per step / (issue (A) or issue_b (B)
  *               warp loads per clock x warp)
  *     spill   = 1 + spill * max(0, regs - budget)^2  (the register-pressure
@@ -114,9 +119,14 @@ static int check_limits(const cost_hw *hw, const cost_karch *a, const cost_kcfg 
                kib(smem / bufs), kib(smem), kib(a->smem_block));
     return 1;
   }
-  if (acc >= cap) { /* nothing left for addresses and operands */
+  /* Nothing left for addresses and operands: Triton 3.6 still compiles
+   * such a tile, spilling the accumulator (data/measurements/h200-compile/),
+   * but none of the 1070 measured in the sweeps came within 0.58x of its
+   * shape's best (median 0.16x), so it is ruled out. */
+  if (acc >= cap) {
     snprintf(why, COST_KREASON,
-             "registers: %dx%d fp32 accumulator over %d threads = %.0f per thread, limit %.0f",
+             "registers: %dx%d fp32 accumulator over %d threads = %.0f per thread, limit %.0f "
+             "(it would spill)",
              c->block_m, c->block_n, threads, acc, cap);
     return 1;
   }
@@ -128,22 +138,40 @@ static int check_limits(const cost_hw *hw, const cost_karch *a, const cost_kcfg 
   return 0;
 }
 
+/* Whether the tile runs on mma.sync (Triton's MMA v2) rather than the
+ * architecture's asynchronous MMA: on Hopper a block below wgmma's 64 rows
+ * or with a warp count that is not whole warpgroups; on Ampere every tile. */
+int cost_ksync_tile(const cost_karch *a, const cost_kcfg *c) {
+  if (a->amd) return 0;
+  return a->mma_m == 16 || (a->mma_m == 64 && (c->block_m < 64 || c->num_warps % 4 != 0));
+}
+
+/* Shared buffers of a pipelined operand: AMD's stream pipeliner keeps
+ * max(1, stages-1) in LDS; on NVIDIA a wgmma tile keeps num_stages and an
+ * mma.sync tile num_stages-1 (Triton 3.6 on the H200: the compiler's shared
+ * bytes of every 32-row tile, data/measurements/h200-compile/). */
 int cost_kstage_buffers(const cost_karch *a, const cost_kcfg *c) {
-  return a->amd ? (c->num_stages > 2 ? c->num_stages - 1 : 1) : c->num_stages;
+  if (a->amd || cost_ksync_tile(a, c)) return c->num_stages > 2 ? c->num_stages - 1 : 1;
+  return c->num_stages;
 }
 
 /* Registers per thread: accumulator + operand staging + a fixed part.
- * A cp.async-loaded operand costs a 64-bit pointer per 16-byte vector; a
- * scalar-loaded one reg_scalar per element (pointer + data); on AMD the
+ * A cp.async-loaded operand costs a 64-bit pointer per copy (16 bytes, or
+ * one 4-byte element when its row stride is not a multiple of 16); an fp8
+ * B on its way to wgmma is loaded 16 bytes at a time into registers (a
+ * pointer per 16 elements plus the bytes); a scalar-loaded operand costs
+ * reg_scalar per element (pointer + data); on AMD the
  * prefetched next tile lives in VGPRs too. */
 static double regs_estimate(const cost_karch *a, const double *kp, const cost_kcfg *c, int a_vec,
-                            int b_vec, double b) {
+                            int b_vec, double b, double a_per, double b_per) {
   double thr = (double)c->num_warps * a->warp;
   double ea = (double)c->block_m * c->block_k / thr, eb = (double)c->block_k * c->block_n / thr;
-  double per_vec = 16.0 / b;
   double r = kp[COST_KP_REG_BASE] + (double)c->block_m * c->block_n / thr;
-  r += a_vec ? 2.0 * ea / per_vec : kp[COST_KP_REG_SCALAR] * ea;
-  r += b_vec ? 2.0 * eb / per_vec : kp[COST_KP_REG_SCALAR] * eb;
+  r += a_vec ? 2.0 * ea / a_per : kp[COST_KP_REG_SCALAR] * ea;
+  if (!a->amd && !b_vec && b == 1.0 && b_per > 1.0) /* fp8 B through registers, 16-byte loads */
+    r += 2.0 * eb / b_per + eb * b / 4.0;
+  else
+    r += b_vec ? 2.0 * eb / b_per : kp[COST_KP_REG_SCALAR] * eb;
   if (a->amd) r += (ea + eb) * b / 4.0;
   return r;
 }
@@ -191,8 +219,16 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   out->family = 1.0;
   if ((rc = check_args(hw, p, c)) || (rc = cost_karch_get(hw, &a))) return rc;
   double b = in_bytes(p->dtype);
-  int a_vec = p->k % 16 == 0 || b >= 4.0, b_vec = (p->n % 16 == 0 || b >= 4.0) && b >= 2.0;
+  int sync = cost_ksync_tile(&a, c);
+  /* cp.async copies 4, 8 or 16 bytes: an operand goes through it when its
+   * row stride is a multiple of 16 elements (16-byte copies) or its
+   * elements are 4 bytes (one copy each); a 1-byte B only on mma.sync tiles
+   * (wgmma needs it transposed, through registers). */
+  int a_vec = p->k % 16 == 0 || b >= 4.0;
+  int b_vec = (p->n % 16 == 0 || b >= 4.0) && (b >= 2.0 || sync);
   int b_tvec = b_vec && (b == 2.0 || a.amd); /* timing: B fed to the MMA without a transpose */
+  /* elements per copy, and so per 64-bit address register pair */
+  double a_per = p->k % 16 == 0 ? 16.0 / b : 1.0, b_per = p->n % 16 == 0 ? 16.0 / b : 1.0;
   double a_bytes = (double)c->block_m * c->block_k * b,
          b_bytes = (double)c->block_k * c->block_n * b;
   double tile_bytes = a_bytes + b_bytes;
@@ -204,7 +240,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   if (check_limits(hw, &a, c, p->dtype, out->smem, sc_bytes, out->reason)) return 0;
 
   int threads = c->num_warps * a.warp;
-  double r = regs_estimate(&a, kp, c, a_vec, b_tvec, b);
+  double r = regs_estimate(&a, kp, c, a_vec, b_tvec, b, a_per, b_per);
   double cap = fmin(a.max_regs, hw->regs_per_unit / threads);
   double alloc = ceil(fmin(r, cap) / 8.0) * 8.0;
   int occ_smem = (int)(hw->smem_per_unit / (out->smem + a.smem_reserved));
@@ -243,7 +279,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * shrink with more warps: a 4-warp block already has one warp on each SM
    * sub-partition's load/store path. Per SM the scalar elements are also
    * bounded by a load rate (issue for A, issue_b for B). */
-  int pipelined = a_vec && b_tvec && c->num_stages > 1;
+  int pipelined = a_vec && (b_tvec || (sync && b_vec)) && c->num_stages > 1;
   double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
   double ea = a_vec ? 0.0 : (double)c->block_m * c->block_k;
   double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;

@@ -21,5 +21,6 @@ typedef struct {
 int cost_karch_get(const cost_hw *hw, cost_karch *a);
 /* Shared-memory / LDS pipeline buffers a config allocates. */
 int cost_kstage_buffers(const cost_karch *a, const cost_kcfg *c);
+int cost_ksync_tile(const cost_karch *a, const cost_kcfg *c);
 
 #endif

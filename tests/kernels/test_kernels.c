@@ -93,7 +93,8 @@ static void test_kernels__register_reasons(void **state) {
   cost_kpred r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 8, 3, 8});
   assert_false(r.feasible);
   assert_string_equal(
-      r.reason, "registers: 256x256 fp32 accumulator over 256 threads = 256 per thread, limit 255");
+      r.reason, "registers: 256x256 fp32 accumulator over 256 threads = 256 per thread, limit 255 "
+                "(it would spill)");
   /* 32 warps x 32 threads: the register file allows 64 per thread. */
   r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 32, 2, 8});
   assert_false(r.feasible);
@@ -105,7 +106,8 @@ static void test_kernels__register_reasons(void **state) {
   r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 1, 2, 8});
   assert_false(r.feasible);
   assert_string_equal(
-      r.reason, "registers: 256x256 fp32 accumulator over 64 threads = 1024 per thread, limit 512");
+      r.reason, "registers: 256x256 fp32 accumulator over 64 threads = 1024 per thread, limit 512 "
+                "(it would spill)");
   r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){64, 64, 32, 32, 2, 8});
   assert_false(r.feasible);
   assert_string_equal(r.reason, "threads: 32 warps x 64 = 2048 > 1024 threads per block");
