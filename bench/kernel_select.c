@@ -27,6 +27,11 @@
  *   fp8-fit, tf32-fit  data/measurements/h200-dtypes-fit/ -- 20 shapes each,
  *              the only data the 1- and 4-byte family corrections are fitted
  *              on (in-sample rows, and a 2-fold CV of the families alone)
+ *   held-out4  data/measurements/h200-heldout4/ -- 12 bf16 + 4 fp16 shapes
+ *              measured after the compile-fact rules and their refit were
+ *              fixed and the picks committed (predictions.json there)
+ *   fp8-held2, tf32-held2  data/measurements/h200-dtypes-held2/ -- 12
+ *              shapes each, blind in the same way
  *   fp8-held, tf32-held  data/measurements/h200-dtypes-held/ -- 10 shapes
  *              each measured after that table was fixed and its picks
  *              committed (blind)
@@ -187,9 +192,9 @@ int main(int argc, char **argv) {
   }
   char path[1024];
   cost_hw hw;
-  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
+  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL, *h4 = NULL, *dh2 = NULL,
            *dts = NULL, *dfit = NULL, *dheld = NULL, *fit = NULL, *famset = NULL;
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_dts = 0, n_dfit = 0,
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_h4 = 0, n_dh2 = 0, n_dts = 0, n_dfit = 0,
       n_dheld = 0, n_fit = 0, n_famset = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
@@ -213,6 +218,8 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-dtypes", 1, &dts, &n_dts) ||
       ks_load_set(src, "h200-dtypes-fit", 1, &dfit, &n_dfit) ||
       ks_load_set(src, "h200-dtypes-held", 1, &dheld, &n_dheld) ||
+      ks_load_set(src, "h200-heldout4", 1, &h4, &n_h4) ||
+      ks_load_set(src, "h200-dtypes-held2", 1, &dh2, &n_dh2) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
@@ -248,6 +255,7 @@ int main(int argc, char **argv) {
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
   ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
+  ks_score in_h4 = {0}, a_h4 = {0}, held2_dt[2] = {{0}, {0}};
   ks_score by_dt[2] = {{0}, {0}}, fit_dt[2] = {{0}, {0}}, cv_dt[2] = {{0}, {0}},
            held_dt[2] = {{0}, {0}};
   const int other_dt[2] = {COST_DT_FP8, COST_DT_TF32};
@@ -281,12 +289,16 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, -1, ho, n_ho, &held);
     ks_evaluate(&hw, NULL, NULL, 0, ho, n_ho, &a_held);
   }
+  if (!fit_only && n_h4) {
+    ks_evaluate(&hw, NULL, NULL, -1, h4, n_h4, &in_h4);
+    ks_evaluate(&hw, NULL, NULL, 0, h4, n_h4, &a_h4);
+  }
   if (!fit_only && n_h3) {
     ks_evaluate(&hw, NULL, NULL, -1, h3, n_h3, &in_h3);
     ks_evaluate(&hw, NULL, NULL, 0, h3, n_h3, &a_h3);
   }
   for (int d = 0; d < 2; d++) {
-    ks_shape *sel = calloc((size_t)(n_dts + n_dfit + n_dheld + 1), sizeof *sel);
+    ks_shape *sel = calloc((size_t)(n_dts + n_dfit + n_dheld + n_dh2 + 1), sizeof *sel);
     int k = 0;
     if (!sel) return 1;
     for (int i = 0; i < n_dts && !fit_only; i++)
@@ -296,6 +308,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_dheld && !fit_only; i++)
       if (dheld[i].p.dtype == other_dt[d]) sel[k++] = dheld[i];
     if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held_dt[d]);
+    k = 0;
+    for (int i = 0; i < n_dh2 && !fit_only; i++)
+      if (dh2[i].p.dtype == other_dt[d]) sel[k++] = dh2[i];
+    if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held2_dt[d]);
     k = 0;
     for (int i = 0; i < n_dfit; i++)
       if (dfit[i].p.dtype == other_dt[d]) sel[k++] = dfit[i];
@@ -327,6 +343,10 @@ int main(int argc, char **argv) {
     all_ho = merge(&all_ho, &in_h3);
     a_all = merge(&a_held, &a_h2);
     a_all = merge(&a_all, &a_h3);
+    if (n_h4) {
+      all_ho = merge(&all_ho, &in_h4);
+      a_all = merge(&a_all, &a_h4);
+    }
   }
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
@@ -338,6 +358,8 @@ int main(int argc, char **argv) {
       ks_detail(&hw, h3, n_h3, "held3");
       ks_detail(&hw, dts, n_dts, "dtypes");
       ks_detail(&hw, dheld, n_dheld, "dt-held");
+      ks_detail(&hw, h4, n_h4, "held4");
+      ks_detail(&hw, dh2, n_dh2, "dt-held2");
       ks_detail(&hw, ho, n_ho, "held-out");
     }
   }
@@ -366,11 +388,14 @@ int main(int argc, char **argv) {
     row("held-out", &held);
     row("held-out2", &in_h2);
     row("held-out3", &in_h3);
+    row("held-out4", &in_h4);
     row("held-all", &all_ho);
     row("fp8", &by_dt[0]);
     row("tf32", &by_dt[1]);
     row("fp8-held", &held_dt[0]);
     row("tf32-held", &held_dt[1]);
+    row("fp8-held2", &held2_dt[0]);
+    row("tf32-held2", &held2_dt[1]);
   }
   row("fp8-fit", &fit_dt[0]);
   row("fp8-fit-cv", &cv_dt[0]);
@@ -383,6 +408,7 @@ int main(int argc, char **argv) {
     row("held-out", &a_held);
     row("held-out2", &a_h2);
     row("held-out3", &a_h3);
+    row("held-out4", &a_h4);
     row("held-all", &a_all);
   }
   printf("cv mean over %d shuffled splits (%d starts): top1 %.3f worst %.3f tau %.3f "
@@ -399,11 +425,14 @@ int main(int argc, char **argv) {
     json_set("held_out2", &in_h2, 0);
     json_set("held_out", &held, 0);
     json_set("held_out3", &in_h3, 0);
+    json_set("held_out4", &in_h4, 0);
     json_set("held_out_all", &all_ho, 0);
     json_set("fp8", &by_dt[0], 0);
     json_set("tf32", &by_dt[1], 0);
     json_set("fp8_held", &held_dt[0], 0);
     json_set("tf32_held", &held_dt[1], 0);
+    json_set("fp8_held2", &held2_dt[0], 0);
+    json_set("tf32_held2", &held2_dt[1], 0);
     json_set("fp8_fit", &fit_dt[0], 0);
     json_set("fp8_fit_cv", &cv_dt[0], 0);
     json_set("tf32_fit", &fit_dt[1], 0);
@@ -416,6 +445,7 @@ int main(int argc, char **argv) {
     json_set("analytic_held_out2", &a_h2, 0);
     json_set("analytic_held_out", &a_held, 0);
     json_set("analytic_held_out3", &a_h3, 0);
+    json_set("analytic_held_out4", &a_h4, 0);
     json_set("analytic_held_out_all", &a_all, 0);
   }
   printf("\"cv_splits\":%d,\"cv_starts\":%d,\"cv_mean_top1_geo\":%.4f,\"cv_mean_top1_worst\":%.4f,"
@@ -429,6 +459,8 @@ int main(int argc, char **argv) {
   free(f4);
   free(h2);
   free(h3);
+  free(h4);
+  free(dh2);
   free(dts);
   free(dfit);
   free(dheld);
