@@ -192,10 +192,11 @@ int main(int argc, char **argv) {
   }
   char path[1024];
   cost_hw hw;
-  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL, *h4 = NULL, *dh2 = NULL,
-           *dts = NULL, *dfit = NULL, *dheld = NULL, *fit = NULL, *famset = NULL;
-  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_h4 = 0, n_dh2 = 0, n_dts = 0, n_dfit = 0,
-      n_dheld = 0, n_fit = 0, n_famset = 0;
+  ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
+           *h4 = NULL, *dh2 = NULL, *dts = NULL, *dfit = NULL, *dheld = NULL, *fit = NULL,
+           *famset = NULL;
+  int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_h4 = 0, n_dh2 = 0,
+      n_dts = 0, n_dfit = 0, n_dheld = 0, n_fit = 0, n_famset = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
