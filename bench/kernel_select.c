@@ -32,6 +32,8 @@
  *              fixed and the picks committed (predictions.json there)
  *   fp8-held2, tf32-held2  data/measurements/h200-dtypes-held2/ -- 12
  *              shapes each, blind in the same way
+ *   tf32-held3  data/measurements/h200-dtypes-held3/ -- 12 tf32 shapes,
+ *              blind to the tf32 transpose-throughput rule (picks committed)
  *   fp8-held, tf32-held  data/measurements/h200-dtypes-held/ -- 10 shapes
  *              each measured after that table was fixed and its picks
  *              committed (blind)
@@ -193,10 +195,10 @@ int main(int argc, char **argv) {
   char path[1024];
   cost_hw hw;
   ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
-           *h4 = NULL, *dh2 = NULL, *dts = NULL, *dfit = NULL, *dheld = NULL, *fit = NULL,
-           *famset = NULL;
+           *h4 = NULL, *dh2 = NULL, *dh3 = NULL, *dts = NULL, *dfit = NULL, *dheld = NULL,
+           *fit = NULL, *famset = NULL;
   int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_h4 = 0, n_dh2 = 0,
-      n_dts = 0, n_dfit = 0, n_dheld = 0, n_fit = 0, n_famset = 0;
+      n_dh3 = 0, n_dts = 0, n_dfit = 0, n_dheld = 0, n_fit = 0, n_famset = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -221,6 +223,7 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-dtypes-held", 1, &dheld, &n_dheld) ||
       ks_load_set(src, "h200-heldout4", 1, &h4, &n_h4) ||
       ks_load_set(src, "h200-dtypes-held2", 1, &dh2, &n_dh2) ||
+      ks_load_set(src, "h200-dtypes-held3", 1, &dh3, &n_dh3) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
@@ -256,7 +259,7 @@ int main(int argc, char **argv) {
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
   ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
-  ks_score in_h4 = {0}, a_h4 = {0}, held2_dt[2] = {{0}, {0}};
+  ks_score in_h4 = {0}, a_h4 = {0}, held2_dt[2] = {{0}, {0}}, held3_tf32 = {0};
   ks_score by_dt[2] = {{0}, {0}}, fit_dt[2] = {{0}, {0}}, cv_dt[2] = {{0}, {0}},
            held_dt[2] = {{0}, {0}};
   const int other_dt[2] = {COST_DT_FP8, COST_DT_TF32};
@@ -290,6 +293,7 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, -1, ho, n_ho, &held);
     ks_evaluate(&hw, NULL, NULL, 0, ho, n_ho, &a_held);
   }
+  if (!fit_only && n_dh3) ks_evaluate(&hw, NULL, NULL, -1, dh3, n_dh3, &held3_tf32);
   if (!fit_only && n_h4) {
     ks_evaluate(&hw, NULL, NULL, -1, h4, n_h4, &in_h4);
     ks_evaluate(&hw, NULL, NULL, 0, h4, n_h4, &a_h4);
@@ -361,6 +365,7 @@ int main(int argc, char **argv) {
       ks_detail(&hw, dheld, n_dheld, "dt-held");
       ks_detail(&hw, h4, n_h4, "held4");
       ks_detail(&hw, dh2, n_dh2, "dt-held2");
+      ks_detail(&hw, dh3, n_dh3, "dt-held3");
       ks_detail(&hw, ho, n_ho, "held-out");
     }
   }
@@ -397,6 +402,7 @@ int main(int argc, char **argv) {
     row("tf32-held", &held_dt[1]);
     row("fp8-held2", &held2_dt[0]);
     row("tf32-held2", &held2_dt[1]);
+    row("tf32-held3", &held3_tf32);
   }
   row("fp8-fit", &fit_dt[0]);
   row("fp8-fit-cv", &cv_dt[0]);
@@ -434,6 +440,7 @@ int main(int argc, char **argv) {
     json_set("tf32_held", &held_dt[1], 0);
     json_set("fp8_held2", &held2_dt[0], 0);
     json_set("tf32_held2", &held2_dt[1], 0);
+    json_set("tf32_held3", &held3_tf32, 0);
     json_set("fp8_fit", &fit_dt[0], 0);
     json_set("fp8_fit_cv", &cv_dt[0], 0);
     json_set("tf32_fit", &fit_dt[1], 0);
@@ -462,6 +469,7 @@ int main(int argc, char **argv) {
   free(h3);
   free(h4);
   free(dh2);
+  free(dh3);
   free(dts);
   free(dfit);
   free(dheld);

@@ -281,10 +281,19 @@ static int cfg_int(const cJSON *c, const char *k) {
 
 static void test_kernels_api__compile_failures_are_infeasible(void **state) {
   (void)state;
-  const char *sets[] = {
-      "h200",          "h200-fit2",        "h200-fit3",   "h200-fit4",       "h200-extra",
-      "h200-heldout2", "h200-heldout3",    "h200-dtypes", "h200-dtypes-fit", "h200-dtypes-held",
-      "h200-heldout4", "h200-dtypes-held2"};
+  const char *sets[] = {"h200",
+                        "h200-fit2",
+                        "h200-fit3",
+                        "h200-fit4",
+                        "h200-extra",
+                        "h200-heldout2",
+                        "h200-heldout3",
+                        "h200-dtypes",
+                        "h200-dtypes-fit",
+                        "h200-dtypes-held",
+                        "h200-heldout4",
+                        "h200-dtypes-held2",
+                        "h200-dtypes-held3"};
   char path[1024];
   cost_hw hw;
   int checked = 0, tf32_checked = 0, smem_reason = 0;
