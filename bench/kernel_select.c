@@ -43,6 +43,8 @@
  * 128x128x64 (4 warps, 3 stages) baseline, and the time to rank 100
  * candidates. Prints a table and one JSON line.
  * Usage: kernel_select [--fit] [--fit-only] [--starts N] [--splits N] [--verbose]
+ *        [--compile-check]   (the model against Triton's compile facts,
+ *        data/measurements/h200-compile/: prints each disagreement and a summary)
  *        [source_dir]   (--fit prints fitted defaults; --fit-only hides held-out)
  */
 #include <math.h>
