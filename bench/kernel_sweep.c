@@ -216,7 +216,7 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
 #define KS_FAM_WEIGHT_EXP 1.0
 #endif
 #ifndef KS_FAM_SHRINK
-#define KS_FAM_SHRINK 5.0
+#define KS_FAM_SHRINK 1
 #endif
 
 static int fam_cmp(const void *x, const void *y) {
