@@ -504,15 +504,15 @@ static int store(api_ctx *ctx, const char *kind, const char *hw, const char *bod
   return rc;
 }
 
+/* Top-level fields a plan and a compare request share (decode_common);
+ * each adds the hardware it names. */
+#define PLAN_REQUEST_FIELDS                                                                        \
+  "workload", "cluster", "baseline", "knobs", "constraints", "objective", "time_limit_s",          \
+      "price_per_hour", "host_bandwidth_bytes_per_s", "host_tables", "cache_ratio", "calibration"
+
 int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                 void *progress_user, char **out, svc_err *err) {
-  static const char *const top[] = {"workload",       "hardware",
-                                    "cluster",        "baseline",
-                                    "knobs",          "constraints",
-                                    "objective",      "time_limit_s",
-                                    "price_per_hour", "host_bandwidth_bytes_per_s",
-                                    "host_tables",    "cache_ratio",
-                                    "calibration",    NULL};
+  static const char *const top[] = {PLAN_REQUEST_FIELDS, "hardware", NULL};
   cJSON *req = NULL, *doc = NULL;
   plan_in in;
   plan_result res;
@@ -571,22 +571,7 @@ static cJSON *side_json(const plan_request *pr, const plan_eval *e, int framewor
 
 int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                    void *progress_user, char **out, svc_err *err) {
-  static const char *const top[] = {"workload",
-                                    "from",
-                                    "to",
-                                    "cluster",
-                                    "baseline",
-                                    "knobs",
-                                    "constraints",
-                                    "objective",
-                                    "time_limit_s",
-                                    "price_per_hour",
-                                    "host_bandwidth_bytes_per_s",
-                                    "host_tables",
-                                    "cache_ratio",
-                                    "calibration",
-                                    "tune_from",
-                                    NULL};
+  static const char *const top[] = {PLAN_REQUEST_FIELDS, "from", "to", "tune_from", NULL};
   cJSON *req = NULL, *doc = NULL;
   plan_in a, b;
   plan_result ra, rb;
