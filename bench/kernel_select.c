@@ -32,6 +32,10 @@
  *              fixed and the picks committed (predictions.json there)
  *   fp8-held2, tf32-held2  data/measurements/h200-dtypes-held2/ -- 12
  *              shapes each, blind in the same way
+ *   held-out5  data/measurements/h200-heldout5/ -- 12 bf16 shapes, blind to
+ *              the shipped model (family shrink 1; picks committed in 19bf7a6)
+ *   tf32-held4  data/measurements/h200-dtypes-held4/ -- 12 tf32 shapes,
+ *              blind in the same way
  *   tf32-held3  data/measurements/h200-dtypes-held3/ -- 12 tf32 shapes,
  *              blind to the tf32 transpose-throughput rule (picks committed)
  *   fp8-held, tf32-held  data/measurements/h200-dtypes-held/ -- 10 shapes
@@ -197,10 +201,10 @@ int main(int argc, char **argv) {
   char path[1024];
   cost_hw hw;
   ks_shape *sh = NULL, *ho = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL, *h2 = NULL, *h3 = NULL,
-           *h4 = NULL, *dh2 = NULL, *dh3 = NULL, *dts = NULL, *dfit = NULL, *dheld = NULL,
-           *fit = NULL, *famset = NULL;
+           *h4 = NULL, *dh2 = NULL, *dh3 = NULL, *h5 = NULL, *dh4 = NULL, *dts = NULL, *dfit = NULL,
+           *dheld = NULL, *fit = NULL, *famset = NULL;
   int n_sh = 0, n_ho = 0, n_f2 = 0, n_f3 = 0, n_f4 = 0, n_h2 = 0, n_h3 = 0, n_h4 = 0, n_dh2 = 0,
-      n_dh3 = 0, n_dts = 0, n_dfit = 0, n_dheld = 0, n_fit = 0, n_famset = 0;
+      n_dh3 = 0, n_h5 = 0, n_dh4 = 0, n_dts = 0, n_dfit = 0, n_dheld = 0, n_fit = 0, n_famset = 0;
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
@@ -226,6 +230,8 @@ int main(int argc, char **argv) {
       ks_load_set(src, "h200-heldout4", 1, &h4, &n_h4) ||
       ks_load_set(src, "h200-dtypes-held2", 1, &dh2, &n_dh2) ||
       ks_load_set(src, "h200-dtypes-held3", 1, &dh3, &n_dh3) ||
+      ks_load_set(src, "h200-heldout5", 1, &h5, &n_h5) ||
+      ks_load_set(src, "h200-dtypes-held4", 1, &dh4, &n_dh4) ||
       ks_load_set(src, "h200-extra", 1, &ho, &n_ho))
     return 1;
   /* The fit set: the shared sweep plus the fit2, fit3 and fit4 sweeps. */
@@ -261,7 +267,8 @@ int main(int argc, char **argv) {
    * file order) and the mean over `splits` shuffled ones (docs/kernels.md). */
   ks_score cvm, cva, in_s, in_f2 = {0}, in_f3 = {0}, in_f4 = {0}, in_fit, in_h2 = {0}, held = {0};
   ks_score a_fit, a_h2 = {0}, a_held = {0}, in_h3 = {0}, a_h3 = {0}, all_ho = {0}, a_all = {0};
-  ks_score in_h4 = {0}, a_h4 = {0}, held2_dt[2] = {{0}, {0}}, held3_tf32 = {0};
+  ks_score in_h4 = {0}, a_h4 = {0}, held2_dt[2] = {{0}, {0}}, held3_tf32 = {0}, held4_tf32 = {0},
+           in_h5 = {0}, a_h5 = {0};
   ks_score by_dt[2] = {{0}, {0}}, fit_dt[2] = {{0}, {0}}, cv_dt[2] = {{0}, {0}},
            held_dt[2] = {{0}, {0}};
   const int other_dt[2] = {COST_DT_FP8, COST_DT_TF32};
@@ -296,6 +303,11 @@ int main(int argc, char **argv) {
     ks_evaluate(&hw, NULL, NULL, 0, ho, n_ho, &a_held);
   }
   if (!fit_only && n_dh3) ks_evaluate(&hw, NULL, NULL, -1, dh3, n_dh3, &held3_tf32);
+  if (!fit_only && n_dh4) ks_evaluate(&hw, NULL, NULL, -1, dh4, n_dh4, &held4_tf32);
+  if (!fit_only && n_h5) {
+    ks_evaluate(&hw, NULL, NULL, -1, h5, n_h5, &in_h5);
+    ks_evaluate(&hw, NULL, NULL, 0, h5, n_h5, &a_h5);
+  }
   if (!fit_only && n_h4) {
     ks_evaluate(&hw, NULL, NULL, -1, h4, n_h4, &in_h4);
     ks_evaluate(&hw, NULL, NULL, 0, h4, n_h4, &a_h4);
@@ -354,6 +366,10 @@ int main(int argc, char **argv) {
       all_ho = merge(&all_ho, &in_h4);
       a_all = merge(&a_all, &a_h4);
     }
+    if (n_h5) {
+      all_ho = merge(&all_ho, &in_h5);
+      a_all = merge(&a_all, &a_h5);
+    }
   }
   if (verbose) {
     ks_detail(&hw, sh, n_sh, "shared");
@@ -368,6 +384,8 @@ int main(int argc, char **argv) {
       ks_detail(&hw, h4, n_h4, "held4");
       ks_detail(&hw, dh2, n_dh2, "dt-held2");
       ks_detail(&hw, dh3, n_dh3, "dt-held3");
+      ks_detail(&hw, h5, n_h5, "held5");
+      ks_detail(&hw, dh4, n_dh4, "dt-held4");
       ks_detail(&hw, ho, n_ho, "held-out");
     }
   }
@@ -397,6 +415,7 @@ int main(int argc, char **argv) {
     row("held-out2", &in_h2);
     row("held-out3", &in_h3);
     row("held-out4", &in_h4);
+    row("held-out5", &in_h5);
     row("held-all", &all_ho);
     row("fp8", &by_dt[0]);
     row("tf32", &by_dt[1]);
@@ -405,6 +424,7 @@ int main(int argc, char **argv) {
     row("fp8-held2", &held2_dt[0]);
     row("tf32-held2", &held2_dt[1]);
     row("tf32-held3", &held3_tf32);
+    row("tf32-held4", &held4_tf32);
   }
   row("fp8-fit", &fit_dt[0]);
   row("fp8-fit-cv", &cv_dt[0]);
@@ -418,6 +438,7 @@ int main(int argc, char **argv) {
     row("held-out2", &a_h2);
     row("held-out3", &a_h3);
     row("held-out4", &a_h4);
+    row("held-out5", &a_h5);
     row("held-all", &a_all);
   }
   printf("cv mean over %d shuffled splits (%d starts): top1 %.3f worst %.3f tau %.3f "
@@ -435,6 +456,7 @@ int main(int argc, char **argv) {
     json_set("held_out", &held, 0);
     json_set("held_out3", &in_h3, 0);
     json_set("held_out4", &in_h4, 0);
+    json_set("held_out5", &in_h5, 0);
     json_set("held_out_all", &all_ho, 0);
     json_set("fp8", &by_dt[0], 0);
     json_set("tf32", &by_dt[1], 0);
@@ -443,6 +465,7 @@ int main(int argc, char **argv) {
     json_set("fp8_held2", &held2_dt[0], 0);
     json_set("tf32_held2", &held2_dt[1], 0);
     json_set("tf32_held3", &held3_tf32, 0);
+    json_set("tf32_held4", &held4_tf32, 0);
     json_set("fp8_fit", &fit_dt[0], 0);
     json_set("fp8_fit_cv", &cv_dt[0], 0);
     json_set("tf32_fit", &fit_dt[1], 0);
@@ -456,6 +479,7 @@ int main(int argc, char **argv) {
     json_set("analytic_held_out", &a_held, 0);
     json_set("analytic_held_out3", &a_h3, 0);
     json_set("analytic_held_out4", &a_h4, 0);
+    json_set("analytic_held_out5", &a_h5, 0);
     json_set("analytic_held_out_all", &a_all, 0);
   }
   printf("\"cv_splits\":%d,\"cv_starts\":%d,\"cv_mean_top1_geo\":%.4f,\"cv_mean_top1_worst\":%.4f,"
@@ -472,6 +496,8 @@ int main(int argc, char **argv) {
   free(h4);
   free(dh2);
   free(dh3);
+  free(h5);
+  free(dh4);
   free(dts);
   free(dfit);
   free(dheld);

@@ -293,7 +293,9 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
                         "h200-dtypes-held",
                         "h200-heldout4",
                         "h200-dtypes-held2",
-                        "h200-dtypes-held3"};
+                        "h200-dtypes-held3",
+                        "h200-heldout5",
+                        "h200-dtypes-held4"};
   char path[1024];
   cost_hw hw;
   int checked = 0, tf32_checked = 0, smem_reason = 0;
