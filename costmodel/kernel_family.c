@@ -21,8 +21,8 @@
  * data/measurements/h200/, h200-fit2/, h200-fit3/ and h200-fit4/
  * triton_configs.json, 60 shapes. 1-byte (fp8) and 4-byte (tf32) entries:
  * from h200-dtypes-fit/ (20 shapes each). The held-out sweeps (h200-extra/,
- * h200-heldout2/, h200-heldout3/, h200-dtypes/, h200-dtypes-held/) were
- * not used. Hopper only, and only for the element sizes swept: Triton
+ * h200-heldout2/ to -heldout5/, h200-dtypes/, h200-dtypes-held/ to
+ * -held4/) were not used. Hopper only, and only for the element sizes swept: Triton
  * lowers tiles differently on other architectures, so those get none until
  * sweeps of them exist.
  */
