@@ -178,6 +178,20 @@ static int append(ks_shape **fit, int *n_fit, const ks_shape *set, int n) {
   return 0;
 }
 
+/* The shapes of set[0..n) in dtype dt, copied to sel; their count. */
+static int select_dtype(const ks_shape *set, int n, int dt, ks_shape *sel) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (set[i].p.dtype == dt) sel[k++] = set[i];
+  return k;
+}
+
+/* A held-out set scored with the family corrections (in) and without (an). */
+static void eval_held(const cost_hw *hw, const ks_shape *set, int n, ks_score *in, ks_score *an) {
+  ks_evaluate(hw, NULL, NULL, -1, set, n, in);
+  ks_evaluate(hw, NULL, NULL, 0, set, n, an);
+}
+
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
   int do_fit = 0, verbose = 0, fit_only = 0, ccheck = 0, starts = KS_FIT_STARTS,
@@ -295,46 +309,33 @@ int main(int argc, char **argv) {
   ks_evaluate(&hw, NULL, NULL, -1, fit, n_fit, &in_fit);
   ks_evaluate(&hw, NULL, NULL, 0, fit, n_fit, &a_fit);
   if (!fit_only && n_h2) {
-    ks_evaluate(&hw, NULL, NULL, -1, h2, n_h2, &in_h2);
-    ks_evaluate(&hw, NULL, NULL, 0, h2, n_h2, &a_h2);
+    eval_held(&hw, h2, n_h2, &in_h2, &a_h2);
   }
   if (!fit_only && n_ho) {
-    ks_evaluate(&hw, NULL, NULL, -1, ho, n_ho, &held);
-    ks_evaluate(&hw, NULL, NULL, 0, ho, n_ho, &a_held);
+    eval_held(&hw, ho, n_ho, &held, &a_held);
   }
   if (!fit_only && n_dh3) ks_evaluate(&hw, NULL, NULL, -1, dh3, n_dh3, &held3_tf32);
   if (!fit_only && n_dh4) ks_evaluate(&hw, NULL, NULL, -1, dh4, n_dh4, &held4_tf32);
   if (!fit_only && n_h5) {
-    ks_evaluate(&hw, NULL, NULL, -1, h5, n_h5, &in_h5);
-    ks_evaluate(&hw, NULL, NULL, 0, h5, n_h5, &a_h5);
+    eval_held(&hw, h5, n_h5, &in_h5, &a_h5);
   }
   if (!fit_only && n_h4) {
-    ks_evaluate(&hw, NULL, NULL, -1, h4, n_h4, &in_h4);
-    ks_evaluate(&hw, NULL, NULL, 0, h4, n_h4, &a_h4);
+    eval_held(&hw, h4, n_h4, &in_h4, &a_h4);
   }
   if (!fit_only && n_h3) {
-    ks_evaluate(&hw, NULL, NULL, -1, h3, n_h3, &in_h3);
-    ks_evaluate(&hw, NULL, NULL, 0, h3, n_h3, &a_h3);
+    eval_held(&hw, h3, n_h3, &in_h3, &a_h3);
   }
   for (int d = 0; d < 2; d++) {
     ks_shape *sel = calloc((size_t)(n_dts + n_dfit + n_dheld + n_dh2 + 1), sizeof *sel);
-    int k = 0;
+    int k;
     if (!sel) return 1;
-    for (int i = 0; i < n_dts && !fit_only; i++)
-      if (dts[i].p.dtype == other_dt[d]) sel[k++] = dts[i];
-    if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &by_dt[d]);
-    k = 0;
-    for (int i = 0; i < n_dheld && !fit_only; i++)
-      if (dheld[i].p.dtype == other_dt[d]) sel[k++] = dheld[i];
-    if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held_dt[d]);
-    k = 0;
-    for (int i = 0; i < n_dh2 && !fit_only; i++)
-      if (dh2[i].p.dtype == other_dt[d]) sel[k++] = dh2[i];
-    if (k) ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held2_dt[d]);
-    k = 0;
-    for (int i = 0; i < n_dfit; i++)
-      if (dfit[i].p.dtype == other_dt[d]) sel[k++] = dfit[i];
-    if (k) {
+    if (!fit_only && (k = select_dtype(dts, n_dts, other_dt[d], sel)))
+      ks_evaluate(&hw, NULL, NULL, -1, sel, k, &by_dt[d]);
+    if (!fit_only && (k = select_dtype(dheld, n_dheld, other_dt[d], sel)))
+      ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held_dt[d]);
+    if (!fit_only && (k = select_dtype(dh2, n_dh2, other_dt[d], sel)))
+      ks_evaluate(&hw, NULL, NULL, -1, sel, k, &held2_dt[d]);
+    if ((k = select_dtype(dfit, n_dfit, other_dt[d], sel))) {
       /* In-sample, and 2-fold CV of the family corrections alone (the
        * analytic parameters stay at their defaults, fitted on 2-byte data). */
       double dkp[COST_KP__COUNT];

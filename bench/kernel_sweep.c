@@ -18,23 +18,33 @@ static double num(const cJSON *o, const char *k, double def) {
   return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
-int ks_load(const char *path, ks_shape **out, int *n) {
+/* The parsed file at path and its "rows" array, or NULL with a message on
+ * stderr (unreadable, bad JSON, no rows array); the caller deletes it. */
+static cJSON *load_rows(const char *path, const cJSON **rows) {
   size_t len = 0;
   char *text = cm_slurp(path, &len);
-  cJSON *doc = NULL;
+  if (!text) {
+    fprintf(stderr, "kernel_sweep: cannot read %s\n", path);
+    return NULL;
+  }
+  cJSON *doc = cJSON_ParseWithLength(text, len);
+  free(text);
+  *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+  if (!cJSON_IsArray(*rows)) {
+    fprintf(stderr, "kernel_sweep: %s: no rows array\n", path);
+    cJSON_Delete(doc);
+    return NULL;
+  }
+  return doc;
+}
+
+int ks_load(const char *path, ks_shape **out, int *n) {
+  const cJSON *rows;
+  cJSON *doc = load_rows(path, &rows);
   int rc = -1, cap;
   *out = NULL;
   *n = 0;
-  if (!text) {
-    fprintf(stderr, "kernel_sweep: cannot read %s\n", path);
-    return -1;
-  }
-  doc = cJSON_ParseWithLength(text, len);
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
-  if (!cJSON_IsArray(rows)) {
-    fprintf(stderr, "kernel_sweep: %s: no rows array\n", path);
-    goto cleanup;
-  }
+  if (!doc) return -1;
   cap = cJSON_GetArraySize(rows);
   if (!(*out = calloc(cap > 0 ? (size_t)cap : 1, sizeof **out))) goto cleanup;
   for (const cJSON *r = rows->child; r; r = r->next) {
@@ -58,7 +68,6 @@ int ks_load(const char *path, ks_shape **out, int *n) {
   rc = 0;
 cleanup:
   cJSON_Delete(doc);
-  free(text);
   return rc;
 }
 
@@ -316,23 +325,11 @@ void ks_split(int n, int split, int *fold) {
 /* Compile facts (validate/gpu/compile_info.py) against the model: per row
  * one config compiled (or refused) by Triton for one dtype and shape class. */
 int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_score *s) {
-  size_t len = 0;
-  char *text = cm_slurp(path, &len);
-  cJSON *doc;
+  const cJSON *rows, *r;
   double kp[COST_KP__COUNT];
   memset(s, 0, sizeof *s);
-  if (!text) {
-    fprintf(stderr, "kernel_sweep: cannot read %s\n", path);
-    return -1;
-  }
-  doc = cJSON_ParseWithLength(text, len);
-  free(text);
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *r;
-  if (!cJSON_IsArray(rows)) {
-    fprintf(stderr, "kernel_sweep: %s: no rows\n", path);
-    cJSON_Delete(doc);
-    return -1;
-  }
+  cJSON *doc = load_rows(path, &rows);
+  if (!doc) return -1;
   cost_kparams_resolve(hw, kp);
   cJSON_ArrayForEach(r, rows) {
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(r, "dtype");
@@ -356,13 +353,11 @@ int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_sco
       if (fabs(smem - out.smem) < 0.5) s->smem_exact++;
     }
     if (compiled) {
-      double spill = num(r, "n_spills", 0), regs = num(r, "n_regs", 0);
-      int m_spill = out.spill > 1.0 + 1e-9, c_spill = spill > 0;
+      int m_spill = out.spill > 1.0 + 1e-9, c_spill = num(r, "n_spills", 0) > 0;
       s->compiled++;
       if (m_spill == c_spill) s->spill_agree++;
       if (c_spill) s->spill_compiler++;
       if (m_spill) s->spill_model++;
-      (void)regs;
     }
     if (verbose && (smem < 0 || fabs(smem - out.smem) >= 0.5 || compiled != out.feasible))
       printf("compile-check %-5s %6lld %6lld %6lld %3dx%3dx%3d w%d s%d: compiler %s smem %.0f, "
