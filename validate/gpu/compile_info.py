@@ -53,19 +53,9 @@ def _worker(task):
     dt_name, cls, m, n, k, cfg = task
     row = {"dtype": dt_name, "class": cls, "m": m, "n": n, "k": k, **cfg}
     try:
-        import torch  # noqa: PLC0415
         sys.path.insert(0, HERE)
         import triton_matmul  # noqa: PLC0415
-        dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32,
-              "fp8": torch.float8_e4m3fn}[dt_name]
-        out_dt = torch.float32 if dt_name == "tf32" else (
-            torch.bfloat16 if dt_name == "fp8" else dt)
-        a = torch.empty(16, 16, device="cuda", dtype=torch.float32).to(dt)
-        c = torch.empty(16, 16, device="cuda", dtype=out_dt)
-        kern = triton_matmul.matmul_kernel.warmup(
-            a, a, c, m, n, k, k, 1, n, 1, n, 1,
-            BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
-            num_warps=cfg["warps"], num_stages=cfg["stages"], grid=(1,))
+        kern = triton_matmul.precompile_dtype(dt_name, m, n, k, cfg)
         if hasattr(kern, "_init_handles"):
             kern._init_handles()
         row["ok"] = True

@@ -725,16 +725,9 @@ def _precompile_worker(task):
     Triton's on-disk cache. Returns (ok, message)."""
     dt_name, m, n, k, cfg = task
     try:
-        import torch  # noqa: PLC0415
         sys.path.insert(0, HERE)
         import triton_matmul  # noqa: PLC0415
-        dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32,
-              "fp8": torch.float8_e4m3fn}[dt_name]
-        out_dt = torch.float32 if dt_name == "tf32" else (
-            torch.bfloat16 if dt_name == "fp8" else dt)
-        a = torch.empty(16, 16, device="cuda", dtype=torch.float32).to(dt)
-        c = torch.empty(16, 16, device="cuda", dtype=out_dt)
-        triton_matmul.precompile(a, a, c, m, n, k, cfg)
+        triton_matmul.precompile_dtype(dt_name, m, n, k, cfg)
         return True, ""
     except Exception as e:  # noqa: BLE001
         return False, "%s: %s" % (type(e).__name__, str(e)[:200])

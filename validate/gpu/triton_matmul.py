@@ -67,8 +67,22 @@ def launch(a, b, c, cfg):
 def precompile(a, b, c, M, N, K, cfg):
     """Compile (into Triton's on-disk cache) without launching, for row-major
     A[M,K], B[K,N], C[M,N]; a, b, c may be tiny tensors of the right dtypes:
-    only their dtypes and alignment enter the specialization."""
-    matmul_kernel.warmup(
+    only their dtypes and alignment enter the specialization. Returns the
+    compiled kernel."""
+    return matmul_kernel.warmup(
         a, b, c, M, N, K, K, 1, N, 1, N, 1,
         BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
         num_warps=cfg["warps"], num_stages=cfg["stages"], grid=(1,))
+
+
+def precompile_dtype(dt_name, M, N, K, cfg):
+    """precompile() for a sweep dtype name (bf16, fp16, tf32, fp8: fp8 writes
+    bf16, tf32 reads and writes fp32), on tiny CUDA tensors. Returns the
+    compiled kernel."""
+    import torch  # noqa: PLC0415  (lazy, like triton's users)
+    dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32,
+          "fp8": torch.float8_e4m3fn}[dt_name]
+    out_dt = torch.float32 if dt_name == "tf32" else (torch.bfloat16 if dt_name == "fp8" else dt)
+    a = torch.empty(16, 16, device="cuda", dtype=torch.float32).to(dt)
+    c = torch.empty(16, 16, device="cuda", dtype=out_dt)
+    return precompile(a, a, c, M, N, K, cfg)
