@@ -1,7 +1,8 @@
 #!/bin/sh
 # Stop the one-node Slurm that slurm_up.sh started in DIR: its jobs, then
 # slurmd, slurmctld and its private munged, each by the pid in its own pid
-# file (never by name). The folder is kept for its logs.
+# file (never by name). DIR is kept for its logs; munge's private folder
+# under /tmp (named by DIR/munge.path) is removed, its log copied to DIR.
 # usage: slurm_down.sh DIR
 set -u
 DIR=${1:?usage: slurm_down.sh DIR}
@@ -22,5 +23,12 @@ stop() {
 }
 stop "$DIR/slurmd.pid"
 stop "$DIR/slurmctld.pid"
-stop "$DIR/munge/munged.pid"
+MDIR=$(cat "$DIR/munge.path" 2>/dev/null || true)
+case "$MDIR" in
+/tmp/cdplan-munge-*)
+  stop "$MDIR/munged.pid"
+  cp "$MDIR/munged.log" "$DIR/log/munged.log" 2>/dev/null || true
+  rm -rf "$MDIR" "$DIR/munge.path"
+  ;;
+esac
 exit 0

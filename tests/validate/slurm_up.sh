@@ -1,7 +1,8 @@
 #!/bin/sh
 # Start a one-node Slurm on localhost for the tests: munged (as user munge,
 # on its own socket), slurmctld and slurmd, everything under DIR (wiped
-# first: old DRAIN reasons survive restarts), free ports picked at start,
+# first: old DRAIN reasons survive restarts) except munge's files, free
+# ports picked at start,
 # two fake GPUs (character devices) so --gres=gpu:N works. Prints the
 # SLURM_CONF path. Exits 77 (skip) only when the Slurm or munge binaries
 # are absent. See NOTES-ecosystem.md ("Slurm on one machine").
@@ -15,20 +16,26 @@ DIR=${1:-$(mktemp -d /tmp/cdplan-slurm-XXXXXX)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ -d "$DIR" ] && sh "$HERE/slurm_down.sh" "$DIR" >/dev/null 2>&1 || true
 rm -rf "$DIR"
-mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/munge" "$DIR/dev"
+mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/dev"
 DIR=$(cd "$DIR" && pwd)
 CONF="$DIR/slurm.conf"
 
 # munge: a private daemon so that stopping it never touches another one.
-KEY="$DIR/munge/munge.key"
+# munged runs as user munge, which must reach its own files: they live in
+# a folder of their own under /tmp (mode 700, owned by munge), not in DIR,
+# whose parents may be readable by root only (a clone under /root or any
+# mode-700 folder). DIR/munge.path names it; slurm_down.sh removes it.
+MDIR=$(mktemp -d /tmp/cdplan-munge-XXXXXX)
+echo "$MDIR" > "$DIR/munge.path"
+KEY="$MDIR/munge.key"
 if [ -r /etc/munge/munge.key ]; then cp /etc/munge/munge.key "$KEY"
 else dd if=/dev/urandom of="$KEY" bs=1024 count=1 2>/dev/null; fi
-chmod 700 "$DIR/munge"; chmod 600 "$KEY"
-chown -R munge:munge "$DIR/munge"
-SOCK="$DIR/munge/munge.socket"
+chmod 700 "$MDIR"; chmod 600 "$KEY"
+chown -R munge:munge "$MDIR"
+SOCK="$MDIR/munge.socket"
 runuser -u munge -- "$(find_bin munged)" --socket="$SOCK" --key-file="$KEY" \
-  --pid-file="$DIR/munge/munged.pid" --log-file="$DIR/munge/munged.log" \
-  --seed-file="$DIR/munge/munged.seed" --force
+  --pid-file="$MDIR/munged.pid" --log-file="$MDIR/munged.log" \
+  --seed-file="$MDIR/munged.seed" --force
 i=0; until [ -S "$SOCK" ]; do i=$((i+1)); [ $i -lt 100 ] || { echo "munged did not start" >&2; exit 1; }; sleep 0.1; done
 
 # Two free TCP ports (a second test run or a real Slurm may hold 6817/6818).
