@@ -9,7 +9,8 @@
  *    "timeout_s","gpus","created_at","started_at"?,"finished_at"?,
  *    "note"?,"slurm_job_id"?,"pid"?,"workdir"?,
  *    "history":[{"state","at","note"}],"result"?}
- * (times are unix seconds). Submission adds "token" (shown once; only its
+ * (times are unix seconds; "pid" and "workdir" are left out with
+ * API_VAL_HIDE_PRIVATE). Submission adds "token" (shown once; only its
  * hash is kept) and "job" (the runner's job.json document).
  */
 #ifndef CDPLAN_API_VALIDATE_H
@@ -23,10 +24,18 @@
  * the server should allow this much on POST /v1/validations/{id}/results. */
 #define API_MAX_RESULT (16u << 20)
 
-/* Options only a local caller (the CLI) may give. */
+/* What a job document leaves out (the flags of the _flags variants; the
+ * plain functions pass 0 and show everything, as the local CLI does).
+ * HIDE_PRIVATE: "pid" and "workdir", this host's processes and paths; the
+ * server shows them to admin callers only. */
+#define API_VAL_HIDE_PRIVATE 1u
+
+/* Options of a submission. backend and bundle_dir: only a local caller
+ * (the CLI) may give them; flags: as above, for the reply. */
 typedef struct {
   const char *backend;    /* overrides the body's "backend" when not NULL */
   const char *bundle_dir; /* bundle: write job.json, runner.py, run.sh here */
+  unsigned flags;         /* API_VAL_HIDE_PRIVATE, ... */
 } api_val_opts;
 
 /* POST /v1/validations: {"kind","hardware","params":{},"prediction"?,
@@ -39,16 +48,24 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
                                char **out, svc_err *err);
 /* GET /v1/validations/{id}: the job, polled against its backend first. */
 int api_validation_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
+int api_validation_get_flags(api_ctx *ctx, const char *id, unsigned flags, char **out,
+                             svc_err *err);
 /* GET /v1/validations: {"validations":[job without history/result...]},
- * newest first (at most 200); active jobs are polled first. */
+ * newest first (at most 200); one reconcile pass runs first
+ * (api_validation_tick). Results are not read at all. */
 int api_validation_list(api_ctx *ctx, char **out, svc_err *err);
+int api_validation_list_flags(api_ctx *ctx, unsigned flags, char **out, svc_err *err);
 /* POST /v1/validations/{id}/cancel: the cancelled job; 409 when final. */
 int api_validation_cancel(api_ctx *ctx, const char *id, char **out, svc_err *err);
+int api_validation_cancel_flags(api_ctx *ctx, const char *id, unsigned flags, char **out,
+                                svc_err *err);
 /* POST /v1/validations/{id}/results: body is the runner's result; token
  * is the job's token (header X-Job-Token): 401 when missing, 403 when
  * wrong, 409 when the job is already final. Returns the job. */
 int api_validation_results(api_ctx *ctx, const char *id, const char *token, const char *body,
                            size_t len, char **out, svc_err *err);
+int api_validation_results_flags(api_ctx *ctx, const char *id, const char *token, const char *body,
+                                 size_t len, unsigned flags, char **out, svc_err *err);
 /* `cdplan validate ingest RESULT.json`: a trusted local caller; the job
  * id comes from the result's "id". Returns the job. */
 int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
@@ -57,7 +74,10 @@ int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out
  * calibration version from the result (api_calibrate) and includes its
  * report under "calibration". 409 while the job has no result. */
 int api_validation_report(api_ctx *ctx, const char *id, int calibrate, char **out, svc_err *err);
-/* Poll every queued or running job: call once when the server starts
+/* One bounded reconcile pass (val_reconcile_pass): jobs past their
+ * deadline fail, the local and Slurm jobs checked least recently are
+ * polled (at most VAL_TICK_MAX jobs in all), and queued local jobs start
+ * while fewer than $CDPLAN_LOCAL_MAX run. Call once when the server starts
  * (state lost by a restart is recovered from Slurm and the job files) and
  * then every few seconds. *active (may be NULL) gets how many remain. */
 int api_validation_tick(api_ctx *ctx, int *active, svc_err *err);

@@ -19,6 +19,11 @@
 #define MAX_CANDIDATES 1024
 #define DIM_MAX 16777216LL /* 2^24, as api/estimate.c */
 #define TRITON_TOP 5       /* configs in the paste-ready autotune list */
+/* Ranked plus infeasible entries in one reply, all problems together: a
+ * 3 KB request (64 problems over the default space) once came back 180x
+ * its size. Each problem gets an equal share (at least 32 entries); a cut
+ * list says so with its full counts. */
+#define REPLY_ENTRIES 2048
 
 static const char *const top_fields[] = {"hardware",    "problems", "candidates",
                                          "calibration", "top",      NULL};
@@ -129,7 +134,8 @@ static char *triton_text(const cost_kpred *r, int n) {
 }
 
 static int problem_json(const cost_hw *hw, const cost_kproblem *pb, const cost_kcfg *cands, int n,
-                        int top, const char *p, cost_kpred *scratch, cJSON **out, svc_err *err) {
+                        int top, int share, const char *p, cost_kpred *scratch, cJSON **out,
+                        svc_err *err) {
   int nf = 0, rc = cost_kernel_rank(hw, pb, cands, n, scratch, &nf);
   cJSON *o, *ranked, *inf;
   char *tx;
@@ -144,10 +150,18 @@ static int problem_json(const cost_hw *hw, const cost_kproblem *pb, const cost_k
     cJSON_AddItemToObject(o, "chosen", ranked_json(&scratch[0]));
   else
     cJSON_AddNullToObject(o, "chosen");
+  int show = nf < top ? nf : top;
+  if (show > share) show = share;
+  int show_inf = n - nf < share - show ? n - nf : share - show;
   ranked = cJSON_AddArrayToObject(o, "ranked");
-  for (int i = 0; i < nf && i < top; i++) cJSON_AddItemToArray(ranked, ranked_json(&scratch[i]));
+  for (int i = 0; i < show; i++) cJSON_AddItemToArray(ranked, ranked_json(&scratch[i]));
   inf = cJSON_AddArrayToObject(o, "infeasible");
-  for (int i = nf; i < n; i++) {
+  if (show < (nf < top ? nf : top) || show_inf < n - nf) {
+    cJSON_AddBoolToObject(o, "truncated", 1);
+    cJSON_AddNumberToObject(o, "feasible_count", nf);
+    cJSON_AddNumberToObject(o, "infeasible_count", n - nf);
+  }
+  for (int i = nf; i < nf + show_inf; i++) {
     cJSON *x = cJSON_CreateObject();
     add_config(x, &scratch[i].cfg);
     cJSON_AddStringToObject(x, "reason", scratch[i].reason);
@@ -231,7 +245,9 @@ int api_kernels_select(api_ctx *ctx, const char *body, size_t len, char **out, s
     snprintf(p, sizeof p, "problems[%d]", i);
     if (!jc) /* the default space depends on the problem's dtype */
       n = cost_kernel_default_space(&hw, probs[i].dtype, cands, MAX_CANDIDATES);
-    if ((rc = problem_json(&hw, &probs[i], cands, n, (int)top, p, scratch, &r, err))) goto cleanup;
+    if ((rc = problem_json(&hw, &probs[i], cands, n, (int)top, REPLY_ENTRIES / np, p, scratch, &r,
+                           err)))
+      goto cleanup;
     cJSON_AddItemToArray(results, r);
   }
   if (!(*out = api_print(resp))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);

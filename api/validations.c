@@ -10,6 +10,7 @@
  * path; defaults per kind). An estimate response {"results":[{"ms"}...]}
  * is accepted too and stored in that form.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,8 +134,10 @@ cleanup:
 
 static cJSON *parse_text(const char *text) { return text ? cJSON_Parse(text) : NULL; }
 
-/* The job document; full adds history and result. */
-static int job_doc(api_ctx *ctx, const hwdb_job *j, int full, cJSON **out, svc_err *err) {
+/* The job document; full adds history and result; API_VAL_HIDE_PRIVATE in
+ * flags leaves out this host's paths and processes. */
+static int job_doc(api_ctx *ctx, const hwdb_job *j, int full, unsigned flags, cJSON **out,
+                   svc_err *err) {
   cJSON *d = cJSON_CreateObject(), *h;
   hwdb_job_event *ev = NULL;
   size_t n = 0;
@@ -154,8 +157,10 @@ static int job_doc(api_ctx *ctx, const hwdb_job *j, int full, cJSON **out, svc_e
   if (j->finished_at > 0) cJSON_AddNumberToObject(d, "finished_at", j->finished_at);
   if (j->note) cJSON_AddStringToObject(d, "note", j->note);
   if (j->slurm_id > 0) cJSON_AddNumberToObject(d, "slurm_job_id", (double)j->slurm_id);
-  if (j->pid > 0) cJSON_AddNumberToObject(d, "pid", (double)j->pid);
-  if (j->workdir) cJSON_AddStringToObject(d, "workdir", j->workdir);
+  if (!(flags & API_VAL_HIDE_PRIVATE)) {
+    if (j->pid > 0) cJSON_AddNumberToObject(d, "pid", (double)j->pid);
+    if (j->workdir) cJSON_AddStringToObject(d, "workdir", j->workdir);
+  }
   if (full) {
     if ((rc = hwdb_job_history(ctx->db, j->id, &ev, &n, err))) goto cleanup;
     h = cJSON_AddArrayToObject(d, "history");
@@ -177,12 +182,13 @@ cleanup:
 }
 
 /* Print job id (optionally with extra members moved in) into *out. */
-static int reply_job(api_ctx *ctx, int64_t id, cJSON *extra, char **out, svc_err *err) {
+static int reply_job(api_ctx *ctx, int64_t id, cJSON *extra, unsigned flags, char **out,
+                     svc_err *err) {
   hwdb_job j;
   cJSON *d = NULL;
   int rc = hwdb_job_get(ctx->db, id, &j, err);
   if (rc) return rc;
-  if (!(rc = job_doc(ctx, &j, 1, &d, err))) {
+  if (!(rc = job_doc(ctx, &j, 1, flags, &d, err))) {
     while (extra && extra->child) {
       cJSON *it = cJSON_DetachItemViaPointer(extra, extra->child);
       cJSON_AddItemToObject(d, it->string, it);
@@ -249,7 +255,7 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
   free(job);
   if (jd) cJSON_AddItemToObject(extra, "job", jd);
   if (spec.bundle_dir) cJSON_AddStringToObject(extra, "bundle_dir", spec.bundle_dir);
-  rc = reply_job(ctx, id, extra, out, err);
+  rc = reply_job(ctx, id, extra, opts ? opts->flags : 0, out, err);
 cleanup:
   cJSON_Delete(doc);
   cJSON_Delete(extra);
@@ -263,6 +269,11 @@ int api_validation_submit(api_ctx *ctx, const char *body, size_t len, char **out
 }
 
 int api_validation_get(api_ctx *ctx, const char *ids, char **out, svc_err *err) {
+  return api_validation_get_flags(ctx, ids, 0, out, err);
+}
+
+int api_validation_get_flags(api_ctx *ctx, const char *ids, unsigned flags, char **out,
+                             svc_err *err) {
   val_cfg cfg;
   int64_t id = 0;
   int rc;
@@ -270,23 +281,29 @@ int api_validation_get(api_ctx *ctx, const char *ids, char **out, svc_err *err) 
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
       (rc = val_poll(ctx->db, &cfg, id, err)))
     return rc;
-  return reply_job(ctx, id, NULL, out, err);
+  return reply_job(ctx, id, NULL, flags, out, err);
 }
 
 int api_validation_list(api_ctx *ctx, char **out, svc_err *err) {
+  return api_validation_list_flags(ctx, 0, out, err);
+}
+
+int api_validation_list_flags(api_ctx *ctx, unsigned flags, char **out, svc_err *err) {
   hwdb_job *list = NULL;
   size_t n = 0;
   cJSON *doc = NULL, *arr;
   int rc;
   *out = NULL;
+  /* The list never prints results: they are not even read (a sweep's is
+   * megabytes, and there are up to 200 of them). */
   if ((rc = api_validation_tick(ctx, NULL, err)) ||
-      (rc = hwdb_job_list(ctx->db, 0, 200, &list, &n, err)))
+      (rc = hwdb_job_list_flags(ctx->db, 0, 200, HWDB_JOB_NO_RESULT, &list, &n, err)))
     return rc;
   doc = cJSON_CreateObject();
   arr = cJSON_AddArrayToObject(doc, "validations");
   for (size_t i = 0; i < n && !rc; i++) {
     cJSON *d = NULL;
-    if (!(rc = job_doc(ctx, &list[i], 0, &d, err))) cJSON_AddItemToArray(arr, d);
+    if (!(rc = job_doc(ctx, &list[i], 0, flags, &d, err))) cJSON_AddItemToArray(arr, d);
   }
   if (!rc && !(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
   cJSON_Delete(doc);
@@ -295,6 +312,11 @@ int api_validation_list(api_ctx *ctx, char **out, svc_err *err) {
 }
 
 int api_validation_cancel(api_ctx *ctx, const char *ids, char **out, svc_err *err) {
+  return api_validation_cancel_flags(ctx, ids, 0, out, err);
+}
+
+int api_validation_cancel_flags(api_ctx *ctx, const char *ids, unsigned flags, char **out,
+                                svc_err *err) {
   val_cfg cfg;
   int64_t id = 0;
   int rc;
@@ -302,24 +324,30 @@ int api_validation_cancel(api_ctx *ctx, const char *ids, char **out, svc_err *er
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
       (rc = val_cancel(ctx->db, &cfg, id, err)))
     return rc;
-  return reply_job(ctx, id, NULL, out, err);
+  return reply_job(ctx, id, NULL, flags, out, err);
 }
 
-static int store(api_ctx *ctx, int64_t id, const char *body, size_t len, char **out, svc_err *err) {
+static int store(api_ctx *ctx, int64_t id, const char *body, size_t len, unsigned flags, char **out,
+                 svc_err *err) {
   val_cfg cfg;
   int rc;
   if ((rc = cfg_for(ctx, &cfg, err)) || (rc = val_store_result(ctx->db, &cfg, id, body, len, err)))
     return rc;
-  return reply_job(ctx, id, NULL, out, err);
+  return reply_job(ctx, id, NULL, flags, out, err);
 }
 
 int api_validation_results(api_ctx *ctx, const char *ids, const char *token, const char *body,
                            size_t len, char **out, svc_err *err) {
+  return api_validation_results_flags(ctx, ids, token, body, len, 0, out, err);
+}
+
+int api_validation_results_flags(api_ctx *ctx, const char *ids, const char *token, const char *body,
+                                 size_t len, unsigned flags, char **out, svc_err *err) {
   int64_t id = 0;
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = val_token_check(ctx->db, id, token, err))) return rc;
-  return store(ctx, id, body, len, out, err);
+  return store(ctx, id, body, len, flags, out, err);
 }
 
 int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
@@ -333,7 +361,7 @@ int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out
     return rc;
   }
   cJSON_Delete(doc);
-  return store(ctx, id, body, len, out, err);
+  return store(ctx, id, body, len, 0, out, err);
 }
 
 int api_validation_tick(api_ctx *ctx, int *active, svc_err *err) {
@@ -374,21 +402,252 @@ static const char *default_metric(const char *kind) {
   return "ms";
 }
 
-/* One case: its row, measured value and relative error into the report;
- * 1 when it was compared, 0 when no row or value matched it. */
-static int compare_case(const cJSON *c, int i, const cJSON *rows, const char *metric, cJSON *out,
-                        double *rel) {
-  const cJSON *match = cJSON_GetObjectItemCaseSensitive(c, "match"), *row = NULL, *r;
-  double pred = cJSON_GetObjectItemCaseSensitive(c, "value")->valuedouble;
-  int ri = 0, found = -1;
-  cJSON_ArrayForEach(r, rows) {
-    if (match ? row_matches(r, match) : ri == i) {
-      row = r;
-      found = ri;
-      break;
+/* ---- finding a case's row: a hash join ----
+ * Case i is compared with the first row that row_matches its "match" (else
+ * with row i). Scanning the rows for every case is cases x rows (20,000 x
+ * 500,000 held a worker for minutes), so the rows are indexed once per
+ * distinct set of match member names (a job's cases normally share one):
+ * each row's values of those members are printed canonically into a key,
+ * and rows with equal keys are chained in row order. A case's key finds
+ * its chain and the first row there that row_matches is the answer.
+ *
+ * The key is a filter, never the judge: whatever two values cJSON_Compare
+ * calls equal print the same key (object members sorted and taken as
+ * cJSON_GetObjectItemCaseSensitive sees them, numbers at 12 significant
+ * digits, which absorbs Compare's epsilon), and row_matches then checks
+ * the candidates, so the answers are the scan's. */
+
+#define MAX_KEYSETS 8 /* distinct member-name sets indexed; more are scanned */
+
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int oom;
+} kbuf;
+
+static void kput(kbuf *b, const char *p, size_t n) {
+  if (b->oom) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *g = realloc(b->s, cap);
+    if (!g) {
+      b->oom = 1;
+      return;
     }
-    ri++;
+    b->s = g;
+    b->cap = cap;
   }
+  memcpy(b->s + b->len, p, n);
+  b->len += n;
+  b->s[b->len] = '\0';
+}
+
+/* A string as "<len>:bytes", so that no escaping is needed. */
+static void kstr(kbuf *b, const char *s) {
+  char n[24];
+  size_t len = s ? strlen(s) : 0;
+  snprintf(n, sizeof n, "%zu:", len);
+  kput(b, n, strlen(n));
+  kput(b, s ? s : "", len);
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* The members of obj that cJSON_GetObjectItemCaseSensitive finds (the
+ * first of each name), sorted by name; malloc'd, NULL when empty or out of
+ * memory (*n = 0 only for empty). */
+static const cJSON **members(const cJSON *obj, size_t *n) {
+  size_t cnt = 0, k = 0;
+  const cJSON *m;
+  *n = 0;
+  cJSON_ArrayForEach(m, obj) cnt++;
+  if (!cnt) return NULL;
+  const cJSON **v = malloc(cnt * sizeof *v);
+  if (!v) {
+    *n = (size_t)-1;
+    return NULL;
+  }
+  cJSON_ArrayForEach(m, obj) {
+    if (m->string && cJSON_GetObjectItemCaseSensitive(obj, m->string) == m) v[k++] = m;
+  }
+  qsort(v, k, sizeof *v, by_name);
+  *n = k;
+  return v;
+}
+
+static void kval(kbuf *b, const cJSON *v, int depth) {
+  char num[40];
+  if (depth > 32 || !v) { /* deeper than any match we print: one bucket */
+    kput(b, "?", 1);
+  } else if (cJSON_IsNumber(v)) {
+    double d = v->valuedouble;
+    if (d > -1e15 && d < 1e15 && d == (double)(long long)d)
+      snprintf(num, sizeof num, "d%lld;", (long long)d);
+    else
+      snprintf(num, sizeof num, "d%.12g;", d);
+    kput(b, num, strlen(num));
+  } else if (cJSON_IsString(v) || cJSON_IsRaw(v)) {
+    kput(b, cJSON_IsString(v) ? "s" : "r", 1);
+    kstr(b, v->valuestring);
+  } else if (cJSON_IsArray(v)) {
+    const cJSON *it;
+    kput(b, "[", 1);
+    cJSON_ArrayForEach(it, v) kval(b, it, depth + 1);
+    kput(b, "]", 1);
+  } else if (cJSON_IsObject(v)) {
+    size_t n = 0;
+    const cJSON **m = members(v, &n);
+    if (n == (size_t)-1) b->oom = 1;
+    kput(b, "{", 1);
+    for (size_t i = 0; m && i < n; i++) {
+      kstr(b, m[i]->string);
+      kval(b, m[i], depth + 1);
+    }
+    kput(b, "}", 1);
+    free(m);
+  } else {
+    kput(b, cJSON_IsTrue(v) ? "t" : cJSON_IsFalse(v) ? "f" : "n", 1);
+  }
+}
+
+typedef struct {
+  char *key;
+  uint64_t hash;
+  int head; /* first row with this key; the rest follow next[] */
+} kslot;
+
+typedef struct {
+  char *names;  /* the member-name set, as kstr pieces */
+  kslot *slots; /* open addressing, power-of-two size */
+  size_t nslots;
+  int *next; /* per row: the next row with the same key, or -1 */
+} kindex;
+
+typedef struct {
+  const cJSON **rows;
+  int nrows;
+  kindex idx[MAX_KEYSETS];
+  int nidx;
+} joiner;
+
+static uint64_t fnv1a(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The key of obj's values for names (m, n sorted members of a match) into
+ * b; 0 when obj lacks one of them (no such row can match). */
+static int key_of(const cJSON *obj, const cJSON *const *m, size_t n, kbuf *b) {
+  b->len = 0;
+  kput(b, "", 0);
+  for (size_t i = 0; i < n; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, m[i]->string);
+    if (!v) return 0;
+    kval(b, v, 0);
+  }
+  return 1;
+}
+
+/* The slot holding key, or the empty one where it would go (the table is
+ * at most half full, so the probe ends). */
+static kslot *slot_for(kindex *x, const char *key, uint64_t h) {
+  size_t i = (size_t)h & (x->nslots - 1);
+  while (x->slots[i].key && (x->slots[i].hash != h || strcmp(x->slots[i].key, key)))
+    i = (i + 1) & (x->nslots - 1);
+  return &x->slots[i];
+}
+
+/* Index the rows for the names of match (m, n); 0 or -1 (out of memory). */
+static int index_rows(joiner *j, kindex *x, const cJSON *const *m, size_t n, kbuf *b) {
+  int *tail = NULL, rc = -1;
+  x->nslots = 16;
+  while (x->nslots < (size_t)j->nrows * 2) x->nslots *= 2;
+  x->slots = calloc(x->nslots, sizeof *x->slots);
+  x->next = malloc(((size_t)j->nrows + 1) * sizeof *x->next);
+  tail = malloc(x->nslots * sizeof *tail); /* per slot: its chain's last row */
+  if (!x->slots || !x->next || !tail) goto cleanup;
+  for (int r = 0; r < j->nrows; r++) {
+    x->next[r] = -1;
+    if (!key_of(j->rows[r], m, n, b)) continue;
+    if (b->oom) goto cleanup;
+    uint64_t h = fnv1a(b->s, b->len);
+    kslot *s = slot_for(x, b->s, h);
+    if (!s->key) {
+      if (!(s->key = strdup(b->s))) goto cleanup;
+      s->hash = h;
+      s->head = r;
+    } else {
+      x->next[tail[s - x->slots]] = r;
+    }
+    tail[s - x->slots] = r;
+  }
+  rc = 0;
+cleanup:
+  free(tail);
+  return rc;
+}
+
+static void joiner_dispose(joiner *j) {
+  for (int k = 0; k < j->nidx; k++) {
+    for (size_t i = 0; j->idx[k].slots && i < j->idx[k].nslots; i++) free(j->idx[k].slots[i].key);
+    free(j->idx[k].slots);
+    free(j->idx[k].next);
+    free(j->idx[k].names);
+  }
+  free(j->rows);
+}
+
+/* The row index of case i's row, -1 when none; -2 when out of memory. */
+static int find_row(joiner *j, const cJSON *match, int i, kbuf *b) {
+  size_t n = 0;
+  int found = -1;
+  if (!match) return i < j->nrows ? i : -1;
+  const cJSON **m = members(match, &n);
+  if (n == (size_t)-1) return -2;
+  /* The name set's own key picks (or makes) its index. */
+  kbuf names = {0};
+  for (size_t k = 0; k < n; k++) kstr(&names, m[k]->string);
+  kput(&names, "", 0);
+  kindex *x = NULL;
+  for (int k = 0; k < j->nidx && !x; k++)
+    if (!strcmp(j->idx[k].names, names.s)) x = &j->idx[k];
+  if (!x && !names.oom && j->nidx < MAX_KEYSETS) {
+    x = &j->idx[j->nidx++];
+    x->names = names.s;
+    names.s = NULL;
+    if (index_rows(j, x, m, n, b)) found = -2;
+  }
+  if (found == -2 || names.oom) {
+    found = -2;
+  } else if (!x) { /* too many distinct name sets: scan */
+    for (int r = 0; r < j->nrows && found < 0; r++)
+      if (row_matches(j->rows[r], match)) found = r;
+  } else if (key_of(match, m, n, b) && !b->oom) {
+    kslot *s = slot_for(x, b->s, fnv1a(b->s, b->len));
+    for (int r = s->key ? s->head : -1; r >= 0 && found < 0; r = x->next[r])
+      if (row_matches(j->rows[r], match)) found = r;
+  } else if (b->oom) {
+    found = -2;
+  }
+  free(names.s);
+  free(m);
+  return found;
+}
+
+/* One case: its row, measured value and relative error into the report;
+ * 1 when it was compared, 0 when no row or value matched it, -1 when out
+ * of memory. */
+static int compare_case(const cJSON *c, int i, joiner *j, kbuf *b, const char *metric, cJSON *out,
+                        double *rel) {
+  const cJSON *match = cJSON_GetObjectItemCaseSensitive(c, "match");
+  double pred = cJSON_GetObjectItemCaseSensitive(c, "value")->valuedouble;
+  int found = find_row(j, match, i, b);
+  if (found == -2) return -1;
+  const cJSON *row = found >= 0 ? j->rows[found] : NULL;
   const cJSON *mv = row ? dotted(row, metric) : NULL;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "case", i);
@@ -428,6 +687,8 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   cJSON *doc = NULL, *res = NULL, *pred = NULL, *cases, *wrap = NULL;
   double *rel = NULL;
   size_t n = 0;
+  joiner join = {0};
+  kbuf key = {0};
   val_cfg cfg;
   int64_t id = 0;
   int rc;
@@ -461,8 +722,20 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  int i = 0;
-  cJSON_ArrayForEach(c, pc) n += (size_t)compare_case(c, i++, rows, metric, cases, &rel[n]);
+  int i = 0, nrows = cJSON_GetArraySize(rows);
+  if (!(join.rows = malloc(((size_t)nrows + 1) * sizeof *join.rows))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  cJSON_ArrayForEach(c, rows) join.rows[join.nrows++] = c;
+  cJSON_ArrayForEach(c, pc) {
+    int ok = compare_case(c, i++, &join, &key, metric, cases, &rel[n]);
+    if (ok < 0) {
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+      goto cleanup;
+    }
+    n += (size_t)ok;
+  }
   cJSON_AddNumberToObject(doc, "unmatched", (double)((size_t)i - n));
   cJSON_AddItemToObject(doc, "stats", stats_doc(rel, n));
   if (!pred) cJSON_AddStringToObject(doc, "note", "the job carries no prediction");
@@ -479,6 +752,8 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   }
   if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
 cleanup:
+  joiner_dispose(&join);
+  free(key.s);
   free(rel);
   cJSON_Delete(wrap);
   cJSON_Delete(res);

@@ -134,14 +134,19 @@ static int cmd_hw_import(cli_opts *o) {
 static const cli_cmd commands[] = {
     {"serve", cli_serve,
      "cdplan serve [--listen ADDR:PORT] [--db PATH] [--token-file FILE] [--web DIR]\n"
-     "               [--threads N] [--rate N] [--burst N] [--max-conns N] [--timeout S]",
+     "               [--threads N] [--rate N] [--burst N] [--max-conns N] [--timeout S]\n"
+     "               [--max-conns-per-ip N] [--header-timeout S] [--body-timeout S]\n"
+     "               [--max-buffered-mib N]",
      "Serve the REST API and the dashboard (default 127.0.0.1:8080). Prints\n"
      "{\"listening\":\"http://ADDR:PORT\"} once ready; SIGTERM or SIGINT stop it cleanly.\n"
      "Tokens ('Authorization: Bearer TOKEN'): once `cdplan token create` has made one,\n"
      "every /v1 route needs a token with its scope; with --token-file only, writes need\n"
      "that token (it holds every scope). --rate N limits each client address and each\n"
      "token to N requests/s (bursts of --burst, default 2N; 429 beyond; default off).\n"
-     "--max-conns (default 1024) and --timeout (idle seconds, default 30) bound connections."},
+     "--max-conns (default 1024) and --timeout (idle seconds, default 30) bound connections;\n"
+     "--max-conns-per-ip (64) caps one address's; --header-timeout (10 s, from accept or\n"
+     "the previous reply) and --body-timeout (60 s) are deadlines trickled bytes do not\n"
+     "reset; --max-buffered-mib (64) caps request bodies held at once (503 beyond)."},
     {"hw list", cmd_hw_list, "cdplan hw list [VENDOR] [--db PATH]",
      "List the hardware catalog, optionally one vendor's (nvidia, amd, ...)."},
     {"hw show", cmd_hw_show, "cdplan hw show NAME [--db PATH]",

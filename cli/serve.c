@@ -59,7 +59,7 @@ int cli_serve(cli_opts *o) {
   char host[256], *token = NULL, openapi[4096], webdef[4096];
   int port = 0, rc = 0;
   unsigned threads = 0;
-  srv_config limits = {0}; /* --rate, --burst, --max-conns, --timeout */
+  srv_config limits = {0}; /* --rate, --burst, --max-conns, --timeout and the rest */
   api_ctx *ctx = NULL;
   srv *s = NULL;
   svc_err err;
@@ -70,7 +70,9 @@ int cli_serve(cli_opts *o) {
     const char *v = i + 1 < o->argc ? o->argv[i + 1] : NULL;
     if (!strcmp(a, "--listen") || !strcmp(a, "--db") || !strcmp(a, "--token-file") ||
         !strcmp(a, "--web") || !strcmp(a, "--threads") || !strcmp(a, "--rate") ||
-        !strcmp(a, "--burst") || !strcmp(a, "--max-conns") || !strcmp(a, "--timeout")) {
+        !strcmp(a, "--burst") || !strcmp(a, "--max-conns") || !strcmp(a, "--timeout") ||
+        !strcmp(a, "--max-conns-per-ip") || !strcmp(a, "--header-timeout") ||
+        !strcmp(a, "--body-timeout") || !strcmp(a, "--max-buffered-mib")) {
       if (!v) {
         rc = svc_err_set(&err, SVC_BAD_ARGS, "", "%s needs a value", a);
         goto cleanup;
@@ -85,6 +87,19 @@ int cli_serve(cli_opts *o) {
       if (!strcmp(a, "--burst")) limits.burst = strtod(v, NULL);
       if (!strcmp(a, "--max-conns")) limits.max_conns = (unsigned)strtoul(v, NULL, 10);
       if (!strcmp(a, "--timeout")) limits.timeout_s = (unsigned)strtoul(v, NULL, 10);
+      if (!strcmp(a, "--max-conns-per-ip"))
+        limits.max_conns_per_ip = (unsigned)strtoul(v, NULL, 10);
+      if (!strcmp(a, "--header-timeout")) limits.header_timeout_s = (unsigned)strtoul(v, NULL, 10);
+      if (!strcmp(a, "--body-timeout")) limits.body_timeout_s = (unsigned)strtoul(v, NULL, 10);
+      if (!strcmp(a, "--max-buffered-mib")) {
+        unsigned long mib = strtoul(v, NULL, 10);
+        if (mib == 0 || mib > 65536) {
+          rc = svc_err_set(&err, SVC_BAD_ARGS, "--max-buffered-mib",
+                           "--max-buffered-mib must be between 1 and 65536");
+          goto cleanup;
+        }
+        limits.max_buffered = (size_t)mib << 20;
+      }
     } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
       svc_log_threshold = SVC_LOG_DEBUG;
     } else {
@@ -121,7 +136,11 @@ int cli_serve(cli_opts *o) {
                     .rate = limits.rate,
                     .burst = limits.burst,
                     .max_conns = limits.max_conns,
-                    .timeout_s = limits.timeout_s};
+                    .timeout_s = limits.timeout_s,
+                    .max_conns_per_ip = limits.max_conns_per_ip,
+                    .header_timeout_s = limits.header_timeout_s,
+                    .body_timeout_s = limits.body_timeout_s,
+                    .max_buffered = limits.max_buffered};
   if ((rc = srv_start(&s, ctx, &cfg, &err))) goto cleanup;
   printf("{\"listening\":\"http://%s:%d\"}\n", host, srv_port(s));
   fflush(stdout);

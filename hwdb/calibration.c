@@ -62,12 +62,12 @@ int hwdb_calib_latest(hwdb *db, const char *hw, hwdb_calib *out, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
   memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
                          "SELECT version, params, report, created_at FROM calibration "
                          "WHERE hw = ?1 ORDER BY version DESC LIMIT 1",
                          -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_text(st, 1, hw, -1, SQLITE_STATIC);
@@ -81,11 +81,11 @@ int hwdb_calib_latest(hwdb *db, const char *hw, hwdb_calib *out, svc_err *err) {
   } else if (step == SQLITE_DONE) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "hardware", "no calibration for '%s'", hw);
   } else {
-    rc = hwdb_fail(db, err, "read calibration");
+    rc = hwdb_fail_conn(c, err, "read calibration");
   }
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 

@@ -76,11 +76,10 @@ int hwdb_hw_get(hwdb *db, const char *name, hwdb_hw *out, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
   memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
-                         "SELECT name, vendor, doc, updated_at FROM hardware WHERE name = ?1", -1,
-                         &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT name, vendor, doc, updated_at FROM hardware WHERE name = ?1",
+                         -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -91,11 +90,11 @@ int hwdb_hw_get(hwdb *db, const char *name, hwdb_hw *out, svc_err *err) {
   } else if (step == SQLITE_DONE) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "name", "unknown hardware '%s'", name);
   } else {
-    rc = hwdb_fail(db, err, "read hardware");
+    rc = hwdb_fail_conn(c, err, "read hardware");
   }
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 
@@ -131,12 +130,12 @@ int hwdb_hw_list(hwdb *db, const char *vendor, hwdb_hw **out, size_t *n, svc_err
   int rc = 0, step;
   *out = NULL;
   *n = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
                          "SELECT name, vendor, doc, updated_at FROM hardware "
                          "WHERE ?1 IS NULL OR vendor = ?1 ORDER BY name",
                          -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   if (vendor) sqlite3_bind_text(st, 1, vendor, -1, SQLITE_STATIC);
@@ -153,7 +152,7 @@ int hwdb_hw_list(hwdb *db, const char *vendor, hwdb_hw **out, size_t *n, svc_err
     fill_row(st, &list[count++]);
   }
   if (step != SQLITE_DONE) {
-    rc = hwdb_fail(db, err, "list hardware");
+    rc = hwdb_fail_conn(c, err, "list hardware");
     goto cleanup;
   }
   *out = list;
@@ -161,7 +160,7 @@ int hwdb_hw_list(hwdb *db, const char *vendor, hwdb_hw **out, size_t *n, svc_err
   list = NULL;
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   hwdb_hw_list_free(list, count);
   return rc;
 }
@@ -169,14 +168,14 @@ cleanup:
 int hwdb_hw_count(hwdb *db, int64_t *n, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM hardware", -1, &st, NULL) != SQLITE_OK ||
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT count(*) FROM hardware", -1, &st, NULL) != SQLITE_OK ||
       sqlite3_step(st) != SQLITE_ROW)
-    rc = hwdb_fail(db, err, "count hardware");
+    rc = hwdb_fail_conn(c, err, "count hardware");
   else
     *n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 

@@ -80,17 +80,68 @@ static const char *const migrations[] = {
     "  request TEXT NOT NULL,"
     "  result TEXT NOT NULL,"
     "  created_at REAL NOT NULL);",
+    /* 5: validation ticks (hwdb/jobs.c): when the tick last polled a job, so
+     * that it takes the least recently checked first, and two partial
+     * indexes over active jobs only: the polling order (bundle jobs are
+     * never polled) and the deadline (local: from the start, bundle: from
+     * submission; Slurm enforces its own --time). The deadline expression
+     * is written out again in jobs.c (DEADLINE_SQL) and must stay equal. */
+    "ALTER TABLE val_job ADD COLUMN checked_at REAL NOT NULL DEFAULT 0;"
+    "CREATE INDEX val_job_poll ON val_job(checked_at, id)"
+    "  WHERE state IN ('queued', 'running') AND backend <> 'bundle';"
+    "CREATE INDEX val_job_deadline ON val_job((CASE backend WHEN 'local' THEN started_at"
+    "  WHEN 'bundle' THEN created_at END + timeout_s))"
+    "  WHERE state IN ('queued', 'running');",
 };
 
-int hwdb_fail(hwdb *db, svc_err *err, const char *what) {
+static int is_busy(sqlite3 *c) {
+  int e = c ? sqlite3_errcode(c) & 0xff : 0;
+  return e == SQLITE_BUSY || e == SQLITE_LOCKED;
+}
+
+int hwdb_fail_conn(sqlite3 *c, svc_err *err, const char *what) {
+  if (is_busy(c))
+    return svc_err_set(err, SVC_DB_BUSY, "", "database busy (%s: %s); retry shortly", what,
+                       sqlite3_errmsg(c));
   return svc_err_set(err, SVC_DB, "", "database: %s: %s", what,
-                     db && db->conn ? sqlite3_errmsg(db->conn) : "no connection");
+                     c ? sqlite3_errmsg(c) : "no connection");
+}
+
+int hwdb_fail(hwdb *db, svc_err *err, const char *what) {
+  return hwdb_fail_conn(db ? db->conn : NULL, err, what);
+}
+
+sqlite3 *hwdb_reader(hwdb *db) {
+  pthread_mutex_lock(db->rlock);
+  return db->rconn;
+}
+
+void hwdb_reader_done(hwdb *db) { pthread_mutex_unlock(db->rlock); }
+
+/* The read connection beside conn (see hwdb_int.h); on any failure reads
+ * share conn, which is slower under contention but never wrong. */
+static void open_reader(hwdb *db, const char *path) {
+  sqlite3 *r = NULL;
+  db->rconn = db->conn;
+  db->rlock = &db->lock;
+  if (!strcmp(path, ":memory:") || !strncmp(path, "file:", 5) || !*path) return;
+  if (sqlite3_open_v2(path, &r, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK ||
+      sqlite3_exec(r, "PRAGMA query_only=1;", NULL, NULL, NULL) != SQLITE_OK) {
+    sqlite3_close_v2(r);
+    return;
+  }
+  sqlite3_busy_timeout(r, 5000);
+  db->rconn = r;
+  db->rlock = &db->rlock_own;
 }
 
 int hwdb_exec(hwdb *db, const char *sql, svc_err *err) {
   char *msg = NULL;
   if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    int rc = svc_err_set(err, SVC_DB, "", "database: %s", msg ? msg : "exec failed");
+    int rc = is_busy(db->conn)
+                 ? svc_err_set(err, SVC_DB_BUSY, "", "database busy (%s); retry shortly",
+                               msg ? msg : "locked")
+                 : svc_err_set(err, SVC_DB, "", "database: %s", msg ? msg : "exec failed");
     sqlite3_free(msg);
     return rc;
   }
@@ -139,6 +190,8 @@ int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err) {
   db = calloc(1, sizeof *db);
   if (!db) return svc_err_set(err, SVC_NOMEM, "", NULL);
   pthread_mutex_init(&db->lock, NULL);
+  pthread_mutex_init(&db->rlock_own, NULL);
+  db->rlock = &db->lock;
   if (sqlite3_open_v2(path, &db->conn,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       NULL) != SQLITE_OK) {
@@ -155,6 +208,7 @@ int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err) {
                       err)))
     goto cleanup;
   if ((rc = migrate(db, &fresh, err))) goto cleanup;
+  open_reader(db, path);
   if (created) *created = fresh;
   *out = db;
   db = NULL;
@@ -165,8 +219,10 @@ cleanup:
 
 void hwdb_free(hwdb *db) {
   if (!db) return;
+  if (db->rconn && db->rconn != db->conn) sqlite3_close_v2(db->rconn);
   if (db->conn) sqlite3_close_v2(db->conn);
   pthread_mutex_destroy(&db->lock);
+  pthread_mutex_destroy(&db->rlock_own);
   free(db);
 }
 

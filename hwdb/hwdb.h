@@ -89,7 +89,7 @@ typedef struct {
   char *note;          /* malloc'd: the last state change's note (why it failed) */
   char *workdir;       /* malloc'd or NULL: where the job's files live */
   int64_t slurm_id;    /* 0 = none */
-  int64_t pid;         /* 0 = none */
+  int64_t pid;         /* 0 = none; -1 = a slot is claimed, the process starting */
   int64_t pid_start;   /* the process's start time (clock ticks since boot) */
   int64_t timeout_s;
   int64_t gpus;
@@ -109,6 +109,28 @@ int hwdb_job_get(hwdb *db, int64_t id, hwdb_job *out, svc_err *err); /* 404 when
 /* Newest first, at most limit rows. active_only: queued and running only.
  * *out is a malloc'd array (hwdb_job_list_free). */
 int hwdb_job_list(hwdb *db, int active_only, int limit, hwdb_job **out, size_t *n, svc_err *err);
+/* The same with flags: HWDB_JOB_NO_RESULT leaves every result NULL (not
+ * read from the file at all: a list never prints results). */
+#define HWDB_JOB_NO_RESULT 1u
+int hwdb_job_list_flags(hwdb *db, int active_only, int limit, unsigned flags, hwdb_job **out,
+                        size_t *n, svc_err *err);
+/* The reconcile tick's queries; each fills ids (at most cap) and *n.
+ * expired: active jobs whose deadline is at or before now (unix seconds),
+ * soonest first: a local job's started_at + timeout_s, a bundle job's
+ * created_at + timeout_s (Slurm jobs: none; Slurm enforces --time). Uses
+ * an index, whatever the number or age of the jobs.
+ * pick_poll: the active non-bundle jobs checked least recently (then by
+ * id), stamped as checked now, so successive calls go round all of them. */
+int hwdb_job_expired(hwdb *db, double now, int64_t *ids, size_t cap, size_t *n, svc_err *err);
+int hwdb_job_pick_poll(hwdb *db, int64_t *ids, size_t cap, size_t *n, svc_err *err);
+/* Claim the oldest queued job of backend that has its folder (workdir) and
+ * no process yet (pid 0), if fewer than max_started active jobs of backend
+ * hold a process or a claim (pid != 0): its pid becomes -1 ("starting")
+ * and *id its id; *id = 0 when there is no such job or no free slot. */
+int hwdb_job_claim_slot(hwdb *db, const char *backend, int64_t max_started, int64_t *id,
+                        svc_err *err);
+/* How many jobs are queued or running. */
+int hwdb_job_count_active(hwdb *db, int64_t *n, svc_err *err);
 /* Move job id to state to if its current state is listed in from (a
  * comma-separated list such as "queued,running"); *changed (may be NULL)
  * tells whether it moved. note and result (may be NULL) are stored with

@@ -13,10 +13,21 @@
 #include "hwdb/hwdb_int.h"
 
 #define NOW_SQL "((julianday('now') - 2440587.5) * 86400.0)"
-#define JOB_COLS                                                                                   \
-  "id, kind, hw, backend, state, token_hash, params, prediction, result, note, workdir, "          \
+/* The columns read_row reads; JOB_COLS_NO_RESULT reads NULL for the result
+ * (a sweep's is megabytes, and lists never print it). */
+#define JOB_COLS_WITH(result)                                                                      \
+  "id, kind, hw, backend, state, token_hash, params, prediction, " result ", note, workdir, "      \
   "slurm_id, pid, pid_start, timeout_s, gpus, created_at, coalesce(started_at, 0), "               \
   "coalesce(finished_at, 0), updated_at"
+#define JOB_COLS JOB_COLS_WITH("result")
+#define JOB_COLS_NO_RESULT JOB_COLS_WITH("NULL")
+#define ACTIVE_SQL "state IN ('queued', 'running')"
+/* A job's deadline; the same expression as the index val_job_deadline
+ * (migration 5 in hwdb.c), so that SQLite can use it. The queries name
+ * their partial index (INDEXED BY): without ANALYZE statistics SQLite
+ * prefers val_job_state, which walks every active job. */
+#define DEADLINE_SQL                                                                               \
+  "(CASE backend WHEN 'local' THEN started_at WHEN 'bundle' THEN created_at END + timeout_s)"
 
 static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t size) {
   const unsigned char *s = sqlite3_column_text(st, col);
@@ -145,6 +156,11 @@ cleanup:
 }
 
 int hwdb_job_list(hwdb *db, int active_only, int limit, hwdb_job **out, size_t *n, svc_err *err) {
+  return hwdb_job_list_flags(db, active_only, limit, 0, out, n, err);
+}
+
+int hwdb_job_list_flags(hwdb *db, int active_only, int limit, unsigned flags, hwdb_job **out,
+                        size_t *n, svc_err *err) {
   sqlite3_stmt *st = NULL;
   hwdb_job *list = NULL;
   size_t cnt = 0, cap = 0;
@@ -153,8 +169,11 @@ int hwdb_job_list(hwdb *db, int active_only, int limit, hwdb_job **out, size_t *
   *n = 0;
   pthread_mutex_lock(&db->lock);
   if (sqlite3_prepare_v2(db->conn,
-                         "SELECT " JOB_COLS " FROM val_job WHERE ?1 = 0 OR state IN "
-                         "('queued', 'running') ORDER BY id DESC LIMIT ?2",
+                         (flags & HWDB_JOB_NO_RESULT)
+                             ? "SELECT " JOB_COLS_NO_RESULT " FROM val_job WHERE ?1 = 0 OR "
+                               "state IN ('queued', 'running') ORDER BY id DESC LIMIT ?2"
+                             : "SELECT " JOB_COLS " FROM val_job WHERE ?1 = 0 OR state IN "
+                               "('queued', 'running') ORDER BY id DESC LIMIT ?2",
                          -1, &st, NULL) != SQLITE_OK) {
     rc = hwdb_fail(db, err, "prepare");
     goto cleanup;
@@ -305,6 +324,119 @@ cleanup:
   sqlite3_finalize(st);
   pthread_mutex_unlock(&db->lock);
   hwdb_job_history_free(ev, cnt);
+  return rc;
+}
+
+/* Run st (bound by the caller, the lock held) and collect its first column
+ * as ids, at most cap. */
+static int collect_ids(hwdb *db, sqlite3_stmt *st, int64_t *ids, size_t cap, size_t *n,
+                       svc_err *err) {
+  int step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW)
+    if (*n < cap) ids[(*n)++] = sqlite3_column_int64(st, 0);
+  return step == SQLITE_DONE ? 0 : hwdb_fail(db, err, "select jobs");
+}
+
+int hwdb_job_expired(hwdb *db, double now, int64_t *ids, size_t cap, size_t *n, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0;
+  *n = 0;
+  if (cap == 0) return 0;
+  pthread_mutex_lock(&db->lock);
+  if (sqlite3_prepare_v2(db->conn,
+                         "SELECT id FROM val_job INDEXED BY val_job_deadline WHERE " ACTIVE_SQL
+                         " AND " DEADLINE_SQL " <= ?1 ORDER BY " DEADLINE_SQL " LIMIT ?2",
+                         -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_double(st, 1, now);
+  sqlite3_bind_int64(st, 2, (int64_t)cap);
+  rc = collect_ids(db, st, ids, cap, n, err);
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
+  return rc;
+}
+
+int hwdb_job_pick_poll(hwdb *db, int64_t *ids, size_t cap, size_t *n, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0;
+  *n = 0;
+  if (cap == 0) return 0;
+  pthread_mutex_lock(&db->lock);
+  /* One statement picks and stamps, so two tickers (the server's timer and
+   * a list request) take different jobs rather than the same ones. */
+  if (sqlite3_prepare_v2(
+          db->conn,
+          "UPDATE val_job SET checked_at = " NOW_SQL
+          " WHERE id IN (SELECT id FROM val_job INDEXED BY val_job_poll WHERE " ACTIVE_SQL
+          " AND backend <> 'bundle' ORDER BY checked_at, id LIMIT ?1) RETURNING id",
+          -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_int64(st, 1, (int64_t)cap);
+  rc = collect_ids(db, st, ids, cap, n, err);
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
+  return rc;
+}
+
+int hwdb_job_claim_slot(hwdb *db, const char *backend, int64_t max_started, int64_t *id,
+                        svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0, step;
+  *id = 0;
+  pthread_mutex_lock(&db->lock);
+  /* One UPDATE is atomic across threads and processes (SQLite's write lock):
+   * the count and the claim cannot be split by another claimer. Both look
+   * only at active non-bundle rows (val_job_poll), however many bundle jobs
+   * wait. */
+  if (sqlite3_prepare_v2(
+          db->conn,
+          "UPDATE val_job SET pid = -1, updated_at = " NOW_SQL
+          " WHERE id = (SELECT id FROM val_job INDEXED BY val_job_poll WHERE " ACTIVE_SQL
+          " AND backend <> 'bundle' AND state = 'queued' AND backend = ?1 AND "
+          "pid = 0 AND workdir IS NOT NULL ORDER BY id LIMIT 1) AND (SELECT "
+          "count(*) FROM val_job INDEXED BY val_job_poll WHERE " ACTIVE_SQL
+          " AND backend <> 'bundle' AND backend = ?1 AND pid <> 0) < ?2 RETURNING id",
+          -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_text(st, 1, backend, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, max_started);
+  step = sqlite3_step(st);
+  if (step == SQLITE_ROW) {
+    *id = sqlite3_column_int64(st, 0);
+    step = sqlite3_step(st);
+  }
+  if (step != SQLITE_DONE) rc = hwdb_fail(db, err, "claim a job slot");
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
+  return rc;
+}
+
+int hwdb_job_count_active(hwdb *db, int64_t *n, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0;
+  *n = 0;
+  pthread_mutex_lock(&db->lock);
+  if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM val_job WHERE " ACTIVE_SQL, -1, &st,
+                         NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  if (sqlite3_step(st) == SQLITE_ROW)
+    *n = sqlite3_column_int64(st, 0);
+  else
+    rc = hwdb_fail(db, err, "count jobs");
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
   return rc;
 }
 

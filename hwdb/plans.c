@@ -41,11 +41,11 @@ int hwdb_plan_get(hwdb *db, const char *id, hwdb_plan *out, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
   memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
                          "SELECT id, kind, hw, request, result, created_at FROM plan WHERE id = ?1",
                          -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -65,11 +65,11 @@ int hwdb_plan_get(hwdb *db, const char *id, hwdb_plan *out, svc_err *err) {
   } else if (step == SQLITE_DONE) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "id", "no plan '%s'", id);
   } else {
-    rc = hwdb_fail(db, err, "read plan");
+    rc = hwdb_fail_conn(c, err, "read plan");
   }
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 

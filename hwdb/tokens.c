@@ -57,12 +57,12 @@ int hwdb_token_find(hwdb *db, const char *hash, hwdb_token *out, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
   memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
                          "SELECT " TOKEN_COLS " FROM api_token "
                          "WHERE hash = ?1 AND revoked_at IS NULL",
                          -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
@@ -72,10 +72,10 @@ int hwdb_token_find(hwdb *db, const char *hash, hwdb_token *out, svc_err *err) {
   else if (step == SQLITE_DONE)
     rc = svc_err_set(err, SVC_NOT_FOUND, "token", "no such token");
   else
-    rc = hwdb_fail(db, err, "read token");
+    rc = hwdb_fail_conn(c, err, "read token");
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 
@@ -86,10 +86,10 @@ int hwdb_token_list(hwdb *db, hwdb_token **out, size_t *n, svc_err *err) {
   int rc = 0, step;
   *out = NULL;
   *n = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn, "SELECT " TOKEN_COLS " FROM api_token ORDER BY id", -1, &st,
-                         NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT " TOKEN_COLS " FROM api_token ORDER BY id", -1, &st, NULL) !=
+      SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -105,7 +105,7 @@ int hwdb_token_list(hwdb *db, hwdb_token **out, size_t *n, svc_err *err) {
     fill(st, &list[count++]);
   }
   if (step != SQLITE_DONE) {
-    rc = hwdb_fail(db, err, "list tokens");
+    rc = hwdb_fail_conn(c, err, "list tokens");
     goto cleanup;
   }
   *out = list;
@@ -113,7 +113,7 @@ int hwdb_token_list(hwdb *db, hwdb_token **out, size_t *n, svc_err *err) {
   list = NULL;
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   free(list);
   return rc;
 }
@@ -146,14 +146,14 @@ cleanup:
 int hwdb_token_count_active(hwdb *db, int64_t *n, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM api_token WHERE revoked_at IS NULL", -1,
-                         &st, NULL) != SQLITE_OK ||
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT count(*) FROM api_token WHERE revoked_at IS NULL", -1, &st,
+                         NULL) != SQLITE_OK ||
       sqlite3_step(st) != SQLITE_ROW)
-    rc = hwdb_fail(db, err, "count tokens");
+    rc = hwdb_fail_conn(c, err, "count tokens");
   else
     *n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }

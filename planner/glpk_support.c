@@ -339,8 +339,12 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   for (int j = 0; j < m->ncols; j++) sol->x[j] = glp_mip_col_val(lp, j + 1);
 done:
   glp_delete_prob(lp);
-  glp_error_hook(NULL, NULL);
-  glp_term_hook(NULL, NULL);
+  /* The environment (hooks, memory accounting, the terminal buffer) would
+   * live until the thread exits, and the server's worker threads outlive
+   * the daemon's own cleanup: freed after every solve, it cannot leak
+   * (LeakSanitizer found it at shutdown after plans). The next solve on
+   * this thread builds a fresh one. */
+  glp_free_env();
   return rc;
 }
 
@@ -370,8 +374,7 @@ static int provoke(svc_err *err) {
   glp_add_cols(lp, 1);
   glp_set_col_bnds(lp, 7, GLP_FX, 0, 0);
   glp_delete_prob(lp);
-  glp_error_hook(NULL, NULL);
-  glp_term_hook(NULL, NULL);
+  glp_free_env();
   return 0;
 }
 

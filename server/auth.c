@@ -112,7 +112,14 @@ enum MHD_Result srv_auth_check(srv_req *r) {
   if (need == SRV_SCOPE_OPEN) return MHD_YES;
   double now = svc_now();
   int db_tokens = tokens_in_db(s, now);
-  if (!db_tokens && (need == SRV_SCOPE_READ || !s->token)) return MHD_YES;
+  if (!db_tokens && !s->token) {
+    r->scopes = API_SCOPE_ALL; /* no tokens anywhere: every route is open */
+    return MHD_YES;
+  }
+  if (!db_tokens && need == SRV_SCOPE_READ) {
+    r->scopes = API_SCOPE_READ; /* an anonymous reader beside --token-file */
+    return MHD_YES;
+  }
 
   const char *h =
       MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -141,6 +148,7 @@ enum MHD_Result srv_auth_check(srv_req *r) {
   }
   r->token_id = id;
   r->has_token = 1;
+  r->scopes = scopes;
   return MHD_YES;
 }
 

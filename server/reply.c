@@ -64,9 +64,16 @@ static enum MHD_Result reply_error_hdr(srv_req *r, const svc_err *err, const cha
   int code = err && err->code > 0 && err->code < SVC__COUNT ? err->code : SVC_INTERNAL;
   int status = svc_code_http(code);
   if (status < 400 || status > 599) status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+  /* 503s (busy planner, database or body buffer) are load, not faults. */
   if (status >= 500)
-    svc_log(SVC_LOG_ERROR, "%s %s: %s (%s)", r->method, srv_metrics_label_text(r->label),
-            svc_code_name(code), err ? err->message : "");
+    svc_log(status == MHD_HTTP_SERVICE_UNAVAILABLE ? SVC_LOG_DEBUG : SVC_LOG_ERROR,
+            "%s %s: %s (%s)", r->method, srv_metrics_label_text(r->label), svc_code_name(code),
+            err ? err->message : "");
+  /* A 503 says when to come back (a busy database, a full buffer). */
+  if (status == MHD_HTTP_SERVICE_UNAVAILABLE && !hname) {
+    hname = MHD_HTTP_HEADER_RETRY_AFTER;
+    hval = "1";
+  }
   /* A 401 tells the client which scheme to use (RFC 6750). */
   if (status == MHD_HTTP_UNAUTHORIZED && !hname) {
     hname = MHD_HTTP_HEADER_WWW_AUTHENTICATE;

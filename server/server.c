@@ -27,39 +27,45 @@
  * an endpoint: one row here, one handler in its resource's file, and the
  * path in docs/openapi.yaml (test_openapi fails until it is there).
  * Columns: method, path, handler, scope (server/auth.c: READ, ADMIN, PLAN,
- * DISPATCH, OPEN), takes a JSON body, heavy (plan/compare: at most
- * heavy_max at once, else 503). */
+ * DISPATCH, OPEN), takes a JSON body, heavy (plan/compare/report: at most
+ * heavy_max at once, else 503), precheck (run before the body is read). */
 static const srv_route routes[] = {
-    {"GET", "/healthz", srv_health, SRV_SCOPE_OPEN, 0, 0},
-    {"GET", "/metrics", srv_metrics_get, SRV_SCOPE_OPEN, 0, 0},
-    {"GET", "/openapi.yaml", srv_static_openapi, SRV_SCOPE_OPEN, 0, 0},
-    {"GET", "/", srv_static_index, SRV_SCOPE_OPEN, 0, 0},
-    {"GET", "/v1/hardware", srv_hw_list, SRV_SCOPE_READ, 0, 0},
-    {"POST", "/v1/hardware", srv_hw_create, SRV_SCOPE_ADMIN, 1, 0},
-    {"GET", "/v1/hardware/{name}", srv_hw_get, SRV_SCOPE_READ, 0, 0},
-    {"PUT", "/v1/hardware/{name}", srv_hw_replace, SRV_SCOPE_ADMIN, 1, 0},
-    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, SRV_SCOPE_ADMIN, 0, 0},
+    {"GET", "/healthz", srv_health, SRV_SCOPE_OPEN, 0, 0, NULL},
+    {"GET", "/metrics", srv_metrics_get, SRV_SCOPE_OPEN, 0, 0, NULL},
+    {"GET", "/openapi.yaml", srv_static_openapi, SRV_SCOPE_OPEN, 0, 0, NULL},
+    {"GET", "/", srv_static_index, SRV_SCOPE_OPEN, 0, 0, NULL},
+    {"GET", "/v1/hardware", srv_hw_list, SRV_SCOPE_READ, 0, 0, NULL},
+    {"POST", "/v1/hardware", srv_hw_create, SRV_SCOPE_ADMIN, 1, 0, NULL},
+    {"GET", "/v1/hardware/{name}", srv_hw_get, SRV_SCOPE_READ, 0, 0, NULL},
+    {"PUT", "/v1/hardware/{name}", srv_hw_replace, SRV_SCOPE_ADMIN, 1, 0, NULL},
+    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, SRV_SCOPE_ADMIN, 0, 0, NULL},
     /* Compute endpoints only read the catalog. */
-    {"POST", "/v1/estimate", srv_estimate, SRV_SCOPE_READ, 1, 0},
-    {"POST", "/v1/step", srv_step, SRV_SCOPE_READ, 1, 0},
-    {"POST", "/v1/kernels/select", srv_kernels_select, SRV_SCOPE_READ, 1, 0},
+    {"POST", "/v1/estimate", srv_estimate, SRV_SCOPE_READ, 1, 0, NULL},
+    {"POST", "/v1/step", srv_step, SRV_SCOPE_READ, 1, 0, NULL},
+    {"POST", "/v1/kernels/select", srv_kernels_select, SRV_SCOPE_READ, 1, 0, NULL},
     /* Planning solves an ILP: heavy, and it needs the plan scope. */
-    {"POST", "/v1/plans", srv_plan_create, SRV_SCOPE_PLAN, 1, 1},
-    {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0},
-    {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1},
+    {"POST", "/v1/plans", srv_plan_create, SRV_SCOPE_PLAN, 1, 1, NULL},
+    {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0, NULL},
+    {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1, NULL},
     /* Validation runs dispatch work to GPUs. The runner posts its results
      * with the job's own token (X-Job-Token), checked by the api. */
-    {"POST", "/v1/validations", srv_validation_submit, SRV_SCOPE_DISPATCH, 1, 0},
-    {"GET", "/v1/validations", srv_validation_list, SRV_SCOPE_READ, 0, 0},
-    {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0},
-    {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0},
-    {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 0},
+    {"POST", "/v1/validations", srv_validation_submit, SRV_SCOPE_DISPATCH, 1, 0, NULL},
+    {"GET", "/v1/validations", srv_validation_list, SRV_SCOPE_READ, 0, 0, NULL},
+    {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0, NULL},
+    {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0, NULL},
+    /* The report joins a job's cases to its rows: bounded work, but heavy. */
+    {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 1, NULL},
+    /* Calibrating from a job stores a new calibration for everyone: admin,
+     * and a POST (a GET that writes is open to cross-site requests). */
+    {"POST", "/v1/validations/{id}/calibrate", srv_validation_calibrate, SRV_SCOPE_ADMIN, 0, 1,
+     NULL},
     {"POST", "/v1/validations/{id}/results", srv_validation_results, SRV_SCOPE_OPEN, SRV_BODY_LARGE,
-     0},
+     0, srv_validation_results_admit},
 };
 
 /* Served for GET/HEAD paths no row matches, when a web root is set. */
-static const srv_route static_route = {"GET", "/{file}", srv_static_file, SRV_SCOPE_OPEN, 0, 0};
+static const srv_route static_route = {"GET", "/{file}", srv_static_file, SRV_SCOPE_OPEN, 0,
+                                       0,     NULL};
 
 /* The body limit of r's route: a runner's results (a whole sweep) may be
  * larger than a request. */
@@ -139,12 +145,47 @@ static int is_json_type(const char *ct) {
   return c == '\0' || c == ';' || c == ' ' || c == '\t';
 }
 
+/* Counts the Content-Length headers of a request (MHD keeps each). */
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value) {
+  (void)kind;
+  (void)value;
+  if (key && !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) (*(int *)cls)++;
+  return MHD_YES;
+}
+
+/* Two Content-Length headers (differing or not) make the body's end
+ * ambiguous between us and any proxy in front (request smuggling, RFC 9112
+ * 6.3): refused. */
+enum MHD_Result srv_check_headers(srv_req *r) {
+  int n = 0;
+  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_length, &n);
+  if (n > 1)
+    return srv_reply_fail(r, SVC_BAD_FIELD, "Content-Length",
+                          "a request may carry one Content-Length header");
+  return MHD_YES;
+}
+
+/* Reserve n more body bytes for r in the server's account; else the 503. */
+static enum MHD_Result reserve(srv_req *r, size_t n) {
+  if (srv_buffer_reserve(r->s, n) == 0) return MHD_YES;
+  return srv_reply_retry(r, SVC_UNAVAILABLE, 1,
+                         "too many request bodies are being received; retry shortly");
+}
+
 /* The checks before any body byte is read. Returns MHD_YES with nothing
  * queued when the request may go on. */
 static enum MHD_Result admit(srv_req *r, const char *url) {
   char allow[128];
   const srv_route *path_row;
   enum MHD_Result ok;
+  /* Per address before anything else: static files, 404, 405 and 414
+   * cost a request too, and guessing tokens is slowed as well. */
+  r->label = srv_metrics_label_unmatched();
+  ok = srv_limit_address(r);
+  if (r->replied || ok != MHD_YES) return ok;
+  ok = srv_check_headers(r);
+  if (r->replied || ok != MHD_YES) return ok;
   if (r->uri_len > SRV_MAX_URL) {
     r->label = srv_metrics_label_unmatched();
     return srv_reply_fail(r, SVC_URI_TOO_LONG, "", NULL);
@@ -166,9 +207,6 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
     return srv_reply_fail(r, SVC_NOT_FOUND, "", "no such path");
   }
   r->label = srv_metrics_label(r->route->path);
-  /* Per address before auth, so that guessing tokens is slowed too. */
-  ok = srv_limit_address(r);
-  if (r->replied || ok != MHD_YES) return ok;
   ok = srv_auth_check(r);
   if (r->replied || ok != MHD_YES) return ok;
   ok = srv_limit_token(r);
@@ -178,6 +216,10 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
         MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (!is_json_type(ct)) return srv_reply_fail(r, SVC_UNSUPPORTED_MEDIA, "Content-Type", NULL);
   }
+  if (r->route->precheck) {
+    ok = r->route->precheck(r);
+    if (r->replied || ok != MHD_YES) return ok;
+  }
   const char *cl =
       MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   if (cl) {
@@ -185,33 +227,48 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
     if (n > body_max(r)) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
     /* Size the buffer once when the client says how much is coming. */
     if (n > 0) {
+      ok = reserve(r, (size_t)n + 1);
+      if (r->replied || ok != MHD_YES) return ok;
       r->body = malloc((size_t)n + 1);
-      if (!r->body) return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+      if (!r->body) {
+        srv_buffer_release(r->s, (size_t)n + 1);
+        return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+      }
       r->body_cap = (size_t)n + 1;
     }
   }
   return MHD_YES;
 }
 
+static void drop_body(srv_req *r) {
+  free(r->body);
+  srv_buffer_release(r->s, r->body_cap);
+  r->body = NULL;
+  r->body_len = r->body_cap = 0;
+}
+
 /* Append an upload chunk; past the route's limit the request is marked and the
  * rest is dropped unbuffered (chunked uploads have no Content-Length to
- * refuse early). */
+ * refuse early). -1: out of memory, -2: the server's buffer account is
+ * full. */
 static int take_body(srv_req *r, const char *data, size_t n) {
   size_t max = body_max(r);
   if (r->too_large) return 0;
   if (n > max - r->body_len) {
     r->too_large = 1;
-    free(r->body);
-    r->body = NULL;
-    r->body_len = r->body_cap = 0;
+    drop_body(r);
     return 0;
   }
   if (r->body_len + n + 1 > r->body_cap) {
     size_t cap = r->body_cap ? r->body_cap : 4096;
     while (cap < r->body_len + n + 1) cap *= 2;
     if (cap > max + 1) cap = max + 1;
+    if (srv_buffer_reserve(r->s, cap - r->body_cap) < 0) return -2;
     char *nb = realloc(r->body, cap);
-    if (!nb) return -1;
+    if (!nb) {
+      srv_buffer_release(r->s, cap - r->body_cap);
+      return -1;
+    }
     r->body = nb;
     r->body_cap = cap;
   }
@@ -245,17 +302,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->started = 1;
     r->conn = conn;
     r->method = method;
+    srv_conn_phase(r->s, conn, SRV_PHASE_BODY);
     return admit(r, url);
   }
   if (*upload_data_size != 0) {
     /* After an early reply MHD may still hand us bytes: swallow them. */
-    if (!r->replied && take_body(r, upload_data, *upload_data_size) < 0) {
-      *upload_data_size = 0;
-      return srv_reply_fail(r, SVC_NOMEM, "", NULL);
-    }
+    int tb = r->replied ? 0 : take_body(r, upload_data, *upload_data_size);
     *upload_data_size = 0;
+    if (tb == -1) return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+    if (tb == -2) {
+      drop_body(r);
+      return srv_reply_retry(r, SVC_UNAVAILABLE, 1,
+                             "too many request bodies are being received; retry shortly");
+    }
     return MHD_YES;
   }
+  srv_conn_phase(r->s, conn, SRV_PHASE_BUSY);
   if (r->replied) return MHD_YES;
   if (r->too_large) return srv_reply_fail(r, SVC_TOO_LARGE, "", NULL);
   if (!r->route->heavy) return r->route->handler(r);
@@ -283,9 +345,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
   srv *s = cls;
   srv_req *r = *req_cls;
   if (!r) return;
-  free(r->body);
+  drop_body(r);
   free(r);
   *req_cls = NULL;
+  /* A kept-alive connection waits for its next request's headers. */
+  srv_conn_phase(s, conn, SRV_PHASE_HEADER);
   pthread_mutex_lock(&s->inflight_lock);
   if (--s->inflight == 0) pthread_cond_broadcast(&s->inflight_cond);
   pthread_mutex_unlock(&s->inflight_lock);
@@ -296,6 +360,17 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
   vsnprintf(line, sizeof line, fmt, ap);
   size_t n = strlen(line);
   while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+  /* A client's doing (a refused connection, a peer that went away, a
+   * header too big) is one line per connection: at warn, a hostile client
+   * could fill the log. Those are debug; MHD's own trouble stays a warning. */
+  static const char *const client[] = {"connection limit", "closed when reading",
+                                       "Closing connection", "timed out", "Connection reset"};
+  for (size_t i = 0; i < sizeof client / sizeof client[0]; i++) {
+    if (strstr(line, client[i])) {
+      svc_log(SVC_LOG_DEBUG, "http: %s", line);
+      return;
+    }
+  }
   svc_log(SVC_LOG_WARN, "http: %s", line);
 }
 
@@ -334,7 +409,12 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
   pthread_mutex_init(&s->inflight_lock, NULL);
   pthread_cond_init(&s->inflight_cond, NULL);
   pthread_mutex_init(&s->auth.lock, NULL);
+  pthread_mutex_init(&s->conns_lock, NULL);
+  pthread_cond_init(&s->reaper_cond, NULL);
   s->api = ctx;
+  s->header_timeout_s = cfg->header_timeout_s ? cfg->header_timeout_s : 10;
+  s->body_timeout_s = cfg->body_timeout_s ? cfg->body_timeout_s : 60;
+  s->max_buffered = cfg->max_buffered ? cfg->max_buffered : (size_t)64 << 20;
   /* An empty token means none: a server must not accept "Bearer ". */
   s->token = dup_or_null(cfg->token);
   s->web_root = dup_or_null(cfg->web_root);
@@ -355,33 +435,42 @@ int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     threads = n > 0 ? (unsigned)n : 1;
   }
-  /* Heavy handlers may take half the pool: the rest stays for cheap calls. */
+  /* Heavy handlers may take half the cores: the rest stays for cheap calls. */
   s->heavy_max = cfg->heavy_max ? cfg->heavy_max : threads / 2 ? threads / 2 : 1;
   unsigned max_conns = cfg->max_conns ? cfg->max_conns : 1024;
   unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 30;
-  /* One thread is no pool: the option is left out (MHD warns about 0 or 1). */
-  struct MHD_OptionItem pool[] = {{MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)threads, NULL},
-                                  {MHD_OPTION_END, 0, NULL}};
-  if (threads < 2) pool[0] = pool[1];
-  /* ITC lets srv_stop quiesce the pool safely. */
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
+  unsigned per_ip = cfg->max_conns_per_ip ? cfg->max_conns_per_ip : 64;
+  /* A thread per connection, not a pool: handlers run to completion on
+   * their connection's thread, and with a pool a solve of minutes stalled
+   * every kept-alive client that MHD had put on the same pool thread (a
+   * /healthz waited out the solve). Connections are bounded by max_conns
+   * and per_ip, so threads are too; idle ones sleep in poll. */
+  struct MHD_OptionItem pool[] = {{MHD_OPTION_END, 0, NULL}};
+  /* ITC lets srv_stop quiesce the daemon safely. */
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                   MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_AUTO;
   if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-  s->daemon =
-      MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, s,
-                       /* First, so that MHD logs even its option parsing through us. */
-                       MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s, MHD_OPTION_SOCK_ADDR,
-                       (struct sockaddr *)&ss, MHD_OPTION_ARRAY, pool,
-                       /* An idle or trickling client holds a connection at
-                        * most timeout_s; past max_conns new ones are
-                        * refused at accept. */
-                       MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-                       max_conns, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-                       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+  s->daemon = MHD_start_daemon(
+      flags, (uint16_t)cfg->port, NULL, NULL, on_request, s,
+      /* First, so that MHD logs even its option parsing through us. */
+      MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+      MHD_OPTION_ARRAY, pool,
+      /* An idle or trickling client holds a connection at
+       * most timeout_s; past max_conns new ones are
+       * refused at accept. */
+      MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns,
+      /* One address may not take every slot (slowloris):
+       * past per_ip its new connections are closed at
+       * accept; conns.c adds header and body deadlines. */
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_NOTIFY_CONNECTION, srv_on_connection,
+      s, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+      MHD_OPTION_END);
   if (!s->daemon) {
     rc = svc_err_set(err, SVC_IO, "listen", "cannot listen on %s:%d",
                      cfg->host ? cfg->host : "127.0.0.1", cfg->port);
     goto cleanup;
   }
+  if ((rc = srv_conns_start(s, err)) < 0) goto cleanup;
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
   s->port = info ? info->port : cfg->port;
   svc_log(SVC_LOG_DEBUG, "http: port %d, %u threads, %u heavy, %u connections, %u s timeout%s",
@@ -413,10 +502,13 @@ void srv_stop(srv *s) {
     pthread_mutex_unlock(&s->inflight_lock);
     MHD_stop_daemon(s->daemon);
   }
+  srv_conns_stop(s);
   srv_metrics_free(s->metrics);
   srv_ratelimit_free(s->rl);
   pthread_mutex_destroy(&s->auth.lock);
   pthread_mutex_destroy(&s->inflight_lock);
+  pthread_mutex_destroy(&s->conns_lock);
+  pthread_cond_destroy(&s->reaper_cond);
   pthread_cond_destroy(&s->inflight_cond);
   free(s->token);
   free(s->web_root);

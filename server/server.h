@@ -19,11 +19,15 @@ typedef struct {
   const char *openapi_path; /* docs/openapi.yaml to serve at /openapi.yaml */
   unsigned threads;         /* worker threads; 0 = number of cores */
   /* Limits (0 = the default in brackets). */
-  double rate;        /* requests/s per client address and per token [off] */
-  double burst;       /* bucket size for rate [max(rate, 1) * 2] */
-  unsigned max_conns; /* open connections in all [1024] */
-  unsigned timeout_s; /* idle connection timeout [30] */
-  unsigned heavy_max; /* heavy (plan, compare) handlers at once [max(1, threads / 2)] */
+  double rate;               /* requests/s per client address and per token [off] */
+  double burst;              /* bucket size for rate [max(rate, 1) * 2] */
+  unsigned max_conns;        /* open connections in all [1024] */
+  unsigned timeout_s;        /* idle connection timeout [30] */
+  unsigned heavy_max;        /* heavy (plan, compare) handlers at once [max(1, threads / 2)] */
+  unsigned max_conns_per_ip; /* open connections from one client address [64] */
+  unsigned header_timeout_s; /* from accept (or the previous reply) to complete headers [10] */
+  unsigned body_timeout_s;   /* from the headers to the end of the upload [60] */
+  size_t max_buffered;       /* bytes of request bodies held at once, all requests [64 MiB] */
 } srv_config;
 
 /* Start serving in background threads. ctx stays owned by the caller and

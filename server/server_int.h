@@ -53,6 +53,10 @@ typedef struct {
   srv_scope scope; /* what a token must hold to call it */
   int body;        /* takes a JSON body (1, or SRV_BODY_LARGE): Content-Type must be JSON */
   int heavy;       /* long compute (plan, compare): at most heavy_max run at once, else 503 */
+  /* Optional check run once the headers are in, before any body byte is
+   * read (the results route's job token): MHD_YES with nothing queued to
+   * go on. */
+  srv_handler precheck;
 } srv_route;
 
 /* The route table (static storage); *n gets its length. */
@@ -60,6 +64,10 @@ const srv_route *srv_routes(size_t *n);
 
 typedef struct srv_metrics srv_metrics;
 typedef struct srv_ratelimit srv_ratelimit;
+typedef struct srv_conn srv_conn; /* conns.c: one open connection's deadline */
+
+/* A connection's phase (conns.c has the rules). */
+enum { SRV_PHASE_HEADER, SRV_PHASE_BODY, SRV_PHASE_BUSY };
 
 #define SRV_AUTH_CACHE 16 /* verified database tokens remembered (auth.c) */
 
@@ -93,6 +101,17 @@ struct srv {
   srv_ratelimit *rl;        /* NULL = no rate limits */
   unsigned heavy_max;       /* heavy handlers allowed to run at once */
   atomic_uint heavy_active; /* heavy handlers running now */
+  /* conns.c: open connections and their deadlines, the reaper thread. */
+  pthread_mutex_t conns_lock;
+  pthread_cond_t reaper_cond;
+  srv_conn *conns;
+  pthread_t reaper;
+  int reaper_running, reaper_stop;
+  atomic_uint reaped; /* connections shut down past their deadline (metrics, tests) */
+  double header_timeout_s, body_timeout_s;
+  /* Bytes held by request bodies, all requests together, and the cap. */
+  atomic_size_t buffered;
+  size_t max_buffered;
 };
 
 struct srv_req {
@@ -108,9 +127,12 @@ struct srv_req {
   int too_large;  /* body passed API_MAX_BODY: remaining bytes are dropped */
   int has_token;  /* a token was checked: token_id says which (0 = --token-file's) */
   int64_t token_id;
+  /* What the caller may do (API_SCOPE_* bits): its token's scopes, or every
+   * scope when the server runs with no tokens at all (nothing to guard). */
+  unsigned scopes;
   int status;
   char *body;
-  size_t body_len, body_cap;
+  size_t body_len, body_cap; /* body_cap bytes are counted in s->buffered */
   /* The unescaped path, split in place: params point into it. */
   char path[SRV_MAX_URL + 1];
   const char *params[SRV_MAX_PARAMS];
@@ -139,7 +161,9 @@ enum MHD_Result srv_validation_list(srv_req *r);
 enum MHD_Result srv_validation_get(srv_req *r);
 enum MHD_Result srv_validation_cancel(srv_req *r);
 enum MHD_Result srv_validation_report(srv_req *r);
+enum MHD_Result srv_validation_calibrate(srv_req *r);
 enum MHD_Result srv_validation_results(srv_req *r);
+enum MHD_Result srv_validation_results_admit(srv_req *r); /* precheck: the job token */
 
 /* A body-in, document-out api operation replied with status (compute.c):
  * the shape of every thin POST handler. */
@@ -164,6 +188,19 @@ enum MHD_Result srv_reply_not_allowed(srv_req *r, const char *allow);
 enum MHD_Result srv_reply_retry(srv_req *r, svc_code code, unsigned seconds, const char *message);
 /* A response built by the caller (static files); it is destroyed here. */
 enum MHD_Result srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp);
+
+/* Connections (conns.c): MHD's connection notification, the phase of
+ * conn's deadline, the reaper, and the buffered-bytes account (reserve:
+ * 0, or -1 when n more bytes would pass max_buffered). */
+void srv_on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                       enum MHD_ConnectionNotificationCode toe);
+void srv_conn_phase(srv *s, struct MHD_Connection *conn, int phase);
+int srv_conns_start(srv *s, svc_err *err);
+void srv_conns_stop(srv *s);
+int srv_buffer_reserve(srv *s, size_t n);
+void srv_buffer_release(srv *s, size_t n);
+/* Request headers nobody may send (server.c): several Content-Length. */
+enum MHD_Result srv_check_headers(srv_req *r);
 
 /* Auth and rate limits (auth.c). Each returns MHD_YES with nothing queued
  * when the request may go on, else the reply it queued. */

@@ -6,13 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_tokens.h"
 #include "api/api_validate.h"
 #include "server/server_int.h"
+
+/* A job document names this host's paths and processes (workdir, pid):
+ * only admin callers see them. */
+static unsigned view(const srv_req *r) {
+  return api_scope_allows(r->scopes, API_SCOPE_ADMIN) ? 0 : API_VAL_HIDE_PRIVATE;
+}
 
 enum MHD_Result srv_validation_submit(srv_req *r) {
   char *out = NULL, loc[96];
   svc_err err;
-  if (api_validation_submit(r->s->api, r->body, r->body_len, &out, &err) < 0)
+  api_val_opts opts = {.flags = view(r)};
+  if (api_validation_submit_opts(r->s->api, r->body, r->body_len, &opts, &out, &err) < 0)
     return srv_reply_error(r, &err);
   /* The job document starts {"id":N,...}: its Location names it. */
   const char *p = strstr(out, "\"id\":");
@@ -24,27 +32,45 @@ enum MHD_Result srv_validation_submit(srv_req *r) {
 enum MHD_Result srv_validation_list(srv_req *r) {
   char *out = NULL;
   svc_err err;
-  if (api_validation_list(r->s->api, &out, &err) < 0) return srv_reply_error(r, &err);
+  if (api_validation_list_flags(r->s->api, view(r), &out, &err) < 0)
+    return srv_reply_error(r, &err);
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }
 
-/* GET one job, cancel it, or its report: the same shape, one id. */
-static enum MHD_Result by_id(srv_req *r, int (*fn)(api_ctx *, const char *, char **, svc_err *)) {
+/* GET one job or cancel it: the same shape, one id. */
+static enum MHD_Result by_id(srv_req *r,
+                             int (*fn)(api_ctx *, const char *, unsigned, char **, svc_err *)) {
   char *out = NULL;
   svc_err err;
-  if (fn(r->s->api, r->params[0], &out, &err) < 0) return srv_reply_error(r, &err);
+  if (fn(r->s->api, r->params[0], view(r), &out, &err) < 0) return srv_reply_error(r, &err);
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }
 
-enum MHD_Result srv_validation_get(srv_req *r) { return by_id(r, api_validation_get); }
-enum MHD_Result srv_validation_cancel(srv_req *r) { return by_id(r, api_validation_cancel); }
+enum MHD_Result srv_validation_get(srv_req *r) { return by_id(r, api_validation_get_flags); }
+enum MHD_Result srv_validation_cancel(srv_req *r) { return by_id(r, api_validation_cancel_flags); }
 
+/* The report only reads. ?calibrate= used to store a calibration from a
+ * GET (any reader could, cross-site too): it is refused, naming the route
+ * that does it now, rather than ignored, so that a caller relying on it
+ * learns that nothing was calibrated. */
 enum MHD_Result srv_validation_report(srv_req *r) {
   char *out = NULL;
   svc_err err;
-  const char *cal = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "calibrate");
-  int calibrate = cal && (!strcmp(cal, "1") || !strcmp(cal, "true"));
-  if (api_validation_report(r->s->api, r->params[0], calibrate, &out, &err) < 0)
+  if (MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "calibrate"))
+    return srv_reply_fail(r, SVC_BAD_FIELD, "calibrate",
+                          "the report only reads; calibrate with POST "
+                          "/v1/validations/{id}/calibrate (admin scope)");
+  if (api_validation_report(r->s->api, r->params[0], 0, &out, &err) < 0)
+    return srv_reply_error(r, &err);
+  return srv_reply_json(r, MHD_HTTP_OK, out);
+}
+
+/* The report, and a calibration fitted to the job's result stored as the
+ * hardware's next version (admin). */
+enum MHD_Result srv_validation_calibrate(srv_req *r) {
+  char *out = NULL;
+  svc_err err;
+  if (api_validation_report(r->s->api, r->params[0], 1, &out, &err) < 0)
     return srv_reply_error(r, &err);
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }
@@ -53,7 +79,8 @@ enum MHD_Result srv_validation_results(srv_req *r) {
   char *out = NULL;
   svc_err err;
   const char *token = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Job-Token");
-  if (api_validation_results(r->s->api, r->params[0], token, r->body, r->body_len, &out, &err) < 0)
+  if (api_validation_results_flags(r->s->api, r->params[0], token, r->body, r->body_len, view(r),
+                                   &out, &err) < 0)
     return srv_reply_error(r, &err);
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }

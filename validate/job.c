@@ -86,6 +86,15 @@ int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err) {
 #endif
       bad |= cat3(cfg->runner, sizeof cfg->runner, cwd, "/validate/gpu/runner.py", "");
   }
+  cfg->local_max = VAL_LOCAL_MAX_DEFAULT;
+  if ((env = getenv("CDPLAN_LOCAL_MAX")) && *env) {
+    char *end = NULL;
+    long v = strtol(env, &end, 10);
+    if (!end || *end || v < 1 || v > VAL_LOCAL_MAX_LIMIT)
+      return svc_err_set(err, SVC_INTERNAL, "", "CDPLAN_LOCAL_MAX must be an integer from 1 to %d",
+                         VAL_LOCAL_MAX_LIMIT);
+    cfg->local_max = (int)v;
+  }
   if ((env = getenv("CDPLAN_PYTHON")) && *env)
     svc_strlcpy(cfg->python, env, sizeof cfg->python);
   else if (which("python3", cfg->python, sizeof cfg->python))
@@ -170,8 +179,11 @@ int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
   job.params = (char *)spec->params;
   svc_err_clear(&why);
   rc = prepare_dir(db, cfg, &job, &why);
+  /* A local job is started by the queue (oldest first, at most local_max at
+   * once): this one, now, when a slot is free; a runner that cannot start
+   * fails its own job there. */
   if (!rc)
-    rc = !strcmp(spec->backend, "local") ? val_local_start(db, cfg, &job, &why)
+    rc = !strcmp(spec->backend, "local") ? val_local_fill(db, cfg, NULL, &why)
                                          : val_slurm_start(db, cfg, &job, &why);
   job.params = NULL;
   /* A job that could not start is a failed job, not a failed request. */
@@ -183,38 +195,81 @@ cleanup:
   return rc;
 }
 
+/* A bundle job has nothing to poll: it ends with its result, or when its
+ * timeout_s since submission is over (hwdb_job_expired's deadline). */
+static int bundle_expire(hwdb *db, const hwdb_job *job, svc_err *err) {
+  char why[96];
+  if (svc_wall_now() < job->created_at + (double)job->timeout_s) return 0;
+  snprintf(why, sizeof why, "timed out after %lld s without a result", (long long)job->timeout_s);
+  return val_fail(db, job->id, why, err);
+}
+
+static int poll_job(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
+  if (val_state_final(job->state)) return 0;
+  if (!strcmp(job->backend, "local")) return val_local_poll(db, cfg, job, err);
+  if (!strcmp(job->backend, "slurm")) return val_slurm_poll(db, cfg, job, err);
+  return bundle_expire(db, job, err);
+}
+
 int val_poll(hwdb *db, const val_cfg *cfg, int64_t id, svc_err *err) {
   hwdb_job job;
+  svc_err e;
   int rc = hwdb_job_get(db, id, &job, err);
   if (rc) return rc;
-  if (!val_state_final(job.state)) {
-    if (!strcmp(job.backend, "local"))
-      rc = val_local_poll(db, cfg, &job, err);
-    else if (!strcmp(job.backend, "slurm"))
-      rc = val_slurm_poll(db, cfg, &job, err);
-  }
+  rc = poll_job(db, cfg, &job, err);
+  /* A local job that ended freed a slot; one that waits may get it. */
+  if (!rc && !strcmp(job.backend, "local") && val_local_fill(db, cfg, NULL, &e))
+    svc_log(SVC_LOG_WARN, "validation: cannot start queued local jobs: %s", e.message);
   hwdb_job_dispose(&job);
   return rc;
 }
 
-int val_reconcile(hwdb *db, const val_cfg *cfg, int *active, svc_err *err) {
-  hwdb_job *list = NULL;
-  size_t n = 0;
-  int rc = hwdb_job_list(db, 1, 10000, &list, &n, err), left = 0;
-  if (rc) return rc;
-  for (size_t i = 0; i < n; i++) {
-    svc_err e;
-    hwdb_job now;
-    if (val_poll(db, cfg, list[i].id, &e))
-      svc_log(SVC_LOG_WARN, "validation %lld: cannot poll: %s", (long long)list[i].id, e.message);
-    if (hwdb_job_get(db, list[i].id, &now, NULL) == 0) {
-      left += !val_state_final(now.state);
-      hwdb_job_dispose(&now);
-    }
+/* Job id is past its deadline: poll it (a runner that finished in time is
+ * judged by its files; one still running is killed), and fail it if it is
+ * somehow still active, so that it does not come back every pass. */
+static void expire_one(hwdb *db, const val_cfg *cfg, int64_t id) {
+  hwdb_job job;
+  svc_err e;
+  int rc = hwdb_job_get(db, id, &job, &e);
+  if (!rc) rc = poll_job(db, cfg, &job, &e);
+  hwdb_job_dispose(&job);
+  if (!rc && !(rc = hwdb_job_get(db, id, &job, &e)) && !val_state_final(job.state)) {
+    if (!strcmp(job.backend, "local")) val_local_stop(&job);
+    rc = val_fail(db, id, "timed out", &e);
   }
-  hwdb_job_list_free(list, n);
-  if (active) *active = left;
+  if (rc) svc_log(SVC_LOG_WARN, "validation %lld: cannot expire: %s", (long long)id, e.message);
+  hwdb_job_dispose(&job);
+}
+
+int val_reconcile_pass(hwdb *db, const val_cfg *cfg, val_tick *out, svc_err *err) {
+  int64_t ids[VAL_TICK_MAX];
+  size_t n = 0, m = 0;
+  val_tick t = {0};
+  svc_err e;
+  int rc;
+  if ((rc = hwdb_job_expired(db, svc_wall_now(), ids, VAL_TICK_MAX, &n, err))) return rc;
+  for (size_t i = 0; i < n; i++) expire_one(db, cfg, ids[i]);
+  t.expired = (int)n;
+  if ((rc = hwdb_job_pick_poll(db, ids, VAL_TICK_MAX - n, &m, err))) return rc;
+  for (size_t i = 0; i < m; i++) {
+    hwdb_job job;
+    if ((rc = hwdb_job_get(db, ids[i], &job, &e)) == 0) rc = poll_job(db, cfg, &job, &e);
+    if (rc) svc_log(SVC_LOG_WARN, "validation %lld: cannot poll: %s", (long long)ids[i], e.message);
+    hwdb_job_dispose(&job);
+  }
+  t.polled = (int)m;
+  if (val_local_fill(db, cfg, &t.started, &e))
+    svc_log(SVC_LOG_WARN, "validation: cannot start queued local jobs: %s", e.message);
+  if ((rc = hwdb_job_count_active(db, &t.active, err))) return rc;
+  if (out) *out = t;
   return 0;
+}
+
+int val_reconcile(hwdb *db, const val_cfg *cfg, int *active, svc_err *err) {
+  val_tick t;
+  int rc = val_reconcile_pass(db, cfg, &t, err);
+  if (!rc && active) *active = t.active > INT_MAX ? INT_MAX : (int)t.active;
+  return rc;
 }
 
 int val_cancel(hwdb *db, const val_cfg *cfg, int64_t id, svc_err *err) {
@@ -232,7 +287,10 @@ int val_cancel(hwdb *db, const val_cfg *cfg, int64_t id, svc_err *err) {
     goto cleanup;
   }
   if (!strcmp(job.backend, "local")) {
+    svc_err e;
     val_local_stop(&job);
+    if (val_local_fill(db, cfg, NULL, &e))
+      svc_log(SVC_LOG_WARN, "validation: cannot start queued local jobs: %s", e.message);
   } else if (!strcmp(job.backend, "slurm")) {
     svc_err e;
     if (val_slurm_stop(cfg, &job, &e))

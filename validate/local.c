@@ -8,10 +8,18 @@
  * job is judged by its output files; the exit status, when we can reap
  * it, only adds to the note. The timeout is enforced whenever the job is
  * polled (status requests and the server's timer).
+ *
+ * At most cfg->local_max runners are active at once: a job past the cap
+ * stays queued (pid 0, its folder ready) and val_local_fill starts the
+ * oldest such job whenever a poll, a cancel or the tick finds a slot. The
+ * slot is claimed in the database (pid -1, hwdb_job_claim_slot), so that
+ * the server's threads and a CLI beside it never start one job twice or
+ * more than the cap between them.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,7 +40,10 @@ int val_local_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *
   int64_t start = val_proc_start(pid, NULL);
   if ((rc = hwdb_job_set_handles(db, job->id, 0, pid, start, NULL, err)) ||
       (rc = hwdb_job_transition(db, job->id, "queued", "running", "started locally", NULL, &changed,
-                                err))) {
+                                err)) ||
+      !changed) {
+    /* Not recorded, or cancelled while it was starting: nobody would
+     * follow this runner. */
     val_proc_signal(pid, start, SIGKILL);
     waitpid(pid, NULL, 0);
     return rc;
@@ -58,11 +69,38 @@ static int exited(const hwdb_job *job, int *status) {
   return start == 0 || (job->pid_start && start != job->pid_start) || zombie;
 }
 
+int val_local_fill(hwdb *db, const val_cfg *cfg, int *started, svc_err *err) {
+  int rc = 0, n = 0;
+  if (started) *started = 0;
+  /* Bounded: each turn claims a slot that a failed start gives back. */
+  for (int turn = 0; turn < VAL_TICK_MAX; turn++) {
+    int64_t id = 0;
+    hwdb_job job;
+    svc_err why;
+    if ((rc = hwdb_job_claim_slot(db, "local", cfg->local_max, &id, err)) || id == 0) break;
+    if ((rc = hwdb_job_get(db, id, &job, err))) break;
+    svc_err_clear(&why);
+    if (val_local_start(db, cfg, &job, &why) == 0)
+      n++;
+    else
+      val_fail(db, id, why.message, NULL);
+    hwdb_job_dispose(&job);
+  }
+  if (started) *started = n;
+  return rc;
+}
+
 int val_local_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
   char why[96];
   int status = -1;
+  if (job->pid == 0 && job->workdir && !strcmp(job->state, "queued"))
+    return 0; /* waiting for a slot: val_local_fill starts it */
+  if (job->pid < 0 && svc_wall_now() < job->updated_at + VAL_START_GRACE_S)
+    return 0; /* a slot is claimed; the claimer is spawning */
   if (job->pid <= 0)
-    return val_starting(job) ? 0 : val_fail(db, job->id, "the local runner never started", err);
+    return job->pid == 0 && val_starting(job)
+               ? 0
+               : val_fail(db, job->id, "the local runner never started", err);
   if (!exited(job, &status)) {
     if (job->timeout_s <= 0 || svc_wall_now() < job->started_at + (double)job->timeout_s) return 0;
     /* Kill first, then mark: a result written between the two is ignored

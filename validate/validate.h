@@ -30,6 +30,9 @@
 #define VAL_TOKEN_LEN 64           /* hex characters of a job token */
 #define VAL_MAX_RESULT (16u << 20) /* bytes of result we read back */
 #define VAL_MAX_TIMEOUT_S (7 * 86400)
+#define VAL_LOCAL_MAX_DEFAULT 2 /* local runners at once unless $CDPLAN_LOCAL_MAX says */
+#define VAL_LOCAL_MAX_LIMIT 256
+#define VAL_TICK_MAX 64 /* jobs one reconcile pass expires or polls, at most */
 
 /* The api's check of a result text (a JSON object whose "id", when
  * present, is this job's). Returns 0 or a negative svc_code with err set;
@@ -43,6 +46,7 @@ typedef struct {
   char runner[PATH_MAX];  /* runner.py */
   char python[PATH_MAX];  /* the interpreter (absolute when found on PATH) */
   double cmd_timeout_s;   /* sbatch, scontrol, squeue, scancel each */
+  int local_max;          /* local runners at once ($CDPLAN_LOCAL_MAX); more wait queued */
   val_check_fn check;     /* may be NULL: any non-empty output is accepted */
   void *check_arg;
 } val_cfg;
@@ -68,27 +72,48 @@ typedef struct {
 /* Defaults: workdir $CDPLAN_VAL_DIR, else DB_FILE.validations beside the
  * database, else $TMPDIR/cdplan-validations-PID (for :memory:); runner
  * $CDPLAN_RUNNER, else CDPLAN_SOURCE_DIR/validate/gpu/runner.py, else
- * ./validate/gpu/runner.py; python $CDPLAN_PYTHON, else python3 on PATH. */
+ * ./validate/gpu/runner.py; python $CDPLAN_PYTHON, else python3 on PATH;
+ * local_max $CDPLAN_LOCAL_MAX (1 to VAL_LOCAL_MAX_LIMIT; another value is
+ * an error), else VAL_LOCAL_MAX_DEFAULT. */
 int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err);
 
 int val_kind_valid(const char *kind);
 int val_backend_valid(const char *backend);
 int val_state_final(const char *state);
 
-/* Store the job, start it on its backend, and give back its id and the
- * token (VAL_TOKEN_LEN hex + NUL) that a results POST must carry; only
- * the token's hash is stored. A job that cannot start is stored as failed
+/* Store the job, start it on its backend (a local job waits queued while
+ * cfg->local_max local runners are active; val_local_fill, run by polls
+ * and the reconcile tick, starts it when a slot frees, oldest first), and
+ * give back its id and the token (VAL_TOKEN_LEN hex + NUL) that a results
+ * POST must carry; only the token's hash is stored. A job that cannot start is stored as failed
  * (with why) and its id is still returned: the error is the job's state,
  * not the submission's. */
 int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
                char token[VAL_TOKEN_LEN + 1], svc_err *err);
 /* Bring job id's state up to date with its backend (reap a finished local
- * process, enforce its timeout, ask Slurm); a final job is left alone. */
+ * process, enforce its timeout, ask Slurm, expire a bundle job past its
+ * timeout_s since submission); a final job is left alone. Polling a local
+ * job also starts queued local jobs when a slot is free. */
 int val_poll(hwdb *db, const val_cfg *cfg, int64_t id, svc_err *err);
-/* val_poll every queued or running job: on start (a restarted server
- * loses nothing) and on a timer. *active (may be NULL) gets how many are
- * still in flight. One job's trouble is logged, not returned. */
+/* One reconcile pass: on start (a restarted server loses nothing) and on
+ * a timer. It fails the active jobs past their deadline (found by an
+ * indexed query, however old), polls the local and Slurm jobs checked
+ * least recently (bundle jobs have nothing to poll: they end when their
+ * result is stored, or by their deadline), at most VAL_TICK_MAX jobs in
+ * all, and starts queued local jobs while fewer than cfg->local_max run.
+ * One job's trouble is logged, not returned. */
+typedef struct {
+  int expired;    /* jobs past their deadline handled */
+  int polled;     /* jobs polled against their backend */
+  int started;    /* queued local jobs started */
+  int64_t active; /* jobs still queued or running after the pass */
+} val_tick;
+int val_reconcile_pass(hwdb *db, const val_cfg *cfg, val_tick *out, svc_err *err);
+/* The same; *active (may be NULL) gets how many are still in flight. */
 int val_reconcile(hwdb *db, const val_cfg *cfg, int *active, svc_err *err);
+/* Start queued local jobs, oldest first, while fewer than cfg->local_max
+ * local runners are active; *started (may be NULL) gets how many. */
+int val_local_fill(hwdb *db, const val_cfg *cfg, int *started, svc_err *err);
 /* Stop the job (kill its process group / scancel) and mark it cancelled;
  * 409 when it is already final. */
 int val_cancel(hwdb *db, const val_cfg *cfg, int64_t id, svc_err *err);

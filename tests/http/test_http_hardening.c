@@ -138,9 +138,10 @@ static void test_http_hardening__idle_connection_times_out(void **state) {
   close(fd);
 }
 
-/* At the cap the server stops accepting: a further client waits in the
- * listen queue unanswered, and is served once a slot frees up. */
-static void test_http_hardening__connections_past_the_cap_wait(void **state) {
+/* At the cap a further client is closed unanswered (MHD accepts and
+ * drops it: connection threads are never more than max_conns), and once a
+ * slot frees up a new client is served. */
+static void test_http_hardening__connections_past_the_cap_are_refused(void **state) {
   http_fixture *f = *state;
   static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   int idle[3];
@@ -151,12 +152,19 @@ static void test_http_hardening__connections_past_the_cap_wait(void **state) {
   usleep(200 * 1000); /* let the server accept them */
   int fd = connect_port(f->port);
   assert_true(fd >= 0); /* the kernel's backlog takes it */
-  assert_int_equal(send(fd, req, sizeof req - 1, 0), (ssize_t)(sizeof req - 1));
+  send(fd, req, sizeof req - 1, MSG_NOSIGNAL);
   struct pollfd p = {.fd = fd, .events = POLLIN};
-  assert_int_equal(poll(&p, 1, 500), 0); /* not served while at the cap */
-  for (int i = 0; i < 3; i++) close(idle[i]);
-  assert_int_equal(poll(&p, 1, 3000), 1);
   char buf[64] = {0};
+  assert_int_equal(poll(&p, 1, 2000), 1);
+  assert_true(recv(fd, buf, sizeof buf - 1, 0) <= 0); /* closed, no reply */
+  close(fd);
+  for (int i = 0; i < 3; i++) close(idle[i]);
+  usleep(300 * 1000);
+  fd = connect_port(f->port);
+  assert_true(fd >= 0);
+  assert_int_equal(send(fd, req, sizeof req - 1, 0), (ssize_t)(sizeof req - 1));
+  p.fd = fd;
+  assert_int_equal(poll(&p, 1, 3000), 1);
   assert_true(recv(fd, buf, sizeof buf - 1, 0) > 12);
   assert_memory_equal(buf, "HTTP/1.1 200", 12);
   close(fd);
@@ -241,7 +249,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_hardening__idle_connection_times_out, setup_timeout,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_http_hardening__connections_past_the_cap_wait,
+      cmocka_unit_test_setup_teardown(test_http_hardening__connections_past_the_cap_are_refused,
                                       setup_conns, teardown),
       cmocka_unit_test_setup_teardown(test_http_hardening__stop_lets_requests_in_flight_finish,
                                       setup_open, teardown),

@@ -373,12 +373,57 @@ static void test_kernels_api__compiler_facts(void **state) {
   assert_true(cc.spill_agree >= 0.75 * cc.compiled);
 }
 
+/* 64 small problems over the default space: the reply stays bounded (each
+ * problem's share of the entries, the cut said with the full counts), the
+ * best configs are still there, and a single problem is not cut. */
+static void test_kernels_api__reply_size_is_bounded(void **state) {
+  (void)state;
+  api_ctx *ctx = open_ctx();
+  char body[8192];
+  size_t o = (size_t)snprintf(body, sizeof body, "{\"hardware\":\"h200\",\"problems\":[");
+  for (int i = 0; i < 64; i++)
+    o += (size_t)snprintf(body + o, sizeof body - o, "%s{\"m\":%d,\"n\":512,\"k\":512}",
+                          i ? "," : "", 512 + 64 * i);
+  snprintf(body + o, sizeof body - o, "]}");
+  char *out = NULL;
+  svc_err err;
+  if (api_kernels_select(ctx, body, strlen(body), &out, &err)) fail_msg("%s", err.message);
+  cJSON *doc = cJSON_Parse(out);
+  const cJSON *r;
+  int entries = 0;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "results")) {
+    int nr = cJSON_GetArraySize(cJSON_GetObjectItem(r, "ranked"));
+    int ni = cJSON_GetArraySize(cJSON_GetObjectItem(r, "infeasible"));
+    assert_true(nr + ni <= 2048 / 64);
+    assert_true(nr >= 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(r, "truncated")));
+    assert_true(cJSON_GetObjectItem(r, "feasible_count")->valueint +
+                    cJSON_GetObjectItem(r, "infeasible_count")->valueint >
+                nr + ni);
+    entries += nr + ni;
+  }
+  assert_true(entries <= 2048);
+  fprintf(stderr, "request %zu bytes, reply %zu bytes\n", strlen(body), strlen(out));
+  assert_true(strlen(out) < 768 * 1024);
+  cJSON_Delete(doc);
+  free(out);
+  const char *one = "{\"hardware\":\"h200\",\"problems\":[{\"m\":4096,\"n\":4096,\"k\":4096}]}";
+  if (api_kernels_select(ctx, one, strlen(one), &out, &err)) fail_msg("%s", err.message);
+  doc = cJSON_Parse(out);
+  r = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), 0);
+  assert_null(cJSON_GetObjectItem(r, "truncated"));
+  cJSON_Delete(doc);
+  free(out);
+  api_ctx_free(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernels_api__catalog_never_chooses_infeasible),
       cmocka_unit_test(test_kernels_api__validation_names_the_field),
       cmocka_unit_test(test_kernels_api__response_shape),
       cmocka_unit_test(test_kernels_api__fit_set_regression),
+      cmocka_unit_test(test_kernels_api__reply_size_is_bounded),
       cmocka_unit_test(test_kernels_api__compile_failures_are_infeasible),
       cmocka_unit_test(test_kernels_api__compiler_facts),
   };

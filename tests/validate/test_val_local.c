@@ -2,7 +2,9 @@
  * CLI call it, on a real SQLite file: cpu_selftest end to end (submit ->
  * run -> result stored -> report), a failing job with the runner's stderr
  * in its note, cancel, timeout, results POSTed with the job token, the
- * report with --calibrate, and a context reopened while a job runs. */
+ * report with --calibrate, a context reopened while a job runs, the cap
+ * on local runners ($CDPLAN_LOCAL_MAX), and the report's row join (first
+ * match wins, and fast on 20,000 x 20,000). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   char rm[256];
+  unsetenv("CDPLAN_LOCAL_MAX");
   api_ctx_free(*state);
   snprintf(rm, sizeof rm, "rm -rf %s", dir);
   return system(rm) == 0 ? 0 : -1;
@@ -302,6 +305,182 @@ static void test_val_local__reopen_reconciles(void **state) {
   free(out);
 }
 
+static int64_t num(const cJSON *doc, const char *key) {
+  const cJSON *v = cJSON_GetObjectItem(doc, key);
+  return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+}
+
+/* With CDPLAN_LOCAL_MAX=1, three submissions start one runner; the others
+ * wait queued (no process) and the tick starts them one at a time, oldest
+ * first, until all three are done. */
+static void test_val_local__cap_queues_and_drains_fifo(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  char *out = NULL;
+  int id[3], running = 0;
+  setenv("CDPLAN_LOCAL_MAX", "1", 1);
+  for (int i = 0; i < 3; i++) {
+    cJSON *s = call_submit(ctx, "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\","
+                                "\"params\":{\"n\":10,\"sleep_ms\":400}}");
+    id[i] = id_of(s);
+    assert_string_equal(str(s, "state"), i == 0 ? "running" : "queued");
+    assert_true(i == 0 ? num(s, "pid") > 0 : cJSON_GetObjectItem(s, "pid") == NULL);
+    cJSON_Delete(s);
+  }
+  double end = svc_now() + 30;
+  int active = 3;
+  while (active > 0 && svc_now() < end) {
+    assert_int_equal(api_validation_tick(ctx, &active, &err), 0);
+    running = 0;
+    for (int i = 0; i < 3; i++) {
+      cJSON *d = get(ctx, id[i]);
+      running += !strcmp(str(d, "state"), "running");
+      cJSON_Delete(d);
+    }
+    assert_true(running <= 1);
+    usleep(50000);
+  }
+  double prev_end = 0;
+  for (int i = 0; i < 3; i++) {
+    cJSON *d = get(ctx, id[i]);
+    assert_string_equal(str(d, "state"), "done");
+    double st = cJSON_GetObjectItem(d, "started_at")->valuedouble;
+    assert_true(st >= prev_end); /* one after the other, in order */
+    prev_end = cJSON_GetObjectItem(d, "finished_at")->valuedouble;
+    cJSON_Delete(d);
+  }
+  /* A bad cap is a configuration error, not a silent default. */
+  setenv("CDPLAN_LOCAL_MAX", "0", 1);
+  const char *body = "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\"}";
+  assert_int_equal(api_validation_submit(ctx, body, strlen(body), &out, &err), -SVC_INTERNAL);
+  assert_non_null(strstr(err.message, "CDPLAN_LOCAL_MAX"));
+}
+
+/* Submit a bundle job with prediction, ingest result (both JSON bodies;
+ * result gets the job's id) and return the report. */
+static cJSON *report_for(api_ctx *ctx, const char *prediction, const char *rows) {
+  char *out = NULL, ids[16];
+  svc_err err;
+  size_t blen = strlen(prediction) + 256;
+  char *body = malloc(blen);
+  snprintf(body, blen,
+           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
+           "\"prediction\":%s}",
+           prediction);
+  cJSON *s = call_submit(ctx, body);
+  free(body);
+  int id = id_of(s);
+  cJSON_Delete(s);
+  size_t rlen = strlen(rows) + 128;
+  char *res = malloc(rlen);
+  snprintf(res, rlen, "{\"id\":%d,\"kind\":\"gemm_sweep\",\"rows\":%s}", id, rows);
+  int rc = api_validation_ingest(ctx, res, strlen(res), &out, &err);
+  if (rc) fprintf(stderr, "ingest: %s\n", err.message);
+  assert_int_equal(rc, 0);
+  free(out);
+  free(res);
+  snprintf(ids, sizeof ids, "%d", id);
+  rc = api_validation_report(ctx, ids, 0, &out, &err);
+  if (rc) fprintf(stderr, "report: %s\n", err.message);
+  assert_int_equal(rc, 0);
+  cJSON *r = cJSON_Parse(out);
+  free(out);
+  assert_non_null(r);
+  return r;
+}
+
+/* The report's answers on a hand-made job, as the row scan gave them: the
+ * first matching row wins (duplicates later are ignored), member order
+ * does not matter, types do ("1" is not 1), a row lacking a member does
+ * not match, a case without match takes the row at its index, and an
+ * empty match takes the first row. */
+static void test_val_local__report_first_match_wins(void **state) {
+  api_ctx *ctx = *state;
+  const char *rows = "[{\"m\":1,\"k\":2,\"ms\":1},{\"m\":1,\"k\":2,\"ms\":2},"
+                     "{\"m\":2,\"k\":2,\"ms\":0},{\"m\":3,\"ms\":4},{\"m\":\"1\",\"k\":2,\"ms\":5},"
+                     "{\"k\":7,\"m\":4,\"ms\":8},{\"m\":5,\"k\":{\"a\":1,\"b\":[1,2]},\"ms\":9},"
+                     "{\"m\":9,\"ms\":16}]";
+  const char *pred =
+      "{\"cases\":[{\"value\":1,\"match\":{\"m\":1,\"k\":2}},"
+      "{\"value\":1,\"match\":{\"k\":2,\"m\":1}},{\"value\":1,\"match\":{\"m\":2,\"k\":2}},"
+      "{\"value\":1,\"match\":{\"m\":3,\"k\":2}},{\"value\":1,\"match\":{\"m\":\"1\",\"k\":2}},"
+      "{\"value\":1,\"match\":{\"m\":4,\"k\":7}},{\"value\":1,\"match\":{\"m\":3}},{\"value\":1},"
+      "{\"value\":1,\"match\":{\"m\":5,\"k\":{\"b\":[1,2],\"a\":1}}},{\"value\":1,\"match\":{}},"
+      "{\"value\":1,\"match\":{\"m\":5,\"k\":{\"b\":[2,1],\"a\":1}}},{\"value\":1}]}";
+  /* case -> row (-1: none), measured (0: none) */
+  const int want_row[] = {0, 0, -1, -1, 4, 5, 3, 7, 6, 0, -1, -1};
+  const double want_ms[] = {1, 1, 0, 0, 5, 8, 4, 16, 9, 1, 0, 0};
+  cJSON *r = report_for(ctx, pred, rows);
+  cJSON *cases = cJSON_GetObjectItem(r, "cases");
+  assert_int_equal(cJSON_GetArraySize(cases), 12);
+  for (int i = 0; i < 12; i++) {
+    cJSON *c = cJSON_GetArrayItem(cases, i);
+    if (want_row[i] != num(c, "row")) fail_msg("case %d: row %lld", i, (long long)num(c, "row"));
+    if (want_row[i] >= 0) {
+      assert_true(cJSON_GetObjectItem(c, "measured")->valuedouble == want_ms[i]);
+    } else {
+      assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "measured")));
+      /* case 2's row has ms 0: found, but not a positive value */
+      assert_string_equal(str(c, "reason"), i == 2 ? "the row has no positive measured value"
+                                                   : "no result row matches");
+    }
+  }
+  assert_int_equal(num(r, "unmatched"), 4);
+  assert_int_equal(num(cJSON_GetObjectItem(r, "stats"), "n"), 8);
+  cJSON_Delete(r);
+}
+
+/* 20,000 cases against 20,000 rows (in reverse order, so that the scan's
+ * first match was always far): the old scan took cases x rows / 2 row
+ * comparisons; the join is linear. Generous bound for ASan. */
+static void test_val_local__report_large_join_is_fast(void **state) {
+  api_ctx *ctx = *state;
+  enum { N = 20000, POSITIONAL = 1000 };
+  cJSON *pred = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(pred, "cases");
+  cJSON *rows = cJSON_CreateArray();
+  for (int i = 0; i < N; i++) {
+    int m = N - 1 - i; /* row i holds m = N-1-i */
+    cJSON *row = cJSON_CreateObject();
+    /* Measured rows carry more than the match keys (dtype, layout...). */
+    cJSON_AddStringToObject(row, "dtype", "bf16");
+    cJSON_AddStringToObject(row, "layout", "tn");
+    cJSON_AddNumberToObject(row, "k", 4096);
+    cJSON_AddNumberToObject(row, "m", m);
+    cJSON_AddNumberToObject(row, "n", m % 7);
+    cJSON_AddNumberToObject(row, "ms", 1 + m);
+    cJSON_AddItemToArray(rows, row);
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "value", 1 + i);
+    if (i >= POSITIONAL) { /* case i wants m = i: row N-1-i */
+      cJSON *mt = cJSON_AddObjectToObject(c, "match");
+      cJSON_AddNumberToObject(mt, "m", i);
+      cJSON_AddNumberToObject(mt, "n", i % 7);
+    }
+    cJSON_AddItemToArray(cases, c);
+  }
+  char *pt = cJSON_PrintUnformatted(pred), *rt = cJSON_PrintUnformatted(rows);
+  cJSON_Delete(pred);
+  cJSON_Delete(rows);
+  double t0 = svc_now();
+  cJSON *r = report_for(ctx, pt, rt);
+  double took = svc_now() - t0;
+  free(pt);
+  free(rt);
+  cJSON *out = cJSON_GetObjectItem(r, "cases");
+  assert_int_equal(num(cJSON_GetObjectItem(r, "stats"), "n"), N);
+  assert_int_equal(num(r, "unmatched"), 0);
+  const int probe[] = {0, POSITIONAL - 1, POSITIONAL, 12345, N - 1};
+  for (size_t k = 0; k < sizeof probe / sizeof probe[0]; k++) {
+    int i = probe[k];
+    cJSON *c = cJSON_GetArrayItem(out, i);
+    int row = i < POSITIONAL ? i : N - 1 - i;
+    assert_int_equal(num(c, "row"), row);
+    assert_int_equal(num(c, "measured"), 1 + (N - 1 - row));
+  }
+  cJSON_Delete(r);
+  if (took >= 5) fail_msg("the report took %.1f s", took);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_val_local__selftest_end_to_end, setup, teardown),
@@ -314,6 +493,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_val_local__bad_requests, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_local__ingest_report_calibrate, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_local__reopen_reconciles, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__cap_queues_and_drains_fifo, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__report_first_match_wins, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__report_large_join_is_fast, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

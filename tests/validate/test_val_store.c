@@ -1,19 +1,22 @@
 /* The validation job store (hwdb/jobs.c) on a real SQLite file, plus the
  * small pure parts of validate/: SHA-256 against the FIPS vectors, the
- * error statistics, token checks. */
+ * error statistics, token checks; and the reconcile tick's bounds over
+ * thousands of jobs (validate/job.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
 
 #include "hwdb/hwdb.h"
-#include "validate/validate.h"
+#include "validate/validate_int.h" /* val_proc_start */
 
 static char path[64];
 
@@ -182,6 +185,131 @@ static void test_val_store__queued_local_job_gets_a_grace(void **state) {
   hwdb_job_dispose(&j);
 }
 
+/* The list reads no result text (a sweep's is megabytes); a get does. */
+static void test_val_store__list_leaves_results_unread(void **state) {
+  hwdb *db = *state;
+  size_t big = 1u << 20, n = 0;
+  char *result = malloc(big + 16);
+  int64_t id = add(db, "gemm_sweep");
+  memcpy(result, "{\"log\":\"", 8);
+  memset(result + 8, 'x', big);
+  memcpy(result + 8 + big, "\"}", 3);
+  assert_int_equal(hwdb_job_transition(db, id, "queued", "done", "ok", result, NULL, NULL), 0);
+  hwdb_job *list = NULL;
+  assert_int_equal(hwdb_job_list_flags(db, 0, 10, HWDB_JOB_NO_RESULT, &list, &n, NULL), 0);
+  assert_int_equal(n, 1);
+  assert_null(list[0].result);
+  assert_string_equal(list[0].params, "{\"n\":5}"); /* the rest is read */
+  assert_string_equal(list[0].prediction, "{\"cases\":[]}");
+  assert_string_equal(list[0].state, "done");
+  assert_string_equal(list[0].note, "ok");
+  hwdb_job_list_free(list, n);
+  hwdb_job j;
+  assert_int_equal(hwdb_job_get(db, id, &j, NULL), 0);
+  assert_non_null(j.result);
+  assert_int_equal(strlen(j.result), big + 10);
+  hwdb_job_dispose(&j);
+  assert_int_equal(hwdb_job_list(db, 0, 10, &list, &n, NULL), 0); /* the old call still reads it */
+  assert_non_null(list[0].result);
+  hwdb_job_list_free(list, n);
+  free(result);
+}
+
+static void raw_exec(const char *sql) {
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+  sqlite3_busy_timeout(raw, 5000);
+  char *msg = NULL;
+  if (sqlite3_exec(raw, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+  sqlite3_close(raw);
+}
+
+static int64_t raw_count(const char *sql) {
+  sqlite3 *raw = NULL;
+  sqlite3_stmt *st = NULL;
+  int64_t n = -1;
+  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return n;
+}
+
+/* n active jobs of backend in one statement (hwdb_job_add is one
+ * transaction each); created_at now + age_s. */
+static void add_many(const char *backend, int n, double age_s, int64_t timeout_s) {
+  char sql[1024];
+  snprintf(
+      sql, sizeof sql,
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) "
+      "INSERT INTO val_job(kind, hw, backend, params, state, token_hash, timeout_s, "
+      "created_at, updated_at) SELECT 'cpu_selftest', 'h200', '%s', '{}', 'queued', 'x', %lld, "
+      "(julianday('now') - 2440587.5) * 86400.0 + %f, "
+      "(julianday('now') - 2440587.5) * 86400.0 FROM c",
+      n, backend, (long long)timeout_s, age_s);
+  raw_exec(sql);
+}
+
+/* One tick pass over 10,050 queued bundle jobs, 100 Slurm jobs and one
+ * local job: it touches at most VAL_TICK_MAX jobs, never polls a bundle
+ * job, reaches every polled job in turn (the local one finishes), and
+ * expires the oldest bundle job although 10,050 newer ones are active
+ * (the old tick only looked at the newest 10,000). */
+static void test_val_reconcile__bounded_fair_and_expires_old_jobs(void **state) {
+  hwdb *db = *state;
+  val_cfg cfg;
+  val_tick t;
+  svc_err err;
+  char dir[96], file[128], sql[160];
+  add_many("bundle", 1, -7200, 3600); /* id 1: due an hour ago */
+  add_many("bundle", 10050, 0, 3600);
+  add_many("slurm", 100, 0, 3600); /* no Slurm id yet: within the start grace */
+  /* The local job: a child that already exited, its result on disk. */
+  int64_t id = add(db, "cpu_selftest");
+  snprintf(dir, sizeof dir, "%s.job", path);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  snprintf(file, sizeof file, "%s/result.json", dir);
+  FILE *f = fopen(file, "w");
+  fputs("{\"ok\":true}", f);
+  fclose(f);
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  assert_true(pid > 0);
+  assert_int_equal(hwdb_job_set_handles(db, id, 0, pid, val_proc_start(pid, NULL), dir, NULL), 0);
+  assert_int_equal(hwdb_job_transition(db, id, "queued", "running", "started", NULL, NULL, NULL),
+                   0);
+  assert_int_equal(val_cfg_init(&cfg, path, &err), 0);
+  double t0 = svc_now();
+  assert_int_equal(val_reconcile_pass(db, &cfg, &t, &err), 0);
+  assert_int_equal(t.expired, 1);
+  assert_true(t.expired + t.polled <= VAL_TICK_MAX);
+  assert_int_equal(t.polled, VAL_TICK_MAX - 1);
+  hwdb_job j;
+  assert_int_equal(hwdb_job_get(db, 1, &j, NULL), 0);
+  assert_string_equal(j.state, "failed");
+  assert_non_null(strstr(j.note, "timed out after 3600 s"));
+  hwdb_job_dispose(&j);
+  /* The next pass takes the jobs not yet checked, the local one among them. */
+  assert_int_equal(val_reconcile_pass(db, &cfg, &t, &err), 0);
+  assert_int_equal(t.expired, 0);
+  assert_int_equal(t.polled, VAL_TICK_MAX);
+  assert_int_equal(hwdb_job_get(db, id, &j, NULL), 0);
+  assert_string_equal(j.state, "done");
+  hwdb_job_dispose(&j);
+  assert_int_equal(raw_count("SELECT count(*) FROM val_job WHERE backend = 'slurm' AND "
+                             "checked_at = 0"),
+                   0);
+  assert_int_equal(raw_count("SELECT count(*) FROM val_job WHERE backend = 'bundle' AND "
+                             "checked_at > 0"),
+                   0);
+  assert_int_equal(t.active, 10050 + 100);
+  snprintf(sql, sizeof sql, "rm -rf '%s'", dir);
+  assert_int_equal(system(sql), 0);
+  /* Generous: the old tick read 10,000 full rows per pass and polled each. */
+  assert_true(svc_now() - t0 < 5);
+}
+
 static void test_val_sha256__fips_vectors(void **state) {
   char h[65];
   (void)state;
@@ -224,6 +352,9 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_val_store__token_hash_checked, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_store__queued_local_job_gets_a_grace, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_val_store__list_leaves_results_unread, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_reconcile__bounded_fair_and_expires_old_jobs, setup,
                                       teardown),
       cmocka_unit_test(test_val_sha256__fips_vectors),
       cmocka_unit_test(test_val_stats__median_p90_max),
