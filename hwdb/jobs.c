@@ -131,10 +131,10 @@ int hwdb_job_get(hwdb *db, int64_t id, hwdb_job *out, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
   memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn, "SELECT " JOB_COLS " FROM val_job WHERE id = ?1", -1, &st,
-                         NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT " JOB_COLS " FROM val_job WHERE id = ?1", -1, &st, NULL) !=
+      SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_int64(st, 1, id);
@@ -147,11 +147,11 @@ int hwdb_job_get(hwdb *db, int64_t id, hwdb_job *out, svc_err *err) {
   } else if (step == SQLITE_DONE) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "id", "no validation job %lld", (long long)id);
   } else {
-    rc = hwdb_fail(db, err, "read job");
+    rc = hwdb_fail_conn(c, err, "read job");
   }
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 
@@ -167,15 +167,15 @@ int hwdb_job_list_flags(hwdb *db, int active_only, int limit, unsigned flags, hw
   int rc = 0, step;
   *out = NULL;
   *n = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
                          (flags & HWDB_JOB_NO_RESULT)
                              ? "SELECT " JOB_COLS_NO_RESULT " FROM val_job WHERE ?1 = 0 OR "
                                "state IN ('queued', 'running') ORDER BY id DESC LIMIT ?2"
                              : "SELECT " JOB_COLS " FROM val_job WHERE ?1 = 0 OR state IN "
                                "('queued', 'running') ORDER BY id DESC LIMIT ?2",
                          -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_int(st, 1, active_only != 0);
@@ -196,7 +196,7 @@ int hwdb_job_list_flags(hwdb *db, int active_only, int limit, unsigned flags, hw
     }
   }
   if (step != SQLITE_DONE) {
-    rc = hwdb_fail(db, err, "list jobs");
+    rc = hwdb_fail_conn(c, err, "list jobs");
     goto cleanup;
   }
   *out = list;
@@ -204,7 +204,7 @@ int hwdb_job_list_flags(hwdb *db, int active_only, int limit, unsigned flags, hw
   list = NULL;
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   hwdb_job_list_free(list, cnt);
   return rc;
 }
@@ -289,12 +289,12 @@ int hwdb_job_history(hwdb *db, int64_t id, hwdb_job_event **out, size_t *n, svc_
   int rc = 0, step;
   *out = NULL;
   *n = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
                          "SELECT state, at, note FROM val_job_history WHERE job_id = ?1 "
                          "ORDER BY seq",
                          -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   sqlite3_bind_int64(st, 1, id);
@@ -314,7 +314,7 @@ int hwdb_job_history(hwdb *db, int64_t id, hwdb_job_event **out, size_t *n, svc_
     cnt++;
   }
   if (step != SQLITE_DONE) {
-    rc = hwdb_fail(db, err, "read job history");
+    rc = hwdb_fail_conn(c, err, "read job history");
     goto cleanup;
   }
   *out = ev;
@@ -322,7 +322,7 @@ int hwdb_job_history(hwdb *db, int64_t id, hwdb_job_event **out, size_t *n, svc_
   ev = NULL;
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   hwdb_job_history_free(ev, cnt);
   return rc;
 }
@@ -424,19 +424,19 @@ int hwdb_job_count_active(hwdb *db, int64_t *n, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0;
   *n = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM val_job WHERE " ACTIVE_SQL, -1, &st,
-                         NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT count(*) FROM val_job WHERE " ACTIVE_SQL, -1, &st, NULL) !=
+      SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
   if (sqlite3_step(st) == SQLITE_ROW)
     *n = sqlite3_column_int64(st, 0);
   else
-    rc = hwdb_fail(db, err, "count jobs");
+    rc = hwdb_fail_conn(c, err, "count jobs");
 cleanup:
   sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_reader_done(db);
   return rc;
 }
 
