@@ -110,9 +110,43 @@ int plan_evaluate(const plan_request *req, const plan_recipe *r, const plan_tabl
 
 /* ---- enumeration ------------------------------------------------------------ */
 
+/* Keep the first of each value: a knob list with repeats (16 copies of one
+ * dtype) would multiply the combinations for nothing. Returns the count. */
+static int uniq64(int64_t *v, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < m && !seen; j++) seen = v[j] == v[i];
+    if (!seen) v[m++] = v[i];
+  }
+  return m;
+}
+
+static int uniq(int *v, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < m && !seen; j++) seen = v[j] == v[i];
+    if (!seen) v[m++] = v[i];
+  }
+  return m;
+}
+
+static void collapse(plan_knobs *k) {
+  k->n_batch = uniq64(k->batch, k->n_batch);
+  k->n_dense_dtype = uniq(k->dense_dtype, k->n_dense_dtype);
+  k->n_emb_dtype = uniq(k->emb_dtype, k->n_emb_dtype);
+  k->n_ckpt = uniq(k->ckpt, k->n_ckpt);
+  k->n_fsdp = uniq(k->fsdp, k->n_fsdp);
+  k->n_pad = uniq(k->pad, k->n_pad);
+  k->n_nodes = uniq(k->nodes, k->n_nodes);
+}
+
 static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *err) {
-  const plan_knobs *k = &req->knobs;
+  plan_knobs kc = req->knobs;
+  const plan_knobs *k = &kc;
   const plan_recipe *b = &req->baseline;
+  collapse(&kc);
   int nodes[PLAN_MAX_CHOICES], nn = 0;
   if (req->objective == PLAN_OBJ_COST && k->n_nodes > 0)
     for (int i = 0; i < k->n_nodes; i++) nodes[nn++] = k->nodes[i];
@@ -201,16 +235,36 @@ static void keep_best(plan_eval *best, int *have, plan_eval *cand, const plan_re
   memset(cand, 0, sizeof *cand);
 }
 
-static int search(const plan_request *req, combo *c, size_t n, plan_result *out, svc_err *err) {
+/* The search keeps the request's time limit end to end (deadline, from
+ * plan_run's start): bounding stops at it (combinations not reached are
+ * reported as not explored, and the search's gap then proves nothing), the
+ * greedy pass stops at it once it has an answer, and the MILP pass shares
+ * what is left. */
+static int search(const plan_request *req, combo *c, size_t n, double deadline, plan_result *out,
+                  svc_err *err) {
   plan_eval best = {0}, cand;
-  int have = 0, rc = 0;
+  int have = 0, rc = 0, unexplored = 0;
   svc_err e;
-  double t0 = svc_now(), tl = req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10;
-  for (size_t i = 0; i < n; i++) bound_combo(req, &c[i]);
+  for (size_t i = 0; i < n; i++) {
+    if ((i & 63) == 0 && i > 0 && svc_now() > deadline) {
+      for (size_t j = i; j < n; j++) {
+        if (c[j].infeasible) continue;
+        c[j].infeasible = 1;
+        snprintf(c[j].reason, sizeof c[j].reason, "not explored within the time limit");
+        unexplored++;
+      }
+      break;
+    }
+    bound_combo(req, &c[i]);
+  }
   qsort(c, n, sizeof *c, by_optimistic);
   /* pass 1: greedy plans, best-first, while the optimistic score beats the best */
   for (size_t i = 0; i < n && !c[i].infeasible; i++) {
     if (have && c[i].optimistic <= plan_score(req, &best.recipe, best.step_ms)) break;
+    if (have && svc_now() > deadline) {
+      for (size_t j = i; j < n && !c[j].infeasible; j++) out->combos_pruned++;
+      break;
+    }
     if (eval_full(req, &c[i].r, NULL, NULL, &cand, &e) || !cand.fits) {
       if (!cand.emb.tables)
         svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
@@ -231,7 +285,7 @@ static int search(const plan_request *req, combo *c, size_t n, plan_result *out,
       out->combos_pruned += (int)(cands - i);
       break;
     }
-    double left = tl - (svc_now() - t0);
+    double left = deadline - svc_now();
     if (left <= 0.01) {
       out->combos_pruned += (int)(cands - i);
       break;
@@ -268,7 +322,7 @@ static int search(const plan_request *req, combo *c, size_t n, plan_result *out,
   double bs = plan_score(req, &best.recipe, best.step_ms), ub = bs;
   for (size_t i = 0; i < n; i++)
     if (!c[i].infeasible && c[i].ub > ub) ub = c[i].ub;
-  out->global_gap = ub > 0 ? (ub - bs) / ub : 0;
+  out->global_gap = unexplored ? 1 : ub > 0 ? (ub - bs) / ub : 0;
   out->best = best;
   out->gap = best.emb.gap;
   out->combos = (int)n;
@@ -308,6 +362,7 @@ int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, pla
   svc_err be;
   int rc;
   double t0 = svc_now();
+  double deadline = t0 + (req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10);
   memset(out, 0, sizeof *out);
   if ((rc = check_request(req, err))) return rc;
   if (eval_full(req, &req->baseline, baseline_plans, NULL, &out->baseline, &be)) {
@@ -328,7 +383,7 @@ int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, pla
                req->hw.hbm_usable_bytes / 1e9);
   }
   if ((rc = enumerate(req, &c, &n, err))) goto cleanup;
-  if ((rc = search(req, c, n, out, err))) goto cleanup;
+  if ((rc = search(req, c, n, deadline, out, err))) goto cleanup;
   plan_explain(req, out, c, n);
 cleanup:
   free(c);

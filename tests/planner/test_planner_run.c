@@ -63,6 +63,41 @@ static void setup(fixture *f, double usable_gb, double large_rows) {
   r->solve.time_limit_s = 3;
 }
 
+/* A hostile knob list: 16 batch sizes, each dtype list 16 entries of two
+ * values, every checkpointing/FSDP/padding choice (49,152 combinations as
+ * written, 768 distinct), and a 50 ms limit. Duplicates are collapsed and
+ * the whole search keeps the limit (plus 1 s, the issue's bound): before,
+ * only the MILP pass was timed and such a request ran for minutes. */
+static void test_planner_run__hostile_knobs_keep_the_time_limit(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f, 80, 50e6);
+  plan_knobs *k = &f.req.knobs;
+  k->n_batch = 16;
+  for (int i = 0; i < 16; i++) k->batch[i] = 256 * (i + 1);
+  k->n_dense_dtype = k->n_emb_dtype = 16;
+  for (int i = 0; i < 16; i++) {
+    k->dense_dtype[i] = i % 2 ? COST_DT_FP16 : COST_DT_BF16;
+    k->emb_dtype[i] = i % 2 ? COST_DT_FP16 : COST_DT_FP32;
+  }
+  k->n_ckpt = 3, k->ckpt[0] = COST_CKPT_NONE, k->ckpt[1] = COST_CKPT_FULL;
+  k->ckpt[2] = COST_CKPT_SELECTIVE;
+  k->n_fsdp = 2, k->fsdp[0] = 0, k->fsdp[1] = 1;
+  k->n_pad = 2, k->pad[0] = 0, k->pad[1] = 1;
+  f.req.solve.time_limit_s = 0.05;
+  plan_result res;
+  svc_err err;
+  double t0 = svc_now();
+  int rc = plan_run(&f.req, NULL, &res, &err);
+  double took = svc_now() - t0;
+  if (rc) fail_msg("%s", err.message);
+  fprintf(stderr, "hostile knobs: %d combinations, %.3f s\n", res.combos, took);
+  assert_int_equal(res.combos, 16 * 2 * 2 * 3 * 2 * 2);
+  assert_true(took < 0.05 + 1.0);
+  assert_true(res.best.step_ms > 0);
+  plan_result_dispose(&res);
+}
+
 static void test_planner_run__better_than_baseline_and_explained(void **state) {
   (void)state;
   fixture f;
@@ -138,6 +173,7 @@ static void test_planner_run__compare_keeps_the_direct_port(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_run__better_than_baseline_and_explained),
+      cmocka_unit_test(test_planner_run__hostile_knobs_keep_the_time_limit),
       cmocka_unit_test(test_planner_run__infeasible_says_why),
       cmocka_unit_test(test_planner_run__cost_objective_needs_a_price),
       cmocka_unit_test(test_planner_run__compare_keeps_the_direct_port),
