@@ -16,7 +16,7 @@ static const char *const gemm_fields[] = {"op", "m", "n", "k", "dtype", "batch",
 static const char *const emb_fields[] = {"op",      "rows",  "dim",  "batch",
                                          "pooling", "dtype", "pass", NULL};
 static const char *const ew_fields[] = {"op", "kind", "numel", "dtype", NULL};
-static const char *const coll_fields[] = {"op", "bytes", "ranks", "scope", NULL};
+static const char *const coll_fields[] = {"op", "bytes", "ranks", "scope", "gpus_per_node", NULL};
 
 /* A dtype name the hardware supports; def when absent. */
 static int get_dtype(const cJSON *op, const char *path, const cost_hw *hw, const char *def,
@@ -118,8 +118,22 @@ static int price_collective(const cost_hw *hw, int kind, const cJSON *op, const 
   if ((rc = api_check_fields(op, coll_fields, p, err)) ||
       (rc = api_get_num(op, "bytes", p, 1, 1, 1e13, &c.bytes, err)) ||
       (rc = api_get_int(op, "ranks", p, 1, 1, 1000000, &c.ranks, err)) ||
-      (rc = get_enum(op, "scope", p, 0, "node", cost_scope_parse, &c.scope, err)))
+      (rc = get_enum(op, "scope", p, 0, "node", cost_scope_parse, &c.scope, err)) ||
+      (rc = api_get_int(op, "gpus_per_node", p, 0, 1, 1000000, &c.gpus_per_node, err)))
     return rc;
+  /* One node cannot hold more GPUs than its scale-up domain: pricing 64
+   * ranks at NVLink speed would be silently wrong by the NIC's ratio. */
+  int64_t dom = hw->scaleup_domain > 0 ? hw->scaleup_domain : 8;
+  char f[96];
+  if (c.scope == COST_SCOPE_NODE && c.ranks > dom)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, api_path(f, sizeof f, p, "ranks"),
+                       "%s: %lld ranks do not fit one scale-up domain of %s (%lld GPUs); "
+                       "use scope cluster (with gpus_per_node)",
+                       f, (long long)c.ranks, hw->name, (long long)dom);
+  if (c.gpus_per_node > dom)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, api_path(f, sizeof f, p, "gpus_per_node"),
+                       "%s: %s has %lld GPUs per scale-up domain (got %lld)", f, hw->name,
+                       (long long)dom, (long long)c.gpus_per_node);
   return modelled(cost_collective(hw, &c, r), hw, p, err);
 }
 
@@ -156,6 +170,7 @@ static cJSON *result_json(const char *kind, const cost_result *r) {
   cJSON_AddNumberToObject(o, "bytes", r->bytes);
   cJSON_AddNumberToObject(o, "achieved_tflops", r->achieved_flops_per_s / 1e12);
   cJSON_AddNumberToObject(o, "achieved_gb_per_s", r->achieved_bytes_per_s / 1e9);
+  if (r->detail) cJSON_AddStringToObject(o, "algorithm", r->detail);
   terms = cJSON_AddObjectToObject(o, "terms");
   for (int i = 0; i < r->n_terms && i < COST_MAX_TERMS; i++)
     cJSON_AddNumberToObject(terms, r->terms[i].name, r->terms[i].value);

@@ -41,6 +41,7 @@ static const num_field num_fields[] = {
     {"regs_per_unit", 0, 0, 1e8, D(regs_per_unit), 1},
     {"scaleup_bandwidth_bytes_per_s", 0, 0, 1e14, D(scaleup_bw), 1},
     {"scaleout_bandwidth_bytes_per_s", 0, 0, 1e13, D(scaleout_bw), 1},
+    {"scaleup_link_bandwidth_bytes_per_s", 0, 0, 1e14, D(scaleup_link_bw), 1},
     {"host_link_bandwidth_bytes_per_s", 0, 0, 1e13, D(host_link_bw), 1},
     {"tdp_watts", 0, 1, 1e5, D(tdp_w), 1},
     {"price_per_hour_usd", 0, 0, 1e5, D(price_per_hour), 1},
@@ -54,7 +55,8 @@ static const char *const top_fields[] = {
     "clock_mhz", "hbm_bytes", "hbm_usable_bytes", "hbm_bandwidth_bytes_per_s", "l2_bytes",
     "llc_bytes", "smem_per_unit_bytes", "regs_per_unit", "scaleup_bandwidth_bytes_per_s",
     "scaleout_bandwidth_bytes_per_s", "host_link_bandwidth_bytes_per_s", "tdp_watts",
-    "price_per_hour_usd", NULL};
+    "price_per_hour_usd", "scaleup_link_bandwidth_bytes_per_s", "scaleup_topology",
+    "in_switch_reduction", NULL};
 
 static const char *const dtype_fields[] = {"fp64", "fp32", "tf32", "bf16", "fp16",
                                            "fp8",  "fp6",  "fp4",  "int8", NULL};
@@ -89,8 +91,9 @@ static int decode_sources(const cJSON *doc, svc_err *err) {
   }
   for (size_t i = 0; i < sizeof num_fields / sizeof num_fields[0]; i++)
     if ((rc = check_sourced(doc, src, num_fields[i].key, err))) return rc;
-  static const char *const others[] = {"compute_units", "scaleup_domain", "peak_tflops",
-                                       "matrix_instructions"};
+  static const char *const others[] = {"compute_units",    "scaleup_domain",
+                                       "peak_tflops",      "matrix_instructions",
+                                       "scaleup_topology", "in_switch_reduction"};
   for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
     if ((rc = check_sourced(doc, src, others[i], err))) return rc;
   return 0;
@@ -151,6 +154,28 @@ static int decode_mma(const cJSON *doc, cost_hw *hw, svc_err *err) {
   return 0;
 }
 
+/* How the scale-up domain is wired (collective.c uses it): "switch"
+ * (default) or "mesh", and whether the switch reduces in-network. */
+static int decode_topology(const cJSON *doc, cost_hw *hw, svc_err *err) {
+  const char *topo = NULL;
+  int rc;
+  if ((rc = api_get_str(doc, "scaleup_topology", "", 0, 16, NAME_CHARS, &topo, err))) return rc;
+  if (topo && strcmp(topo, "switch") && strcmp(topo, "mesh"))
+    return svc_err_set(err, SVC_BAD_FIELD, "scaleup_topology",
+                       "scaleup_topology must be switch or mesh (got '%.16s')", topo);
+  hw->scaleup_mesh = topo && !strcmp(topo, "mesh");
+  const cJSON *isr = cJSON_GetObjectItemCaseSensitive(doc, "in_switch_reduction");
+  if (isr && !cJSON_IsBool(isr))
+    return svc_err_set(err, SVC_BAD_FIELD, "in_switch_reduction",
+                       "in_switch_reduction must be true or false");
+  hw->in_switch_reduction = cJSON_IsTrue(isr);
+  if (hw->scaleup_mesh && hw->in_switch_reduction)
+    return svc_err_set(err, SVC_BAD_FIELD, "in_switch_reduction",
+                       "a mesh has no switch to reduce in: in_switch_reduction needs "
+                       "scaleup_topology switch");
+  return 0;
+}
+
 int api_hw_decode(const cJSON *doc, cost_hw *hw, svc_err *err) {
   const char *name = NULL, *vendor = NULL, *arch = NULL, *s = NULL;
   int64_t cu = 0, domain = 1;
@@ -190,8 +215,8 @@ int api_hw_decode(const cJSON *doc, cost_hw *hw, svc_err *err) {
     return svc_err_set(err, SVC_OUT_OF_RANGE, "hbm_usable_bytes",
                        "hbm_usable_bytes (%.0f) exceeds hbm_bytes (%.0f)", hw->hbm_usable_bytes,
                        hw->hbm_bytes);
-  if ((rc = decode_peaks(doc, hw, err)) || (rc = decode_mma(doc, hw, err)) ||
-      (rc = decode_sources(doc, err)))
+  if ((rc = decode_topology(doc, hw, err)) || (rc = decode_peaks(doc, hw, err)) ||
+      (rc = decode_mma(doc, hw, err)) || (rc = decode_sources(doc, err)))
     return rc;
   return 0;
 }

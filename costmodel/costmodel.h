@@ -67,10 +67,19 @@ typedef struct {
   double peak_flops[COST_DT__COUNT]; /* dense FLOP/s (int8: OP/s); 0 = not supported */
   int n_mma;
   cost_mma mma[COST_MAX_MMA];
-  double scaleup_bw;   /* bytes/s per GPU per direction inside the scale-up domain */
-  int scaleup_domain;  /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
-  double scaleout_bw;  /* bytes/s per GPU per direction across nodes */
-  double host_link_bw; /* bytes/s per direction between the GPU and host memory (PCIe, C2C) */
+  double scaleup_bw;  /* bytes/s per GPU per direction inside the scale-up domain */
+  int scaleup_domain; /* GPUs in one scale-up domain (NVLink / Infinity Fabric) */
+  /* How the domain is wired: 0 = through a switch (NVSwitch: every GPU
+   * reaches the switch at scaleup_bw whatever the peer count), 1 = a fully
+   * connected mesh of point-to-point links (AMD xGMI: a GPU reaches each
+   * peer over its own link, so g GPUs of the mesh use g-1 links). */
+  int scaleup_mesh;
+  double scaleup_link_bw;  /* mesh: bytes/s per direction of one peer link; 0 = scaleup_bw /
+                              (domain-1) */
+  int in_switch_reduction; /* the switch reduces (NVLink SHARP / NVLS): all-reduce moves n, not 2n
+                            */
+  double scaleout_bw;      /* bytes/s per GPU per direction across nodes */
+  double host_link_bw;     /* bytes/s per direction between the GPU and host memory (PCIe, C2C) */
   double tdp_w;
   double price_per_hour; /* USD per GPU-hour, 0 = unknown */
   cost_calib calib;
@@ -108,6 +117,7 @@ typedef struct {
   double achieved_bytes_per_s;
   int n_terms;
   cost_term terms[COST_MAX_TERMS];
+  const char *detail; /* static text: how it was priced (collectives: algorithm and links) */
 } cost_result;
 
 /* ---- Ops ---------------------------------------------------------------- */
@@ -162,6 +172,10 @@ typedef struct {
   double bytes;
   int64_t ranks;
   int scope; /* cost_scope */
+  /* Ranks per scale-up domain (node). 0: scope node puts all ranks in one
+   * domain; scope cluster fills domains of hw->scaleup_domain. 1: every
+   * rank on its own node (a flat collective over the NICs). */
+  int64_t gpus_per_node;
 } cost_collective_op;
 
 /* Name <-> enum helpers for the wire names ("gelu", "fwd_bwd", "allreduce",

@@ -40,10 +40,32 @@ const cost_param_def cost_param_table[P__COUNT] = {
     [P_COLL_BUS_EFF] = {"coll_bus_eff", 0.3, 1.0},
     [P_COLL_ALPHA_NODE_US] = {"coll_alpha_node_us", 0.2, 50.0},
     [P_COLL_ALPHA_CLUSTER_US] = {"coll_alpha_cluster_us", 0.5, 100.0},
+    [P_COLL_NET_EFF] = {"coll_net_eff", 0.3, 1.0},
+    [P_COLL_NVLS_EFF] = {"coll_nvls_eff", 0.3, 1.0},
 };
 
+/* Achieved fractions of the scale-up links in NCCL/RCCL collectives, by
+ * link technology, fitted on the "fit" rows of
+ * data/measurements/published/collectives.json only (bench/
+ * published_accuracy prints the fit and scores the "check" rows):
+ *   xGMI point-to-point mesh (MI300X, AMD ROCm blog and acceptance docs):
+ *     bus 0.71 of the links the ranks use;
+ *   NVLink through one NVSwitch tier (8-GPU HGX H100, Azure ND H100 v5):
+ *     NVLS all-reduce 0.60 of the link; ring 0.80 (no fit row runs a
+ *     ring there: the earlier datasheet-era figure stays);
+ *   NVLink through an NVL72's two switch tiers (GB200, CoreWeave):
+ *     bus 0.72, NVLS 0.36. */
+static double coll_bus_eff(const cost_hw *hw) {
+  if (hw && hw->scaleup_mesh) return 0.71;
+  if (hw && !strcmp(hw->arch, "blackwell")) return 0.72;
+  return 0.80;
+}
+
+static double coll_nvls_eff(const cost_hw *hw) {
+  return hw && hw->scaleup_domain > 8 ? 0.36 : 0.60;
+}
+
 double cost_param_default(const cost_hw *hw, int id) {
-  (void)hw;
   switch (id) {
   /* A null kernel timed with CUDA events costs a few microseconds on
    * current GPUs (NVIDIA, "Getting Started with CUDA Graphs", 2019: 3-5 us
@@ -157,17 +179,26 @@ double cost_param_default(const cost_hw *hw, int id) {
    * hard max, for the fit to move (memops.c). */
   case P_SPARSE_OVERLAP_P:
     return 8.0;
-  /* NCCL bus bandwidth reaches ~80% of the link peak for large messages
-   * (NCCL-tests doc/PERFORMANCE.md, bus bandwidth definition; published
-   * nccl-tests results on DGX H100: ~360-370 of 450 GB/s). */
+  /* Bus bandwidth (nccl-tests doc/PERFORMANCE.md's definition) over the
+   * scale-up links' peak: coll_bus_eff above. */
   case P_COLL_BUS_EFF:
-    return 0.80;
+    return coll_bus_eff(hw);
   /* Per-step latency of the NCCL simple/LL protocols: ~2 us over NVLink,
    * ~6 us over InfiniBand with GPUDirect RDMA (NCCL-tests latencies). */
   case P_COLL_ALPHA_NODE_US:
     return 2.0;
   case P_COLL_ALPHA_CLUSTER_US:
     return 6.0;
+  /* InfiniBand/RoCE with GPUDirect RDMA: 0.90 of the per-GPU NIC line
+   * rate, fitted on the fit rows of
+   * data/measurements/published/collectives.json (the multi-node GB200
+   * rows; the multi-node check rows score it). */
+  case P_COLL_NET_EFF:
+    return 0.90;
+  /* NVLS all-reduce: each GPU moves n through the switch once: its
+   * achieved fraction of the link, coll_nvls_eff above. */
+  case P_COLL_NVLS_EFF:
+    return coll_nvls_eff(hw);
   default:
     return NAN;
   }

@@ -139,6 +139,7 @@ double step_coll(step_acc *a, int kind, double bytes, int64_t ranks, int64_t gpu
   int64_t gpn =
       gpus_per_node > 0 ? gpus_per_node : (a->hw->scaleup_domain > 0 ? a->hw->scaleup_domain : 8);
   c.scope = ranks <= gpn ? COST_SCOPE_NODE : COST_SCOPE_CLUSTER;
+  c.gpus_per_node = gpn;
   cost_result res;
   int rc = cost_collective_p(a->hw, a->p, &c, &res);
   if (rc) {

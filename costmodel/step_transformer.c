@@ -128,6 +128,7 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
     cost_collective_op c = {.kind = COST_COLL_ALLGATHER,
                             .ranks = 2,
                             .scope = COST_SCOPE_CLUSTER,
+                            .gpus_per_node = 1, /* adjacent stages: assumed on two nodes */
                             .bytes = 2.0 * (double)b * s * h * ab / (double)t};
     cost_result cr;
     /* a send of n bytes ~ an allgather of 2n over 2 ranks: alpha + n/B */

@@ -75,9 +75,10 @@ typedef struct {
 } prices;
 
 /* Per-byte slope of a collective: (t(2X) - t(X)) / X at X = 1 GB. */
-static double slope(const cost_hw *hw, int kind, int64_t ranks, int scope) {
+static double slope(const cost_hw *hw, int kind, int64_t ranks, int scope, int64_t gpn) {
   if (ranks <= 1) return 0;
-  cost_collective_op op = {.kind = kind, .bytes = 1e9, .ranks = ranks, .scope = scope};
+  cost_collective_op op = {
+      .kind = kind, .bytes = 1e9, .ranks = ranks, .scope = scope, .gpus_per_node = gpn};
   cost_result a, b;
   if (cost_collective(hw, &op, &a)) return NAN;
   op.bytes = 2e9;
@@ -156,7 +157,8 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
       cost_collective_op ar = {.kind = COST_COLL_ALLREDUCE,
                                .bytes = rows * dim * pr->eb,
                                .ranks = in->R,
-                               .scope = in->N > 1 ? COST_SCOPE_CLUSTER : COST_SCOPE_NODE};
+                               .scope = in->N > 1 ? COST_SCOPE_CLUSTER : COST_SCOPE_NODE,
+                               .gpus_per_node = in->G};
       cost_result r;
       comm = cost_collective(&p->hw, &ar, &r) ? NAN : r.ms;
     }
@@ -321,9 +323,9 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
                .G = in->G,
                .eb = cost_dtype_bytes((cost_dtype)p->emb_dtype),
                .ab = p->act_bytes};
-  pr.a2a = slope(&p->hw, COST_COLL_ALLTOALL, in->R, scope);
-  pr.rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->R, scope);
-  pr.node_rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->G, COST_SCOPE_NODE);
+  pr.a2a = slope(&p->hw, COST_COLL_ALLTOALL, in->R, scope, in->G);
+  pr.rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->R, scope, in->G);
+  pr.node_rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->G, COST_SCOPE_NODE, in->G);
   if (!isfinite(pr.a2a) || !isfinite(pr.rs) || !isfinite(pr.node_rs)) {
     emb_inst_dispose(in);
     return svc_err_set(err, SVC_BAD_FIELD, "hardware",
@@ -332,8 +334,11 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
                        p->hw.name);
   }
   if (in->R > 1) { /* forward + backward all-to-all latency */
-    cost_collective_op op = {
-        .kind = COST_COLL_ALLTOALL, .bytes = 1, .ranks = in->R, .scope = scope};
+    cost_collective_op op = {.kind = COST_COLL_ALLTOALL,
+                             .bytes = 1,
+                             .ranks = in->R,
+                             .scope = scope,
+                             .gpus_per_node = in->G};
     cost_result r;
     in->fixed_ms = cost_collective(&p->hw, &op, &r) ? 0 : 2.0 * r.ms;
   }

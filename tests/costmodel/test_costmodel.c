@@ -255,7 +255,7 @@ static void test_costmodel_collective__ranks_and_bytes(void **state) {
   cost_hw hw;
   h200_fixture(&hw);
   cost_result r;
-  cost_collective_op c = {COST_COLL_ALLREDUCE, 1 << 30, 1, COST_SCOPE_NODE};
+  cost_collective_op c = {COST_COLL_ALLREDUCE, 1 << 30, 1, COST_SCOPE_NODE, 0};
   assert_int_equal(cost_collective(&hw, &c, &r), 0);
   assert_true(r.ms == 0);
   double prev = 0;
@@ -278,11 +278,68 @@ static void test_costmodel_collective__ranks_and_bytes(void **state) {
   double expect = 2.0 * 7 / 8 * 8e9 / (450e9 * 0.8) * 1e3;
   assert_true(fabs(r.ms / expect - 1) < 0.01);
   cost_result rc;
+  /* The same 8 ranks one per node: a flat ring over the NICs. */
   c.scope = COST_SCOPE_CLUSTER;
+  c.gpus_per_node = 1;
   assert_int_equal(cost_collective(&hw, &c, &rc), 0);
   assert_true(rc.ms > 5 * r.ms);
   c.ranks = 0;
   assert_int_equal(cost_collective(&hw, &c, &rc), COST_EINVAL);
+}
+
+/* Topology: 4 nodes of 8 H200s run hierarchically (reduce-scatter in the
+ * node, each GPU's n/8 over its own NIC, all-gather), the slower phase
+ * setting the time, not a flat ring over one 50 GB/s NIC; all-to-all is
+ * bound by each GPU's own NIC share; a pair
+ * of GPUs of an xGMI mesh has one link, not the GPU's whole fabric; and
+ * in-switch reduction speeds up a one-node all-reduce only. Every answer
+ * says where it ran. */
+static void test_costmodel_collective__topology(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_result r, flat;
+  cost_collective_op c = {COST_COLL_ALLREDUCE, 4294967296.0, 32, COST_SCOPE_CLUSTER, 8};
+  assert_int_equal(cost_collective(&hw, &c, &r), 0);
+  double nic = hw.scaleout_bw * 0.9, up = hw.scaleup_bw * 0.8;
+  double t = fmax(2.0 * 7 / 8 * c.bytes / up, 2.0 * 3 / 4 * c.bytes / 8 / nic) * 1e3;
+  assert_true(r.ms > t && r.ms < 1.01 * t);
+  assert_non_null(r.detail);
+  c.gpus_per_node = 1;
+  assert_int_equal(cost_collective(&hw, &c, &flat), 0);
+  assert_true(flat.ms > 6 * r.ms); /* one NIC per ring step, not eight */
+  /* All-to-all over 4 nodes: 24/32 of the bytes leave through the NIC. */
+  c.kind = COST_COLL_ALLTOALL;
+  c.gpus_per_node = 8;
+  assert_int_equal(cost_collective(&hw, &c, &r), 0);
+  double t_nic = 24.0 / 32 * c.bytes / nic * 1e3;
+  assert_true(r.ms > t_nic && r.ms < 1.01 * t_nic);
+  /* A mesh of 8 with 64 GB/s links: 2 GPUs get one link, 8 get seven. */
+  hw.scaleup_mesh = 1;
+  hw.scaleup_link_bw = 64e9;
+  cost_collective_op m = {COST_COLL_ALLREDUCE, 1e9, 2, COST_SCOPE_NODE, 0};
+  cost_result r2, r8;
+  assert_int_equal(cost_collective(&hw, &m, &r2), 0);
+  m.ranks = 8;
+  assert_int_equal(cost_collective(&hw, &m, &r8), 0);
+  double b2 = 2.0 * 1 / 2 * 1e9 / (r2.ms * 1e-3), b8 = 2.0 * 7 / 8 * 1e9 / (r8.ms * 1e-3);
+  double eff = 0; /* the mesh's own achieved fraction (params.c) */
+  for (int i = 0; i < cost_param_count(); i++) {
+    const char *name;
+    double def, lo, hi;
+    if (cost_param_info(i, &hw, &name, &def, &lo, &hi) == 0 && !strcmp(name, "coll_bus_eff"))
+      eff = def;
+  }
+  assert_true(eff > 0.5 && eff < 0.8);
+  assert_true(b2 < 1.01 * 64e9 * eff && b2 > 0.9 * 64e9 * eff);
+  assert_true(b8 > 5 * b2);
+  /* NVLS: faster for one node's all-reduce, never across nodes. */
+  h200_fixture(&hw);
+  cost_collective_op one = {COST_COLL_ALLREDUCE, 4e9, 8, COST_SCOPE_NODE, 0};
+  assert_int_equal(cost_collective(&hw, &one, &r), 0);
+  hw.in_switch_reduction = 1;
+  assert_int_equal(cost_collective(&hw, &one, &r2), 0);
+  assert_true(r2.ms < r.ms);
 }
 
 static void test_costmodel_calibrate__recovers_synthetic(void **state) {
@@ -349,6 +406,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_embedding__sectors_and_host_floor),
       cmocka_unit_test(test_costmodel_gemm__l2_resident_operands_read_once),
       cmocka_unit_test(test_costmodel_collective__ranks_and_bytes),
+      cmocka_unit_test(test_costmodel_collective__topology),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -182,6 +182,53 @@ static void test_api_estimate__calibration_changes_prediction(void **state) {
   free(b);
 }
 
+/* Collectives say where they ran; 64 ranks cannot be priced as one node;
+ * a mesh descriptor with in-switch reduction or an unknown topology is
+ * refused naming the field. */
+static void test_api_estimate__collective_topology_is_explicit(void **state) {
+  (void)state;
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"allreduce\",\"bytes\":1e9,"
+               "\"ranks\":64}]}",
+               SVC_OUT_OF_RANGE, "ops[0].ranks");
+  expect_error("{\"hardware\":\"h200\",\"ops\":[{\"op\":\"allreduce\",\"bytes\":1e9,"
+               "\"ranks\":64,\"scope\":\"cluster\",\"gpus_per_node\":16}]}",
+               SVC_OUT_OF_RANGE, "ops[0].gpus_per_node");
+  char *out = NULL;
+  svc_err err;
+  const char *ok = "{\"hardware\":\"h200\",\"ops\":[{\"op\":\"allreduce\",\"bytes\":1e9,"
+                   "\"ranks\":64,\"scope\":\"cluster\"},{\"op\":\"allreduce\",\"bytes\":1e9,"
+                   "\"ranks\":2,\"scope\":\"node\"}]}";
+  if (estimate(ok, &out, &err)) fail_msg("%s", err.message);
+  cJSON *doc = cJSON_Parse(out);
+  const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), 0);
+  const cJSON *t0 = cJSON_GetObjectItem(r0, "terms");
+  assert_true(cJSON_IsString(cJSON_GetObjectItem(r0, "algorithm")));
+  assert_int_equal(cJSON_GetObjectItem(t0, "nodes")->valueint, 8);
+  assert_int_equal(cJSON_GetObjectItem(t0, "gpus_per_node")->valueint, 8);
+  /* 64 ranks on 8 nodes: the network phase prices 1 GB in a few ms, not
+   * the 50 ms of a flat ring over one 50 GB/s NIC. */
+  assert_true(cJSON_GetObjectItem(r0, "ms")->valuedouble < 10);
+  cJSON_Delete(doc);
+  free(out);
+  static const char *const bad[][2] = {
+      {"\"scaleup_topology\":\"torus\"", "scaleup_topology"},
+      {"\"scaleup_topology\":\"mesh\",\"in_switch_reduction\":true", "in_switch_reduction"},
+      {"\"in_switch_reduction\":1", "in_switch_reduction"}};
+  for (int i = 0; i < 3; i++) {
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"name\":\"topo-x\",\"vendor\":\"x\",\"arch\":\"x\",\"compute_units\":1,"
+             "\"clock_mhz\":1000,\"hbm_bytes\":1e9,\"hbm_bandwidth_bytes_per_s\":1e12,"
+             "\"peak_tflops\":{\"bf16\":1},%s,\"sources\":{\"compute_units\":\"a\","
+             "\"clock_mhz\":\"a\",\"hbm_bytes\":\"a\",\"hbm_bandwidth_bytes_per_s\":\"a\","
+             "\"peak_tflops\":\"a\",\"scaleup_topology\":\"a\",\"in_switch_reduction\":\"a\"}}",
+             bad[i][0]);
+    int rc = api_hw_create(ctx, body, strlen(body), &out, &err);
+    if (rc != -SVC_BAD_FIELD) fail_msg("%s: %d %s", bad[i][0], rc, err.message);
+    assert_string_equal(err.field, bad[i][1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_api_estimate__results_in_order_with_bounds),
@@ -189,6 +236,7 @@ int main(void) {
       cmocka_unit_test(test_api_estimate__unknown_hardware_and_missing_dtype),
       cmocka_unit_test(test_api_estimate__too_many_ops),
       cmocka_unit_test(test_api_estimate__calibration_changes_prediction),
+      cmocka_unit_test(test_api_estimate__collective_topology_is_explicit),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
