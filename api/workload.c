@@ -95,8 +95,9 @@ static int decode_table(const cJSON *t, const char *p, cost_table *o, svc_err *e
 static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_table **tabs,
                        svc_err *err) {
   static const char *const fields[] = {
-      "kind",        "name",         "dense_features",     "tables",     "bottom_mlp", "top_mlp",
-      "interaction", "cross_layers", "pad_interaction_to", "optimizers", NULL};
+      "kind",       "name",        "dense_features", "tables",     "bottom_mlp",
+      "top_mlp",    "interaction", "cross_layers",   "cross_rank", "pad_interaction_to",
+      "optimizers", NULL};
   static const char *const opt_fields[] = {"dense", "sparse", NULL};
   char f[160], fi[176];
   int rc;
@@ -109,6 +110,7 @@ static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_ta
       (rc = get_widths(doc, "top_mlp", path, d->top, &d->n_top, err)) ||
       (rc = get_enum(doc, "interaction", path, cost_interaction_parse, &d->interaction, err)) ||
       (rc = api_get_int(doc, "cross_layers", path, 0, 0, 64, &d->cross_layers, err)) ||
+      (rc = api_get_int(doc, "cross_rank", path, 0, 1, 1 << 20, &d->cross_rank, err)) ||
       (rc = api_get_int(doc, "pad_interaction_to", path, 0, 0, 1 << 24, &d->pad_interaction_to,
                         err)))
     return rc;
@@ -125,6 +127,9 @@ static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_ta
                          "%s: rowwise_adagrad is for embedding tables (sparse)", fi);
   }
   if (d->interaction == COST_INTER_DCN && d->cross_layers == 0) d->cross_layers = 3;
+  if (d->cross_rank > 0 && d->interaction != COST_INTER_DCN)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, "cross_rank"),
+                       "%s: cross_rank needs interaction dcn", f);
   const cJSON *tables = cJSON_GetObjectItemCaseSensitive(doc, "tables");
   api_path(f, sizeof f, path, "tables");
   if (!tables) return svc_err_set(err, SVC_MISSING_FIELD, f, "%s is required", f);

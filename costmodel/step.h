@@ -93,10 +93,11 @@ typedef struct {
   size_t n_tables;
   const cost_table *tables; /* borrowed: the caller owns the array */
   int n_bottom, n_top;
-  int64_t bottom[COST_STEP_MAX_LAYERS];  /* output widths, dense_features -> ... */
-  int64_t top[COST_STEP_MAX_LAYERS];     /* output widths, interaction -> ... -> 1 */
-  int interaction;                       /* cost_interaction */
-  int64_t cross_layers;                  /* dcn: cross layers (0 for dot) */
+  int64_t bottom[COST_STEP_MAX_LAYERS]; /* output widths, dense_features -> ... */
+  int64_t top[COST_STEP_MAX_LAYERS];    /* output widths, interaction -> ... -> 1 */
+  int interaction;                      /* cost_interaction */
+  int64_t cross_layers;                 /* dcn: cross layers (0 for dot) */
+  int64_t cross_rank; /* dcn: rank r of low-rank cross layers (W = U V^T, U, V d x r); 0 = full */
   int64_t pad_interaction_to;            /* 0 = no padding */
   int dense_optimizer, sparse_optimizer; /* cost_optimizer */
 } cost_dlrm;

@@ -590,9 +590,19 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     width = dd;
     double X = (double)B * (double)dd;
     step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * ab) * 2, 2, 2);
+    /* Low rank (DCN V2, section 3.2; the MLPerf DLRM-DCNv2 reference's
+     * rank 512): W x = U (V^T x), two GEMMs of d x r instead of one d x d,
+     * and the B x r product is one more saved activation. */
+    int64_t rank = d->cross_rank > 0 && d->cross_rank < dd ? d->cross_rank : 0;
     for (int64_t l = 0; l < d->cross_layers; l++) {
       mlp_acc mc = {0};
-      linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
+      if (rank) {
+        linear(a, r, B, dd, rank, 0, 1, ck_full, &mc);
+        linear(a, r, B, rank, dd, 0, 1, ck_full, &mc);
+        inter_saved += (double)B * (double)rank * ab;
+      } else {
+        linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
+      }
       step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
                3);
       mb.params += mc.params;

@@ -250,6 +250,38 @@ static void test_api_step__bad_workloads_name_the_field(void **state) {
   expect_error(edit("\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"pad_interaction_to\":10"),
                SVC_BAD_FIELD, "workload.pad_interaction_to");
   expect_error(edit("\"h200\"", "\"nope\""), SVC_NOT_FOUND, "hardware");
+  expect_error(edit("\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"cross_rank\":64"),
+               SVC_BAD_FIELD, "workload.cross_rank");
+}
+
+/* Low-rank cross layers (DCN V2's W = U V^T): fewer parameters than
+ * full-rank ones over the same interaction, and priced as other GEMMs (at
+ * this small width two launches cost more than the FLOPs they save). */
+static void test_api_step__low_rank_cross_layers(void **state) {
+  (void)state;
+  const char *dcn = edit("\"interaction\":\"dot\"", "\"interaction\":\"dcn\",\"cross_layers\":3");
+  char full[4096], low[4096];
+  snprintf(full, sizeof full, "%s", dcn);
+  snprintf(low, sizeof low, "%s",
+           edit("\"interaction\":\"dot\"",
+                "\"interaction\":\"dcn\",\"cross_layers\":3,\"cross_rank\":16"));
+  double gemm[2], weights[2];
+  const char *bodies[2] = {full, low};
+  for (int i = 0; i < 2; i++) {
+    char *out = NULL;
+    svc_err err;
+    if (api_step(ctx, bodies[i], strlen(bodies[i]), &out, &err)) fail_msg("%s", err.message);
+    cJSON *doc = cJSON_Parse(out);
+    gemm[i] = cJSON_GetObjectItem(
+                  cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "breakdown"), "gemm"), "ms")
+                  ->valuedouble;
+    weights[i] = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "memory"), "weights")->valuedouble;
+    cJSON_Delete(doc);
+    free(out);
+  }
+  assert_true(gemm[1] != gemm[0]);
+  assert_true(weights[1] < 0.2 * weights[0] + 1e6);
+  assert_true(weights[1] < weights[0]);
 }
 
 /* ---- regression against the H200 measurements -------------------------- */
@@ -540,6 +572,7 @@ int main(void) {
       cmocka_unit_test(test_step__uvm_tables),
       cmocka_unit_test(test_api_calibrate__uvm_rows),
       cmocka_unit_test(test_api_plan__host_tables),
+      cmocka_unit_test(test_api_step__low_rank_cross_layers),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
