@@ -51,6 +51,12 @@ int api_hw_decode(const cJSON *doc, cost_hw *out, svc_err *err);
  * (calibration left zeroed when use_calibration is 0). 404 when unknown.
  * Cached; safe from many threads. */
 int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out, svc_err *err);
+/* The fabric members a request's cluster object may carry (a user's own
+ * network: scaleout_bandwidth_bytes_per_s per GPU, scaleup_bandwidth_
+ * bytes_per_s, in_switch_reduction) applied over hw; names[] gets them
+ * for api_check_fields. Absent members leave hw as it is. */
+extern const char *const api_fabric_fields[];
+int api_fabric_decode(const cJSON *cluster, const char *path, cost_hw *hw, svc_err *err);
 /* Store a new calibration version for hw; *version gets its number.
  * report_json (may be NULL) is kept beside it. */
 int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,

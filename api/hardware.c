@@ -154,6 +154,38 @@ static int decode_mma(const cJSON *doc, cost_hw *hw, svc_err *err) {
   return 0;
 }
 
+const char *const api_fabric_fields[] = {
+    "scaleout_bandwidth_bytes_per_s", "scaleup_bandwidth_bytes_per_s", "in_switch_reduction", NULL};
+
+int api_fabric_decode(const cJSON *cl, const char *path, cost_hw *hw, svc_err *err) {
+  char f[96];
+  double v = 0;
+  int rc;
+  if (!cl) return 0;
+  if ((rc = api_get_num(cl, "scaleout_bandwidth_bytes_per_s", path, 0, 1e8, 1e13, &v, err)))
+    return rc;
+  if (v > 0) hw->scaleout_bw = v;
+  v = 0;
+  if ((rc = api_get_num(cl, "scaleup_bandwidth_bytes_per_s", path, 0, 1e8, 1e14, &v, err)))
+    return rc;
+  if (v > 0) {
+    /* A mesh's per-link figure scales with the whole. */
+    if (hw->scaleup_link_bw > 0 && hw->scaleup_bw > 0) hw->scaleup_link_bw *= v / hw->scaleup_bw;
+    hw->scaleup_bw = v;
+  }
+  const cJSON *isr = cJSON_GetObjectItemCaseSensitive(cl, "in_switch_reduction");
+  if (isr) {
+    api_path(f, sizeof f, path, "in_switch_reduction");
+    if (!cJSON_IsBool(isr))
+      return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be true or false", f);
+    if (cJSON_IsTrue(isr) && hw->scaleup_mesh)
+      return svc_err_set(err, SVC_BAD_FIELD, f, "%s: %s's scale-up domain is a mesh, no switch", f,
+                         hw->name);
+    hw->in_switch_reduction = cJSON_IsTrue(isr);
+  }
+  return 0;
+}
+
 /* How the scale-up domain is wired (collective.c uses it): "switch"
  * (default) or "mesh", and whether the switch reduces in-network. */
 static int decode_topology(const cJSON *doc, cost_hw *hw, svc_err *err) {

@@ -268,13 +268,25 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   if ((rc = api_hw_lookup(ctx, hwname, !strcmp(calib, "latest"), &pr->hw, err))) return rc;
   const cJSON *cl = cJSON_GetObjectItemCaseSensitive(req, "cluster");
   if (cl) {
-    static const char *const cf[] = {"gpus_per_node", "nodes", NULL};
+    static const char *const cf[] = {"gpus_per_node",
+                                     "nodes",
+                                     "scaleout_bandwidth_bytes_per_s",
+                                     "scaleup_bandwidth_bytes_per_s",
+                                     "in_switch_reduction",
+                                     NULL};
     if (!cJSON_IsObject(cl))
       return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster must be an object");
     if ((rc = api_check_fields(cl, cf, "cluster", err)) ||
         (rc = api_get_int(cl, "gpus_per_node", "cluster", 0, 1, 1024, &gpn, err)) ||
-        (rc = api_get_int(cl, "nodes", "cluster", 0, 1, 4096, &nodes, err)))
+        (rc = api_get_int(cl, "nodes", "cluster", 0, 1, 4096, &nodes, err)) ||
+        (rc = api_fabric_decode(cl, "cluster", &pr->hw, err)))
       return rc;
+    /* A node's GPUs share its scale-up domain: more than it holds would be
+     * priced at link speeds the machine does not have. */
+    if (pr->hw.scaleup_domain > 0 && gpn > pr->hw.scaleup_domain)
+      return svc_err_set(err, SVC_OUT_OF_RANGE, "cluster.gpus_per_node",
+                         "cluster.gpus_per_node: %s has %d GPUs per scale-up domain (got %lld)",
+                         pr->hw.name, pr->hw.scaleup_domain, (long long)gpn);
   }
   if (gpn == 0) gpn = pr->hw.scaleup_domain > 0 ? pr->hw.scaleup_domain : 8;
   const cJSON *cons = cJSON_GetObjectItemCaseSensitive(req, "constraints");

@@ -64,7 +64,8 @@ static int refused(int rc, svc_err *err) {
 }
 
 int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
-  static const char *const top[] = {"hardware", "workload", "recipe", "calibration", NULL};
+  static const char *const top[] = {"hardware",    "workload", "recipe",
+                                    "calibration", "cluster",  NULL};
   cJSON *req = NULL, *resp = NULL;
   const char *hwname = NULL, *calib = "latest";
   cost_workload w = {0};
@@ -87,6 +88,20 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
       (rc = api_recipe_decode(cJSON_GetObjectItemCaseSensitive(req, "recipe"), "recipe", &r, err)))
     goto cleanup;
   if ((rc = api_hw_lookup(ctx, hwname, !strcmp(calib, "latest"), &hw, err))) goto cleanup;
+  const cJSON *cl = cJSON_GetObjectItemCaseSensitive(req, "cluster");
+  if (cl && !cJSON_IsObject(cl)) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster must be an object");
+    goto cleanup;
+  }
+  if (cl && ((rc = api_check_fields(cl, api_fabric_fields, "cluster", err)) ||
+             (rc = api_fabric_decode(cl, "cluster", &hw, err))))
+    goto cleanup;
+  if (hw.scaleup_domain > 0 && r.gpus_per_node > hw.scaleup_domain) {
+    rc = svc_err_set(err, SVC_OUT_OF_RANGE, "recipe.gpus_per_node",
+                     "recipe.gpus_per_node: %s has %d GPUs per scale-up domain (got %lld)", hw.name,
+                     hw.scaleup_domain, (long long)r.gpus_per_node);
+    goto cleanup;
+  }
   if ((rc = api_step_check(&hw, &w, &r, "workload", "recipe", err))) goto cleanup;
   int crc = cost_step(&hw, &w, &r, &res);
   if (crc) {

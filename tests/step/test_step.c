@@ -254,6 +254,42 @@ static void test_api_step__bad_workloads_name_the_field(void **state) {
                SVC_BAD_FIELD, "workload.cross_rank");
 }
 
+/* A user's own fabric: the request's cluster overrides the descriptor's
+ * NIC bandwidth (a slower network makes a 2-node step's communication
+ * slower), and a node cannot hold more GPUs than the scale-up domain. */
+static void test_api_step__cluster_fabric_overrides(void **state) {
+  (void)state;
+  double comm[2];
+  static const char *const nic[] = {"100e9", "12.5e9"};
+  for (int i = 0; i < 2; i++) {
+    char body[4096], tail[160];
+    snprintf(tail, sizeof tail,
+             "\"gpus\":16,\"gpus_per_node\":8,\"sharding\":\"data_parallel\",\"batch_per_gpu\":"
+             "8192},\"cluster\":{\"scaleout_bandwidth_bytes_per_s\":%s}}",
+             nic[i]);
+    const char *p = strstr(good, "\"gpus\":1,");
+    snprintf(body, sizeof body, "%.*s%s", (int)(p - good), good, tail);
+    char *out = NULL;
+    svc_err err;
+    if (api_step(ctx, body, strlen(body), &out, &err)) fail_msg("%s: %s", body, err.message);
+    cJSON *doc = cJSON_Parse(out);
+    comm[i] = cJSON_GetObjectItem(
+                  cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "breakdown"), "communication"), "ms")
+                  ->valuedouble;
+    cJSON_Delete(doc);
+    free(out);
+  }
+  assert_true(comm[1] > comm[0]);
+  expect_error(edit("\"gpus\":1,", "\"gpus\":16,\"gpus_per_node\":16,"), SVC_OUT_OF_RANGE,
+               "recipe.gpus_per_node");
+  expect_error(edit("\"calibration\":\"none\",",
+                    "\"calibration\":\"none\",\"cluster\":{\"in_switch_reduction\":1},"),
+               SVC_BAD_FIELD, "cluster.in_switch_reduction");
+  expect_error(
+      edit("\"calibration\":\"none\",", "\"calibration\":\"none\",\"cluster\":{\"nics\":8},"),
+      SVC_UNKNOWN_FIELD, "cluster.nics");
+}
+
 /* Low-rank cross layers (DCN V2's W = U V^T): fewer parameters than
  * full-rank ones over the same interaction, and priced as other GEMMs (at
  * this small width two launches cost more than the FLOPs they save). */
@@ -573,6 +609,7 @@ int main(void) {
       cmocka_unit_test(test_api_calibrate__uvm_rows),
       cmocka_unit_test(test_api_plan__host_tables),
       cmocka_unit_test(test_api_step__low_rank_cross_layers),
+      cmocka_unit_test(test_api_step__cluster_fabric_overrides),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
