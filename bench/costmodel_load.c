@@ -48,6 +48,12 @@ int cm_load_hw(const char *path, cost_hw *hw) {
   hw->regs_per_unit = get(d, "regs_per_unit");
   hw->scaleup_bw = get(d, "scaleup_bandwidth_bytes_per_s");
   hw->scaleup_domain = (int)get(d, "scaleup_domain");
+  /* The topology members api_hw_decode reads too (collective.c uses them). */
+  v = cJSON_GetObjectItemCaseSensitive(d, "scaleup_topology");
+  hw->scaleup_mesh = cJSON_IsString(v) && !strcmp(v->valuestring, "mesh");
+  hw->scaleup_link_bw = get(d, "scaleup_link_bandwidth_bytes_per_s");
+  hw->in_switch_reduction =
+      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "in_switch_reduction"));
   hw->scaleout_bw = get(d, "scaleout_bandwidth_bytes_per_s");
   hw->host_link_bw = get(d, "host_link_bandwidth_bytes_per_s");
   hw->tdp_w = get(d, "tdp_watts");
