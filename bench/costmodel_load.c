@@ -39,6 +39,8 @@ int cm_load_hw(const char *path, cost_hw *hw) {
   if (cJSON_IsString(v)) snprintf(hw->arch, sizeof hw->arch, "%s", v->valuestring);
   hw->compute_units = (int)get(d, "compute_units");
   hw->clock_hz = get(d, "clock_mhz") * 1e6;
+  hw->peak_clock_hz = get(d, "peak_clock_mhz") * 1e6;
+  hw->sustained_clock_hz = get(d, "sustained_clock_mhz") * 1e6;
   hw->hbm_bytes = get(d, "hbm_bytes");
   hw->hbm_usable_bytes = get(d, "hbm_usable_bytes");
   hw->hbm_bw = get(d, "hbm_bandwidth_bytes_per_s");

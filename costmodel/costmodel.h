@@ -53,17 +53,23 @@ typedef struct {
  * JSON, hwdb/ stores it as JSON text). Zero means "unknown / absent". */
 typedef struct {
   char name[64];
-  char vendor[32];         /* "nvidia", "amd", "google", "intel" */
-  char arch[32];           /* "hopper", "blackwell", "ampere", "cdna2", "cdna3", "cdna4", ... */
-  int compute_units;       /* SMs / CUs / cores */
-  double clock_hz;         /* peak engine clock */
-  double hbm_bytes;        /* physical capacity */
-  double hbm_usable_bytes; /* what a framework can allocate */
-  double hbm_bw;           /* bytes/s, datasheet peak */
-  double l2_bytes;         /* L2 (per device, summed over dies) */
-  double llc_bytes;        /* last-level cache beyond L2 (Infinity Cache), 0 if none */
-  double smem_per_unit;    /* shared memory / LDS per SM/CU usable by one block, bytes */
-  double regs_per_unit;    /* 32-bit registers per SM/CU */
+  char vendor[32];   /* "nvidia", "amd", "google", "intel" */
+  char arch[32];     /* "hopper", "blackwell", "ampere", "cdna2", "cdna3", "cdna4", ... */
+  int compute_units; /* SMs / CUs / cores */
+  double clock_hz;   /* peak engine clock */
+  /* Clocks behind the tensor peak (0 = unknown): the clock the datasheet's
+   * dense peak assumes, and the clock a dense GEMM sustains at the board's
+   * power limit. Their ratio scales the achievable tensor rate
+   * (cost_clock_ratio). */
+  double peak_clock_hz;
+  double sustained_clock_hz;
+  double hbm_bytes;                  /* physical capacity */
+  double hbm_usable_bytes;           /* what a framework can allocate */
+  double hbm_bw;                     /* bytes/s, datasheet peak */
+  double l2_bytes;                   /* L2 (per device, summed over dies) */
+  double llc_bytes;                  /* last-level cache beyond L2 (Infinity Cache), 0 if none */
+  double smem_per_unit;              /* shared memory / LDS per SM/CU usable by one block, bytes */
+  double regs_per_unit;              /* 32-bit registers per SM/CU */
   double peak_flops[COST_DT__COUNT]; /* dense FLOP/s (int8: OP/s); 0 = not supported */
   int n_mma;
   cost_mma mma[COST_MAX_MMA];
@@ -197,6 +203,9 @@ const char *cost_scope_name(int scope);
 /* Each returns 0 and fills out, or a negative COST_E* code. Pure: reads
  * only its arguments (hw->calib when version > 0 or n > 0). */
 int cost_gemm(const cost_hw *hw, const cost_gemm_op *op, cost_result *out);
+/* sustained / peak clock of hw's tensor units, at most 1; 1 when either is
+ * unknown. */
+double cost_clock_ratio(const cost_hw *hw);
 int cost_elementwise(const cost_hw *hw, const cost_elementwise_op *op, cost_result *out);
 int cost_embedding_bag(const cost_hw *hw, const cost_embedding_op *op, cost_result *out);
 int cost_collective(const cost_hw *hw, const cost_collective_op *op, cost_result *out);

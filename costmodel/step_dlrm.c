@@ -394,7 +394,7 @@ static double small_bmm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t ba
             : dt == COST_DT_FP16 ? P_EFF_FP16
             : dt == COST_DT_FP8  ? P_EFF_FP8
                                  : P_EFF_BF16;
-  double peak = a->hw->peak_flops[dt] * a->p[eff];
+  double peak = a->hw->peak_flops[dt] * cost_clock_ratio(a->hw) * a->p[eff];
   return a->launch_s + fmax(bytes / a->bw, peak > 0 ? flops / peak : 0);
 }
 

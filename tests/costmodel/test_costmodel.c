@@ -342,6 +342,28 @@ static void test_costmodel_collective__topology(void **state) {
   assert_true(r2.ms < r.ms);
 }
 
+/* A chip that sustains 60 % of the clock its peak assumes runs a large,
+ * compute-bound GEMM 1/0.6 slower; no sustained clock known: unchanged;
+ * never faster than the peak clock allows. */
+static void test_costmodel_gemm__sustained_clock_scales_the_tensor_rate(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_gemm_op op = {8192, 8192, 8192, 1, COST_DT_BF16, "nn"};
+  cost_result a, b, c;
+  assert_int_equal(cost_gemm(&hw, &op, &a), 0);
+  hw.peak_clock_hz = 1.83e9;
+  assert_int_equal(cost_gemm(&hw, &op, &c), 0);
+  assert_true(fabs(c.ms / a.ms - 1) < 1e-12); /* no sustained clock: ratio 1 */
+  hw.sustained_clock_hz = 0.6 * 1.83e9;
+  assert_int_equal(cost_gemm(&hw, &op, &b), 0);
+  assert_true(b.ms > 1.5 * a.ms && b.ms < 1.0 / 0.6 * a.ms * 1.001);
+  hw.sustained_clock_hz = 3e9;
+  assert_int_equal(cost_gemm(&hw, &op, &c), 0);
+  assert_true(fabs(c.ms / a.ms - 1) < 1e-12);
+  assert_true(fabs(cost_clock_ratio(&hw) - 1) < 1e-12);
+}
+
 static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   (void)state;
   cost_hw truth, hw;
@@ -407,6 +429,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__l2_resident_operands_read_once),
       cmocka_unit_test(test_costmodel_collective__ranks_and_bytes),
       cmocka_unit_test(test_costmodel_collective__topology),
+      cmocka_unit_test(test_costmodel_gemm__sustained_clock_scales_the_tensor_rate),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
