@@ -108,10 +108,22 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
     goto cleanup;
   }
   if ((rc = api_hw_lookup(ctx, hwname, 0, &hw, err))) goto cleanup;
+  size_t skipped = 0;
   for (size_t i = 0; i < n; i++) {
     cost_sample *s = NULL;
     size_t k = 0;
     size_t before = steps.n;
+    /* A file of another kind (ceilings, tile-config sweeps) is skipped
+     * with a note, so that calibrating on every file of a folder does the obvious thing. */
+    const char *why = api_measure_not_samples(texts[i], lens[i]);
+    if (why) {
+      cJSON *f = cJSON_CreateObject();
+      cJSON_AddStringToObject(f, "file", labels[i]);
+      cJSON_AddStringToObject(f, "skipped", why);
+      cJSON_AddItemToArray(files, f);
+      skipped++;
+      continue;
+    }
     if ((rc = api_step_meas_append(texts[i], lens[i], &steps, &is_step, err))) {
       svc_err_prefix(err, labels[i]);
       goto cleanup;
@@ -141,6 +153,12 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
     cJSON_AddNumberToObject(f, "samples", (double)k);
     if (ku) cJSON_AddNumberToObject(f, "uvm_samples", (double)ku);
     cJSON_AddItemToArray(files, f);
+  }
+  if (skipped == n) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "files",
+                     "none of the %zu file(s) holds cost samples (%s: %s)", n, labels[0],
+                     api_measure_not_samples(texts[0], lens[0]));
+    goto cleanup;
   }
   if (total == 0 && (steps.n || n_uvm)) { /* op parameters stay datasheet */
     memset(&calib, 0, sizeof calib);

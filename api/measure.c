@@ -227,6 +227,24 @@ int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_
   return api_measure_load_all(json_text, len, out, n, NULL, NULL, err);
 }
 
+const char *api_measure_not_samples(const char *json_text, size_t len) {
+  cJSON *doc = json_text ? cJSON_ParseWithLength(json_text, len) : NULL;
+  const char *why = NULL;
+  if (!doc) return NULL; /* the loader reports bad JSON */
+  const cJSON *rows = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "rows");
+  const cJSON *r0 = cJSON_IsArray(rows) ? rows->child : NULL;
+  if (!cJSON_IsArray(rows) && cJSON_GetObjectItemCaseSensitive(doc, "copy_GBps"))
+    why = "device ceilings, not per-op samples";
+  else if (cJSON_IsObject(r0) && (cJSON_GetObjectItemCaseSensitive(r0, "configs") ||
+                                  cJSON_GetObjectItemCaseSensitive(r0, "cublas_ms") ||
+                                  cJSON_GetObjectItemCaseSensitive(r0, "bm")))
+    why = "a Triton tile-config sweep (kernel selection data, not cost samples)";
+  else if (cJSON_IsObject(r0) && cJSON_GetObjectItemCaseSensitive(r0, "shared_bytes"))
+    why = "Triton compile facts (kernel selection data, not cost samples)";
+  cJSON_Delete(doc);
+  return why;
+}
+
 int api_measure_load_all(const char *json_text, size_t len, cost_sample **out, size_t *n,
                          cost_uvm_sample **uvm, size_t *nu, svc_err *err) {
   int rc = 0;

@@ -30,4 +30,11 @@ int api_measure_load(const char *json_text, size_t len, cost_sample **out, size_
 int api_measure_load_all(const char *json_text, size_t len, cost_sample **out, size_t *n,
                          cost_uvm_sample **uvm, size_t *nu, svc_err *err);
 
+/* Why a measurement file holds no cost samples at all -- a file of device
+ * ceilings, a Triton tile-config sweep, Triton compile facts -- as a short
+ * static text; NULL when it may hold samples (then load it, which checks
+ * every row). `cdplan calibrate DIR/ALL.json` skips such files with this
+ * note instead of failing on them. */
+const char *api_measure_not_samples(const char *json_text, size_t len);
+
 #endif

@@ -463,6 +463,34 @@ static void test_step__uvm_tables(void **state) {
 /* The uvm microbenchmark file: its rows are read (and skipped by the op
  * loader), the fit recovers the link terms it was generated with, and
  * calibrate stores them; a bad row names its field. */
+/* calibrate on every file of a folder: ceilings and Triton sweeps are
+ * skipped with a note, the sample files calibrate; only such files: 400. */
+static void test_api_calibrate__skips_files_that_hold_no_samples(void **state) {
+  (void)state;
+  static const char ceil[] = "{\"copy_GBps\":4000,\"bf16_TFLOPs\":800,\"device\":{}}";
+  static const char sweep[] = "{\"rows\":[{\"m\":64,\"n\":64,\"k\":64,\"dtype\":\"bf16\","
+                              "\"cublas_ms\":0.01,\"configs\":[]}]}";
+  static const char gemm[] = "{\"rows\":[{\"m\":4096,\"n\":4096,\"k\":4096,\"dtype\":"
+                             "\"bf16\",\"ms\":0.2},{\"m\":1024,\"n\":1024,\"k\":1024,"
+                             "\"dtype\":\"bf16\",\"ms\":0.01}]}";
+  const char *texts[] = {ceil, sweep, gemm};
+  size_t lens[] = {sizeof ceil - 1, sizeof sweep - 1, sizeof gemm - 1};
+  const char *labels[] = {"ceilings.json", "triton_configs.json", "gemm.json"};
+  char *out = NULL;
+  svc_err err;
+  if (api_calibrate(ctx, "h200", 3, texts, lens, labels, &out, &err)) fail_msg("%s", err.message);
+  cJSON *doc = cJSON_Parse(out);
+  const cJSON *files = cJSON_GetObjectItem(doc, "files");
+  assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(files, 0), "skipped"));
+  assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(files, 1), "skipped"));
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(files, 2), "samples")->valueint, 2);
+  cJSON_Delete(doc);
+  free(out);
+  assert_int_equal(api_calibrate(ctx, "h200", 2, texts, lens, labels, &out, &err), -SVC_BAD_FIELD);
+  assert_string_equal(err.field, "files");
+  assert_null(out);
+}
+
 static void test_api_calibrate__uvm_rows(void **state) {
   (void)state;
   char path[512], *text = NULL, *out = NULL;
@@ -607,6 +635,7 @@ int main(void) {
       cmocka_unit_test(test_api_calibrate__step_file_alone),
       cmocka_unit_test(test_step__uvm_tables),
       cmocka_unit_test(test_api_calibrate__uvm_rows),
+      cmocka_unit_test(test_api_calibrate__skips_files_that_hold_no_samples),
       cmocka_unit_test(test_api_plan__host_tables),
       cmocka_unit_test(test_api_step__low_rank_cross_layers),
       cmocka_unit_test(test_api_step__cluster_fabric_overrides),
