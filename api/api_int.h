@@ -56,6 +56,11 @@ int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *
  * bytes_per_s, in_switch_reduction) applied over hw; names[] gets them
  * for api_check_fields. Absent members leave hw as it is. */
 extern const char *const api_fabric_fields[];
+/* How sure answers on hw are (provenance.c): what its figures rest on and
+ * the held-out error band per op class. Caller owns the object. */
+cJSON *api_provenance_json(const cost_hw *hw);
+/* How sure a ratio between two accelerators' predictions is. */
+cJSON *api_ratio_confidence_json(const cost_hw *from, const cost_hw *to);
 int api_fabric_decode(const cJSON *cluster, const char *path, cost_hw *hw, svc_err *err);
 /* Store a new calibration version for hw; *version gets its number.
  * report_json (may be NULL) is kept beside it. */

@@ -202,6 +202,7 @@ int api_estimate(api_ctx *ctx, const char *body, size_t len, char **out, svc_err
   if ((rc = api_hw_lookup(ctx, hwname, !strcmp(calib, "latest"), &hw, err))) goto cleanup;
   resp = cJSON_CreateObject();
   cJSON_AddStringToObject(resp, "hardware", hw.name);
+  cJSON_AddItemToObject(resp, "provenance", api_provenance_json(&hw));
   cJSON_AddNumberToObject(resp, "calibration", hw.calib.version);
   results = cJSON_AddArrayToObject(resp, "results");
   for (const cJSON *op = ops->child; op; op = op->next, i++) {

@@ -457,6 +457,7 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   const plan_request *pr = &in->req;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "hardware", pr->hw.name);
+  cJSON_AddItemToObject(o, "provenance", api_provenance_json(&pr->hw));
   cJSON_AddStringToObject(o, "objective", pr->objective == PLAN_OBJ_COST ? "cost" : "throughput");
   cJSON_AddItemToObject(o, "recipe", recipe_json(pr, &res->best.recipe, in->base.framework));
   add_prediction(o, pr, &res->best);
@@ -576,6 +577,7 @@ int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
 static cJSON *side_json(const plan_request *pr, const plan_eval *e, int framework) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "hardware", pr->hw.name);
+  cJSON_AddItemToObject(o, "provenance", api_provenance_json(&pr->hw));
   cJSON_AddItemToObject(o, "recipe", recipe_json(pr, &e->recipe, framework));
   add_prediction(o, pr, e);
   return o;
@@ -652,6 +654,7 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
   cJSON *by = cJSON_GetObjectItemCaseSensitive(
       cJSON_GetObjectItemCaseSensitive(planned, "explanation"), "changes");
   cJSON_AddItemToObject(doc, "gain_by_change", cJSON_Duplicate(by, 1));
+  cJSON_AddItemToObject(doc, "gain_confidence", api_ratio_confidence_json(&a.req.hw, &b.req.hw));
   rc = store(ctx, "compare", b.req.hw.name, body, len, doc, out, err);
 cleanup:
   plan_result_dispose(&ra), plan_result_dispose(&rb);

@@ -110,6 +110,7 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
   }
   resp = api_step_result_json(&res, w.kind);
   cJSON_AddStringToObject(resp, "hardware", hw.name);
+  cJSON_AddItemToObject(resp, "provenance", api_provenance_json(&hw));
   cJSON_AddNumberToObject(resp, "calibration", hw.calib.version);
   cJSON_AddStringToObject(resp, "workload", w.kind == COST_WL_DLRM ? "dlrm" : "transformer");
   if (!(*out = api_print(resp))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);

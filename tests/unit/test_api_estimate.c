@@ -208,6 +208,22 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   /* 64 ranks on 8 nodes: the network phase prices 1 GB in a few ms, not
    * the 50 ms of a flat ring over one 50 GB/s NIC. */
   assert_true(cJSON_GetObjectItem(r0, "ms")->valuedouble < 10);
+  /* Every answer says how sure it is: basis and bands per op class. */
+  const cJSON *pv = cJSON_GetObjectItem(doc, "provenance");
+  assert_true(cJSON_IsString(cJSON_GetObjectItem(pv, "basis")));
+  const cJSON *band = cJSON_GetObjectItem(pv, "error_band");
+  assert_true(cJSON_GetObjectItem(band, "collective_cluster")->valuedouble > 0);
+  assert_true(cJSON_IsNumber(cJSON_GetObjectItem(band, "gemm")));
+  cJSON_Delete(doc);
+  free(out);
+  /* An accelerator nothing has checked gets no band, and says so. */
+  const char *tpu = "{\"hardware\":\"tpu-v5p\",\"ops\":[{\"op\":\"gemm\",\"m\":64,"
+                    "\"n\":64,\"k\":64,\"dtype\":\"bf16\"}]}";
+  if (estimate(tpu, &out, &err)) fail_msg("%s", err.message);
+  doc = cJSON_Parse(out);
+  pv = cJSON_GetObjectItem(doc, "provenance");
+  assert_non_null(strstr(cJSON_GetObjectItem(pv, "basis")->valuestring, "datasheet figures only"));
+  assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")));
   cJSON_Delete(doc);
   free(out);
   static const char *const bad[][2] = {

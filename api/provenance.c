@@ -1,0 +1,96 @@
+/* provenance.c: how sure an answer is. Every estimate, step, plan and
+ * compare says, per accelerator, what its figures rest on -- a
+ * calibration fitted to measurements of that accelerator, or datasheet
+ * figures checked against published measurements, or datasheet figures
+ * nobody has checked -- and the error band of each op class, taken from
+ * the held-out score of the benchmark that checks it.
+ *
+ * The bands are the benchmarks' figures of 2026-12-03 (README,
+ * "Benchmarks"): median |pred/meas - 1| on rows never fitted:
+ *   GEMM        bench/published_gemm check rows per accelerator; the H200's
+ *               own held-out GEMMs (bench/costmodel_accuracy) when it is
+ *               calibrated;
+ *   collectives bench/published_accuracy check rows, by vendor, inside one
+ *               scale-up domain and across domains;
+ *   step        bench/step_accuracy: DLRM steps on one H200 (calibrated).
+ * A class no benchmark checks on an accelerator has no band (null): the
+ * answer says so rather than borrowing another chip's figure.
+ */
+#include <string.h>
+
+#include "api/api_int.h"
+
+typedef struct {
+  const char *hw;
+  double gemm; /* 0 = not checked */
+} gemm_band;
+
+static const gemm_band gemm_bands[] = {
+    {"h100-sxm", 0.102}, {"h200", 0.033},   {"b200", 0.116},   {"gb200", 0.155},
+    {"mi300x", 0.166},   {"mi325x", 0.094}, {"mi355x", 0.220},
+};
+
+/* bench/costmodel_accuracy held-out GEMM median (H200, calibrated) and
+ * the DLRM step's (README: 5.6 % and 6 %). */
+#define H200_GEMM_HELDOUT 0.056
+#define H200_STEP_HELDOUT 0.06
+
+static void band(cJSON *o, const char *k, double v) {
+  if (v > 0)
+    cJSON_AddNumberToObject(o, k, v);
+  else
+    cJSON_AddNullToObject(o, k);
+}
+
+cJSON *api_provenance_json(const cost_hw *hw) {
+  cJSON *o = cJSON_CreateObject(), *b;
+  double g = 0;
+  for (size_t i = 0; i < sizeof gemm_bands / sizeof gemm_bands[0]; i++)
+    if (!strcmp(gemm_bands[i].hw, hw->name)) g = gemm_bands[i].gemm;
+  int calibrated = hw->calib.version > 0;
+  /* The accelerators the published collective rows cover. */
+  static const char *const coll_hw[] = {"h100-sxm", "h200",   "b200",   "gb200",
+                                        "mi300x",   "mi325x", "mi350x", "mi355x"};
+  int coll = 0;
+  for (size_t i = 0; i < sizeof coll_hw / sizeof coll_hw[0]; i++)
+    coll |= !strcmp(coll_hw[i], hw->name);
+  int nvidia = coll && !strcmp(hw->vendor, "nvidia"), amd = coll && !strcmp(hw->vendor, "amd");
+  const char *basis;
+  if (calibrated)
+    basis = "calibrated: parameters fitted to measurements of this accelerator";
+  else if (g > 0 || coll)
+    basis = "datasheet figures, checked against published measurements of this accelerator";
+  else
+    basis = "datasheet figures only: no measurement of this accelerator checks them";
+  cJSON_AddStringToObject(o, "hardware", hw->name);
+  cJSON_AddNumberToObject(o, "calibration", hw->calib.version);
+  cJSON_AddStringToObject(o, "basis", basis);
+  b = cJSON_AddObjectToObject(o, "error_band");
+  band(b, "gemm", calibrated && !strcmp(hw->name, "h200") ? H200_GEMM_HELDOUT : g);
+  band(b, "collective_node", nvidia ? 0.074 : amd ? 0.007 : 0);
+  band(b, "collective_cluster", nvidia ? 0.086 : amd ? 0.117 : 0);
+  band(b, "step", calibrated && !strcmp(hw->name, "h200") ? H200_STEP_HELDOUT : 0);
+  cJSON_AddStringToObject(o, "band_meaning",
+                          "median |predicted/measured - 1| on measurements never fitted "
+                          "(bench/published_gemm, bench/published_accuracy, "
+                          "bench/costmodel_accuracy, bench/step_accuracy); null: not checked");
+  return o;
+}
+
+/* Cross-accelerator ratios: bench/published_gemm scores the predicted
+ * GEMM-throughput ratio of two accelerators against published pairs
+ * measured with one harness (gemm_ratios.json, check rows): median 7.4 %,
+ * worst 36 % (MI355X, which has no published sustained clock). A whole
+ * step's ratio has no published check yet: said so. */
+cJSON *api_ratio_confidence_json(const cost_hw *from, const cost_hw *to) {
+  cJSON *o = cJSON_CreateObject();
+  int same = !strcmp(from->name, to->name);
+  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.074);
+  cJSON_AddNumberToObject(o, "gemm_ratio_worst", same ? 0 : 0.36);
+  cJSON_AddStringToObject(o, "note",
+                          same ? "the same accelerator on both sides: the ratio is the recipes'"
+                               : "bands of GEMM-throughput ratios against published pairs (bench/"
+                                 "published_gemm); the ratio of whole training steps has not been "
+                                 "checked against a published pair yet");
+  return o;
+}
