@@ -371,6 +371,7 @@ function cardFor(res, recipe, idx) {
       row("Peak memory / GPU", `${fmt(peak / GB)} GB of ${fmt(usable / GB)} GB${fits ? "" : " — does not fit"}`, `sum-${letter}-mem`, fits ? "" : "bad");
     }
     if (num(s.mfu) !== null) row("MFU", pct(s.mfu));
+    if (s.provenance) row("How sure", provenanceText(s.provenance), `sum-${letter}-sure`);
   } else {
     row("Step", "not predicted (see the step panel)", `sum-${letter}-step`, "bad");
   }
@@ -383,6 +384,14 @@ function cardFor(res, recipe, idx) {
   row("Recipe", `${recipe.gpus} GPU × ${recipe.batch_per_gpu.toLocaleString("en-US")} per GPU, ${recipe.precision}`);
   card.append(dl);
   return card;
+}
+
+// One line from an answer's provenance: what the figures rest on and the
+// held-out error bands the server reports ("not checked" where null).
+function provenanceText(p) {
+  const b = p.error_band || {};
+  const band = (k, label) => (num(b[k]) !== null ? `${label} ±${pct(b[k])}` : `${label} not checked`);
+  return `${p.basis}; typical error: ${band("step", "step")}, ${band("gemm", "GEMM")}, ${band("collective_cluster", "multi-node collectives")}`;
 }
 
 function renderSummary(results, recipe) {
@@ -710,6 +719,7 @@ function renderPlan(doc, req) {
     add("Step time", `${fmt(num(obj.step_ms))} ms`);
     add("Throughput", `${fmt(num(obj.samples_per_s))} /s`);
     if (num(obj.peak_memory_bytes) !== null) add("Peak memory / GPU", `${fmt(obj.peak_memory_bytes / GB)} GB`);
+    if (obj.provenance) add("How sure", provenanceText(obj.provenance));
     c.append(dl);
     return c;
   };

@@ -23,6 +23,8 @@ run(__filename, [
     assert(heads.includes("h200 ms") && heads.includes("mi350x ms"), `GEMM table has both: ${heads}`);
     if (routes.has("/v1/step")) {
       assert(/ms/.test(await page.textContent("#sum-b-step")), "B's step predicted");
+      const sure = await page.textContent("#sum-b-sure");
+      assert(/typical error/.test(sure) && /datasheet|calibrated/.test(sure), `B says how sure it is: ${sure}`);
       const labels = await page.evaluate(() => window.Chart.getChart("step-chart").data.labels);
       assert(JSON.stringify(labels) === '["h200","mi350x"]', `step bars for both: ${labels}`);
       assert((await page.locator("#sum-ratio-tput").count()) === 1, "throughput ratio shown");
