@@ -54,6 +54,9 @@ static int is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* How long SIGTERM lets requests in flight finish. */
+#define SRV_DRAIN_GRACE_S 5
+
 int cli_serve(cli_opts *o) {
   const char *listen = "127.0.0.1:8080", *token_file = NULL, *web = NULL;
   char host[256], *token = NULL, openapi[4096], webdef[4096];
@@ -161,6 +164,17 @@ int cli_serve(cli_opts *o) {
     sig = sigtimedwait(&set, NULL, &wait);
   }
   svc_log(SVC_LOG_INFO, "signal %d: stopping", sig);
+  /* A solve may run for its whole time limit (minutes): stop within the
+   * grace period whatever is in flight. */
+  unsigned left = srv_drain(s, SRV_DRAIN_GRACE_S);
+  if (left) {
+    svc_log(SVC_LOG_WARN,
+            "%u request(s) still running after %d s (a plan being solved): exiting without "
+            "them; the database is consistent (every write is one transaction)",
+            left, SRV_DRAIN_GRACE_S);
+    fflush(NULL);
+    _exit(0);
+  }
 cleanup:
   srv_stop(s);
   api_ctx_free(ctx);

@@ -9,6 +9,7 @@
  * the connection instead of reading the rest of the upload.
  */
 #include <arpa/inet.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -485,21 +486,34 @@ cleanup:
 
 int srv_port(const srv *s) { return s ? s->port : 0; }
 
+unsigned srv_drain(srv *s, double grace_s) {
+  if (!s || !s->daemon) return 0;
+  /* Stop accepting first, then give requests in flight a bounded time
+   * to finish: MHD_stop_daemon would cut them off. */
+  if (!s->quiesced) {
+    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+    if (fd != MHD_INVALID_SOCKET) close(fd);
+    s->quiesced = 1;
+  }
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  double whole = floor(grace_s);
+  until.tv_sec += (time_t)whole;
+  until.tv_nsec += (long)((grace_s - whole) * 1e9);
+  if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  pthread_mutex_lock(&s->inflight_lock);
+  while (s->inflight > 0) {
+    if (pthread_cond_timedwait(&s->inflight_cond, &s->inflight_lock, &until) != 0) break;
+  }
+  unsigned left = s->inflight;
+  pthread_mutex_unlock(&s->inflight_lock);
+  return left;
+}
+
 void srv_stop(srv *s) {
   if (!s) return;
   if (s->daemon) {
-    /* Stop accepting first, then give requests in flight a bounded time
-     * to finish: MHD_stop_daemon would cut them off. */
-    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
-    if (fd != MHD_INVALID_SOCKET) close(fd);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += SRV_STOP_GRACE_S;
-    pthread_mutex_lock(&s->inflight_lock);
-    while (s->inflight > 0) {
-      if (pthread_cond_timedwait(&s->inflight_cond, &s->inflight_lock, &until) != 0) break;
-    }
-    pthread_mutex_unlock(&s->inflight_lock);
+    srv_drain(s, SRV_STOP_GRACE_S);
     MHD_stop_daemon(s->daemon);
   }
   srv_conns_stop(s);

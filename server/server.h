@@ -34,7 +34,13 @@ typedef struct {
  * must outlive the server. */
 int srv_start(srv **out, api_ctx *ctx, const srv_config *cfg, svc_err *err);
 int srv_port(const srv *s);
-/* Stop accepting, let requests in flight finish, free. NULL-safe. */
+/* Stop accepting, let requests in flight finish, free. NULL-safe. Blocks
+ * until every request has ended (a solve runs to its time limit). */
 void srv_stop(srv *s);
+/* Stop accepting and wait at most grace_s for requests in flight; returns
+ * how many still run (0: srv_stop will not block). A process that must
+ * exit now (SIGTERM during a long solve) may then exit without srv_stop:
+ * every write is its own transaction, so the database stays consistent. */
+unsigned srv_drain(srv *s, double grace_s);
 
 #endif

@@ -97,6 +97,7 @@ struct srv {
   pthread_mutex_t inflight_lock;
   pthread_cond_t inflight_cond;
   unsigned inflight; /* requests between URI callback and completion */
+  int quiesced;      /* srv_drain has closed the listening socket */
   srv_auth auth;
   srv_ratelimit *rl;        /* NULL = no rate limits */
   unsigned heavy_max;       /* heavy handlers allowed to run at once */

@@ -421,6 +421,37 @@ static void test_http_hostile__a_solve_does_not_stall_other_clients(void **state
   free(w.body);
 }
 
+/* Stopping during a solve: srv_drain stops accepting at once and returns
+ * after its grace with the solve still counted (so the CLI can exit on
+ * SIGTERM without waiting minutes); srv_stop afterwards still completes. */
+static void test_http_hostile__drain_is_bounded_during_a_solve(void **state) {
+  http_fixture *f = *state;
+  char path[512];
+  snprintf(path, sizeof path, "%s/data/workloads/plan_dlrm_mi350x.json", CDPLAN_SOURCE_DIR);
+  FILE *fp = fopen(path, "rb");
+  assert_non_null(fp);
+  static char text[65536];
+  size_t n = fread(text, 1, sizeof text - 1, fp);
+  fclose(fp);
+  text[n] = '\0';
+  solver w = {f, text, {0}, 0};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, post_plan, &w), 0);
+  usleep(300 * 1000);
+  double t0 = svc_now();
+  unsigned left = srv_drain(f->s, 0.2);
+  double took = svc_now() - t0;
+  int fd = connect_from(f->port, "127.0.0.1"); /* no longer accepting */
+  if (fd >= 0) close(fd);
+  pthread_join(th, NULL);
+  assert_true(w.took > 0.6); /* this plan takes seconds: the drain ran beside it */
+  assert_true(left >= 1);
+  assert_true(took < 0.6);
+  assert_true(fd < 0);
+  assert_true(w.r.status == 200 || w.r.status == 201); /* the solve still answered */
+  http_resp_dispose(&w.r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_http_hostile__rate_limit_covers_404_405_and_static,
@@ -442,6 +473,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_http_hostile__busy_database_is_503_and_reads_go_on,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_hostile__a_solve_does_not_stall_other_clients,
+                                      setup_one_thread, teardown),
+      cmocka_unit_test_setup_teardown(test_http_hostile__drain_is_bounded_during_a_solve,
                                       setup_one_thread, teardown),
   };
   return cmocka_run_group_tests_name("http_hostile", tests, NULL, NULL);
