@@ -377,20 +377,26 @@ static void *post_plan(void *p) {
   return NULL;
 }
 
+/* data/workloads/plan_dlrm_mi350x.json: a plan that takes seconds. */
+static char *plan_request_text(void) {
+  static char text[65536];
+  char path[512];
+  snprintf(path, sizeof path, "%s/data/workloads/plan_dlrm_mi350x.json", CDPLAN_SOURCE_DIR);
+  FILE *fp = fopen(path, "rb");
+  assert_non_null(fp);
+  size_t n = fread(text, 1, sizeof text - 1, fp);
+  fclose(fp);
+  text[n] = '\0';
+  return text;
+}
+
 /* With one core's worth of threads, a plan being solved must not stall
  * other clients: /healthz answers within 0.5 s while the solve runs
  * (with a thread pool, a connection MHD put on the solving thread waited
  * out the whole solve). */
 static void test_http_hostile__a_solve_does_not_stall_other_clients(void **state) {
   http_fixture *f = *state;
-  char path[512];
-  snprintf(path, sizeof path, "%s/data/workloads/plan_dlrm_mi350x.json", CDPLAN_SOURCE_DIR);
-  FILE *fp = fopen(path, "rb");
-  assert_non_null(fp);
-  static char text[65536];
-  size_t n = fread(text, 1, sizeof text - 1, fp);
-  fclose(fp);
-  text[n] = '\0';
+  char *text = plan_request_text();
   cJSON *req = cJSON_Parse(text);
   assert_non_null(req);
   cJSON_ReplaceItemInObject(req, "time_limit_s", cJSON_CreateNumber(3));
@@ -426,14 +432,7 @@ static void test_http_hostile__a_solve_does_not_stall_other_clients(void **state
  * SIGTERM without waiting minutes); srv_stop afterwards still completes. */
 static void test_http_hostile__drain_is_bounded_during_a_solve(void **state) {
   http_fixture *f = *state;
-  char path[512];
-  snprintf(path, sizeof path, "%s/data/workloads/plan_dlrm_mi350x.json", CDPLAN_SOURCE_DIR);
-  FILE *fp = fopen(path, "rb");
-  assert_non_null(fp);
-  static char text[65536];
-  size_t n = fread(text, 1, sizeof text - 1, fp);
-  fclose(fp);
-  text[n] = '\0';
+  char *text = plan_request_text();
   solver w = {f, text, {0}, 0};
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, post_plan, &w), 0);
