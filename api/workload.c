@@ -155,8 +155,9 @@ static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_ta
 
 static int decode_transformer(const cJSON *doc, const char *path, cost_transformer *t,
                               svc_err *err) {
-  static const char *const fields[] = {"kind", "name",    "layers", "hidden", "heads", "kv_heads",
-                                       "ffn",  "seq_len", "vocab",  "moe",    NULL};
+  static const char *const fields[] = {
+      "kind",  "name", "layers",    "hidden", "heads", "kv_heads", "ffn",     "seq_len",
+      "vocab", "moe",  "attention", "mlp",    "norm",  "loss",     "dropout", NULL};
   static const char *const moe_fields[] = {"experts", "top_k", NULL};
   char f[160];
   int rc;
@@ -167,7 +168,12 @@ static int decode_transformer(const cJSON *doc, const char *path, cost_transform
       (rc = api_get_int(doc, "kv_heads", path, 0, 1, 1 << 16, &t->kv_heads, err)) ||
       (rc = api_get_int(doc, "ffn", path, 0, 1, 1 << 22, &t->ffn, err)) ||
       (rc = api_get_int(doc, "seq_len", path, 1, 1, 1 << 22, &t->seq_len, err)) ||
-      (rc = api_get_int(doc, "vocab", path, 1, 1, 1 << 24, &t->vocab, err)))
+      (rc = api_get_int(doc, "vocab", path, 1, 1, 1 << 24, &t->vocab, err)) ||
+      (rc = get_enum(doc, "attention", path, cost_attention_parse, &t->attention, err)) ||
+      (rc = get_enum(doc, "mlp", path, cost_mlp_parse, &t->mlp, err)) ||
+      (rc = get_enum(doc, "norm", path, cost_norm_parse, &t->norm, err)) ||
+      (rc = get_enum(doc, "loss", path, cost_loss_parse, &t->loss, err)) ||
+      (rc = api_get_num(doc, "dropout", path, 0, 0.0, 0.9, &t->dropout, err)))
     return rc;
   const cJSON *moe = cJSON_GetObjectItemCaseSensitive(doc, "moe");
   if (moe) {

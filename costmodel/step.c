@@ -31,6 +31,10 @@ static const char *const ckpt_names[] = {"none", "selective", "full"};
 static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm"};
 static const char *const dp_names[] = {"ddp", "fsdp"};
 static const char *const inter_names[] = {"dot", "dcn"};
+static const char *const attn_names[] = {"flash", "unfused"};
+static const char *const mlp_names[] = {"gelu", "swiglu"};
+static const char *const norm_names[] = {"layernorm", "rmsnorm"};
+static const char *const loss_names[] = {"eager", "fused"};
 NAMES(optimizer, opt_names, COST_OPT__COUNT)
 NAMES(sharding, shard_names, COST_SHARD__COUNT)
 NAMES(placement, place_names, COST_PLACE__COUNT)
@@ -38,6 +42,10 @@ NAMES(ckpt, ckpt_names, COST_CKPT__COUNT)
 NAMES(framework, fw_names, COST_FW__COUNT)
 NAMES(dense_parallel, dp_names, COST_DP__COUNT)
 NAMES(interaction, inter_names, COST_INTER__COUNT)
+NAMES(attention, attn_names, COST_ATTN__COUNT)
+NAMES(mlp, mlp_names, COST_MLP__COUNT)
+NAMES(norm, norm_names, COST_NORM__COUNT)
+NAMES(loss, loss_names, COST_LOSS__COUNT)
 
 static const char *const comp_names[COST_COMP__COUNT] = {"gemm",      "embedding", "communication",
                                                          "optimizer", "other",     "overhead"};

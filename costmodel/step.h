@@ -78,6 +78,14 @@ int cost_dense_parallel_parse(const char *s);
 const char *cost_dense_parallel_name(int v);
 int cost_interaction_parse(const char *s);
 const char *cost_interaction_name(int v);
+int cost_attention_parse(const char *s);
+const char *cost_attention_name(int v);
+int cost_mlp_parse(const char *s);
+const char *cost_mlp_name(int v);
+int cost_norm_parse(const char *s);
+const char *cost_norm_name(int v);
+int cost_loss_parse(const char *s);
+const char *cost_loss_name(int v);
 
 /* One embedding table (count identical copies). sharding / placement -1 =
  * the recipe's default. */
@@ -102,10 +110,26 @@ typedef struct {
   int dense_optimizer, sparse_optimizer; /* cost_optimizer */
 } cost_dlrm;
 
+/* Transformer kernels (docs/step-model.md, "Transformers"). */
+typedef enum { COST_ATTN_FLASH = 0, COST_ATTN_UNFUSED, COST_ATTN__COUNT } cost_attention;
+typedef enum { COST_MLP_GELU = 0, COST_MLP_SWIGLU, COST_MLP__COUNT } cost_mlp;
+typedef enum { COST_NORM_LAYERNORM = 0, COST_NORM_RMSNORM, COST_NORM__COUNT } cost_norm;
+typedef enum { COST_LOSS_EAGER = 0, COST_LOSS_FUSED, COST_LOSS__COUNT } cost_loss;
+
 typedef struct {
   int64_t layers, hidden, heads, kv_heads, ffn, seq_len, vocab;
   int64_t moe_experts, moe_top_k; /* 0 = dense FFN */
+  int attention;  /* cost_attention: flash (SDPA/FlashAttention, default) or unfused */
+  int mlp;        /* cost_mlp: gelu (default) or swiglu (gated: three GEMMs) */
+  int norm;       /* cost_norm: layernorm (default) or rmsnorm */
+  int loss;       /* cost_loss: eager cross-entropy on fp32 logits (default) or fused */
+  double dropout; /* dropout probability of the attention and hidden dropouts (default 0) */
 } cost_transformer;
+
+/* The FFN width: t->ffn, else 4 h (gelu) or 8h/3 rounded up to 256 (swiglu,
+ * as Llama: Touvron et al. 2023, "LLaMA", sec. 2.2; Meta's reference code
+ * rounds to multiple_of = 256). */
+int64_t cost_transformer_ffn(const cost_transformer *t);
 
 typedef struct {
   int kind; /* cost_wl_kind */
@@ -227,6 +251,8 @@ typedef enum {
   COST_SP_UVM_REACH_MB,    /* uvm tables: host memory the link's address translation covers, MB */
   COST_SP_UVM_WALK_NS,     /* uvm tables: one row's translation miss, ns (throughput) */
   COST_SP_UVM_SYNC_US, /* uvm tables: host time exposed after each table's synchronizing unique */
+  COST_SP_FLASH_EFF_F, /* flash attention forward: achieved / dense tensor peak */
+  COST_SP_FLASH_EFF_B, /* flash attention backward: achieved / dense tensor peak */
   COST_SP__COUNT
 } cost_step_param;
 

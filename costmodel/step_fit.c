@@ -83,7 +83,15 @@ typedef struct {
  *    cudaStreamSynchronize per table in uvm_steps.json's profiles); the GPU
  *    then runs at the host's dispatch pace until it is ahead again: 0.35-0.5
  *    ms of GPU idle per table in the GPU-bound steps there. Fitted by
- *    cost_step_fit from steps with uvm tables; default 300 us. */
+ *    cost_step_fit from steps with uvm tables; default 300 us.
+ *  flash_eff_fwd, flash_eff_bwd: FlashAttention-2 (what PyTorch's SDPA runs
+ *    for bf16/fp16 on Hopper) reaches ~35-40% of the H100's dense bf16 peak
+ *    forward and ~30% backward at head dim 128 (J. Shah et al.,
+ *    "FlashAttention-3", arXiv:2407.08608, Fig. 5-7: FA2 ~330-370 TFLOP/s
+ *    forward, ~280-310 backward of 989); T. Dao, "FlashAttention-2",
+ *    arXiv:2307.08691: 50-73% on A100, whose peak it was tuned for.
+ *    Defaults 0.40 and 0.30; fitted from transformer steps with flash
+ *    attention (data/measurements/h200-transformer). */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -102,6 +110,8 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_UVM_REACH_MB] = {"step_uvm_reach_mb", 1024.0, 1.0, 1e6},
     [COST_SP_UVM_WALK_NS] = {"step_uvm_walk_ns", 20.0, 0.0, 1000.0},
     [COST_SP_UVM_SYNC_US] = {"step_uvm_sync_us", 300.0, 0.0, 20000.0},
+    [COST_SP_FLASH_EFF_F] = {"step_flash_eff_fwd", 0.40, 0.05, 1.0},
+    [COST_SP_FLASH_EFF_B] = {"step_flash_eff_bwd", 0.30, 0.05, 1.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {
@@ -143,7 +153,8 @@ typedef struct {
   const cost_step_sample *s;
   size_t n;
   long skip;  /* sample left out, -1 none */
-  int subset; /* 0 all samples, 1 neither host nor uvm tables, 2 host tables, 3 uvm */
+  int subset; /* 0 all samples, 1 DLRM without host or uvm tables, 2 host tables, 3 uvm,
+                 4 transformers */
 } fit_ctx;
 
 /* Does the sample place any table at `place` (a cost_placement)? */
@@ -160,6 +171,7 @@ int cost_step_sample_host(const cost_step_sample *s) { return sample_places(s, C
 
 /* 1 plain, 2 host-placed tables, 3 uvm tables (and no host ones) */
 static int group_of(const cost_step_sample *s) {
+  if (s->w.kind == COST_WL_TRANSFORMER) return 4;
   return cost_step_sample_host(s) ? 2 : sample_places(s, COST_PLACE_UVM) ? 3 : 1;
 }
 
@@ -305,13 +317,19 @@ static void fit_workspace(const fit_ctx *c, double *prof) {
  * cannot drag the op time away from what the GPU-resident cases say. */
 static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
   int ids[MAXP], np = 0, any_dot = 0, any_eager = 0, any_mem = 0, nh = 0;
-  size_t m = 0, mh = 0, mu = 0;
+  size_t m = 0, mh = 0, mu = 0, mt = 0;
+  int any_flash = 0;
   for (size_t i = 0; i < c->n; i++) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
     if (s->peak_bytes > 0) any_mem = 1;
     int nres =
         s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0 && !cost_step_sample_host(s)) : 0; /* residuals */
+    if (nres && group_of(s) == 4) {
+      mt += nres;
+      any_flash |= s->w.tf.attention == COST_ATTN_FLASH;
+      continue;
+    }
     if (nres && group_of(s) != 1) {
       *(group_of(s) == 2 ? &mh : &mu) += nres;
       continue;
@@ -340,12 +358,20 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
    * link and translation terms come from cost_uvm_fit's microbenchmark) */
   static const int uvm_ids[1] = {COST_SP_UVM_SYNC_US};
   if (mu >= 2) fit_time(&cu, prof, uvm_ids, 1, mu);
+  /* transformers with flash attention: its forward and backward efficiency
+   * (their GEMMs and elementwise passes are the op model's, fitted apart) */
+  static const int flash_ids[2] = {COST_SP_FLASH_EFF_F, COST_SP_FLASH_EFF_B};
+  fit_ctx ct = *c;
+  ct.subset = 4;
+  int nf = any_flash && mt >= 4 ? 2 : 0;
+  if (nf) fit_time(&ct, prof, flash_ids, nf, mt);
   if (any_mem) fit_workspace(c, prof);
   if (fitted) {
     for (int j = 0; j < np; j++) fitted[ids[j]] = 1;
     for (int j = 0; j < nh; j++) fitted[host_ids[j]] = 1;
     if (any_mem) fitted[COST_SP_WORKSPACE_MB] = 1;
     if (mu >= 2) fitted[COST_SP_UVM_SYNC_US] = 1;
+    for (int j = 0; j < nf; j++) fitted[flash_ids[j]] = 1;
   }
 }
 

@@ -7,11 +7,22 @@
  * 2023, appendix A): forward + backward of a layer is 24 B s h^2 (1 +
  * s/6h) for MHA with ffn = 4h, plus 6 B s h V for the logits; here each
  * GEMM is priced with cost_gemm at its TP-sharded shape instead (QKV
- * [bs, h(1+2kv/a)/t, h], scores and context batched over b a/t heads,
- * projection [bs, h, h/t], FFN [bs, f/t, h] and [bs, h, f/t]); backward is
- * the dgrad and wgrad GEMMs of each. Recompute: full = one more forward
- * of every layer; selective = the attention core (QK^T, softmax, dropout,
- * attention over V) again (Korthikanti et al. sec. 5).
+ * [bs, h(1+2kv/a)/t, h], projection [bs, h, h/t], FFN [bs, f/t, h] and
+ * [bs, h, f/t]; a gated (SwiGLU) FFN has two [bs, f/t, h] GEMMs, gate and
+ * up: Shazeer, "GLU Variants Improve Transformer", 2020); backward is the
+ * dgrad and wgrad GEMMs of each.
+ * Attention core:
+ *   unfused: scores [s, s] and context [s, hd] per head as batched GEMMs,
+ *     the scale-mask-softmax and dropout streamed over the b a s^2 scores;
+ *   flash (FlashAttention / SDPA: Dao et al., NeurIPS 2022; Dao,
+ *     arXiv:2307.08691): 4 b (a/t) s^2 hd FLOPs forward, half of them for
+ *     a causal mask (tiles above the diagonal are skipped), 2.5x that
+ *     backward (five matmuls against two, the backward recomputing the
+ *     scores: FlashAttention-2 sec. 3.1.2), at the profile's achieved
+ *     fraction of the dense tensor peak (step_flash_eff_fwd/bwd); never
+ *     less than streaming Q, K, V, O (and dO, dQ, dK, dV backward).
+ * Recompute: full = one more forward of every layer; selective = the
+ * attention core again (Korthikanti et al. sec. 5).
  * Communication: per layer 2 all-reduces forward and 2 backward of
  * b s h activations within the TP group (with sequence parallelism the
  * same bytes as all-gather + reduce-scatter, sec. 4.2.2), not overlapped;
@@ -19,10 +30,15 @@
  * Narayanan et al. sec. 2.2); the p2p of b s h / t per micro-batch
  * boundary (scatter-gather); DP gradient all-reduce after the last
  * backward, overlapped with it except the last bucket.
- * Activation memory per layer: Korthikanti et al. Table 2:
+ * Activation memory per layer: the tensors autograd keeps, counted one by
+ * one (act_layer below); for unfused attention with dropout and ffn = 4h
+ * the count is Korthikanti et al.'s Table 2 exactly:
  *   none: sbh(10 + 24/t + 5as/(ht)), with SP: sbh(34/t + 5as/(ht)),
  *   selective: sbh(10 + 24/t) (SP: 34 sbh/t), full: 2 sbh;
- * the first stage holds min(p, m) micro-batches in flight (sec. 4.2.3).
+ * flash attention keeps Q, K, V, its output and the softmax log-sum-exp
+ * (fp32, b a s), never the s x s scores. With full recompute the layer
+ * being recomputed holds its activations once more during its backward.
+ * The first stage holds min(p, m) micro-batches in flight (sec. 4.2.3).
  */
 #include <math.h>
 
@@ -33,49 +49,92 @@ typedef struct {
   int64_t kernels_f, kernels_b;
 } layer_t;
 
+int64_t cost_transformer_ffn(const cost_transformer *m) {
+  if (m->ffn > 0) return m->ffn;
+  if (m->mlp == COST_MLP_SWIGLU) return (8 * m->hidden / 3 + 255) / 256 * 256;
+  return 4 * m->hidden;
+}
+
+/* Flash attention of one layer, forward (bwd = 0) or backward: the FLOPs
+ * at the profile's achieved fraction of the tensor peak, or the streaming
+ * of its operands where that is longer (header). */
+static double flash_time(step_acc *a, const cost_transformer *m, int64_t b, int64_t ht, int dt,
+                         int bwd) {
+  int64_t s = m->seq_len, hd = m->hidden / m->heads;
+  int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads, kvt = kv * ht / m->heads;
+  if (kvt < 1) kvt = 1;
+  int cdt = dt == COST_DT_FP8 ? COST_DT_BF16 : dt;
+  double fl = 4.0 * (double)b * (double)ht * (double)s * (double)s * (double)hd * 0.5;
+  double eff = a->prof[bwd ? COST_SP_FLASH_EFF_B : COST_SP_FLASH_EFF_F];
+  double peak = a->hw->peak_flops[cdt] * cost_clock_ratio(a->hw);
+  double ab = cost_dtype_bytes((cost_dtype)cdt);
+  /* Q, O (and their gradients) per query head; K, V per kv head */
+  double bytes = (double)b * (double)s * (double)hd * ab * (2.0 * (double)ht + 2.0 * (double)kvt);
+  if (bwd) {
+    fl *= 2.5;
+    bytes *= 2.0;
+  }
+  double tc = peak > 0 && eff > 0 ? fl / (peak * eff) : 0;
+  double tm = bytes / a->bw;
+  return a->launch_s + (tc > tm ? tc : tm);
+}
+
 static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe *r, int64_t b,
                        layer_t *L) {
   int dt = r->precision;
   int64_t t = r->tp, s = m->seq_len, h = m->hidden, heads = m->heads;
-  int64_t kv = m->kv_heads > 0 ? m->kv_heads : heads, f = m->ffn > 0 ? m->ffn : 4 * h;
+  int64_t kv = m->kv_heads > 0 ? m->kv_heads : heads, f = cost_transformer_ffn(m);
   int64_t hd = h / heads, bs = b * s, ht = heads / t > 0 ? heads / t : 1;
   double ab = cost_dtype_bytes((cost_dtype)(dt == COST_DT_FP8 ? COST_DT_BF16 : dt));
-  int sp = r->sequence_parallel && t > 1;
+  int sp = r->sequence_parallel && t > 1, glu = m->mlp == COST_MLP_SWIGLU;
   memset(L, 0, sizeof *L);
   int64_t nqkv = (h + 2 * kv * hd) / t;
   L->gemm_f += step_gemm(a, bs, nqkv, h, 1, dt, "nt") + step_gemm(a, bs, h, h / t, 1, dt, "nt");
   L->gemm_b += step_gemm(a, bs, h, nqkv, 1, dt, "nn") + step_gemm(a, nqkv, h, bs, 1, dt, "tn") +
                step_gemm(a, bs, h / t, h, 1, dt, "nn") + step_gemm(a, h, h / t, bs, 1, dt, "tn");
+  /* the FFN's GEMMs over tok tokens, n_ffn times (moe: once per expert) */
+  int64_t tok = bs, n_ffn = 1;
   if (m->moe_experts > 1) {
     /* top_k experts per token, E experts' GEMMs each over its share */
     int64_t E = m->moe_experts, k = m->moe_top_k > 0 ? m->moe_top_k : 1;
-    int64_t tok = (bs * k + E - 1) / E;
-    double f1 = step_gemm(a, tok, f / t, h, 1, dt, "nt"),
-           f2 = step_gemm(a, tok, h, f / t, 1, dt, "nt");
-    L->gemm_f += (double)E * (f1 + f2);
-    L->gemm_b += 2.0 * (double)E * (f1 + f2);
-    L->kernels_f += 2 * E;
-    L->kernels_b += 4 * E;
-  } else {
-    double f1 = step_gemm(a, bs, f / t, h, 1, dt, "nt"),
-           f2 = step_gemm(a, bs, h, f / t, 1, dt, "nt");
-    L->gemm_f += f1 + f2;
-    L->gemm_b += step_gemm(a, bs, h, f / t, 1, dt, "nn") + step_gemm(a, f / t, h, bs, 1, dt, "tn") +
-                 step_gemm(a, bs, f / t, h, 1, dt, "nn") + step_gemm(a, h, f / t, bs, 1, dt, "tn");
+    tok = (bs * k + E - 1) / E;
+    n_ffn = E;
   }
-  /* attention core: scores [s, s] and context [s, hd] per head */
-  L->attn_f = step_gemm(a, s, s, hd, b * ht, dt, "nt") + step_gemm(a, s, hd, s, b * ht, dt, "nn");
-  L->attn_b = 2 * L->attn_f;
+  double up_f = step_gemm(a, tok, f / t, h, 1, dt, "nt"),
+         down_f = step_gemm(a, tok, h, f / t, 1, dt, "nt");
+  double up_b = step_gemm(a, tok, h, f / t, 1, dt, "nn") + step_gemm(a, f / t, h, tok, 1, dt, "tn"),
+         down_b =
+             step_gemm(a, tok, f / t, h, 1, dt, "nn") + step_gemm(a, h, f / t, tok, 1, dt, "tn");
+  double nup = glu ? 2.0 : 1.0;
+  L->gemm_f += (double)n_ffn * (nup * up_f + down_f);
+  L->gemm_b += (double)n_ffn * (nup * up_b + down_b);
+  if (n_ffn > 1) {
+    L->kernels_f += n_ffn * (glu ? 3 : 2);
+    L->kernels_b += n_ffn * (glu ? 6 : 4);
+  }
   double S = (double)b * (double)ht * (double)s * (double)s;
-  /* fused scale-mask-softmax (read, write) + dropout (read, write, 1-byte
-   * mask); backward about twice */
-  double att_bytes = S * (2 * ab + 2 * ab + 1);
-  L->attn_f += step_stream(a, att_bytes);
-  L->attn_b += step_stream(a, 2 * att_bytes);
-  /* layer norms, dropouts, residual adds, bias-gelu: ~16 passes over b s h
-   * (1/t of them with sequence parallelism) and 2 over b s f/t */
+  if (m->attention == COST_ATTN_FLASH) {
+    L->attn_f = flash_time(a, m, b, ht, dt, 0);
+    L->attn_b = flash_time(a, m, b, ht, dt, 1);
+  } else {
+    /* scores [s, s] and context [s, hd] per head as batched GEMMs */
+    L->attn_f = step_gemm(a, s, s, hd, b * ht, dt, "nt") + step_gemm(a, s, hd, s, b * ht, dt, "nn");
+    L->attn_b = 2 * L->attn_f;
+    /* fused scale-mask-softmax (read, write) + dropout (read, write, 1-byte
+     * mask); backward about twice */
+    double att_bytes = S * (2 * ab + (m->dropout > 0 ? 2 * ab + 1 : 0));
+    L->attn_f += step_stream(a, att_bytes);
+    L->attn_b += step_stream(a, 2 * att_bytes);
+  }
+  /* norms (read, write) and residual adds (2 reads, a write): 10 passes
+   * over b s h, with the two dropouts (read, write, 1-byte mask) 16; the
+   * activation 2 passes over b s f/t (gelu) or 5 (silu, then its product
+   * with the up projection); backward about twice. With sequence
+   * parallelism the b s h passes run on 1/t of the tokens. */
   double H = (double)bs * (double)h * ab;
-  double ew = (sp ? 16.0 / (double)t : 16.0) * H + 2.0 * (double)bs * (double)(f / t) * ab;
+  double hpass = m->dropout > 0 ? 16.0 : 10.0;
+  double ew = (sp ? hpass / (double)t : hpass) * H +
+              (glu ? 5.0 : 2.0) * (double)(tok * n_ffn) * (double)(f / t) * ab;
   L->ew_f = step_stream(a, ew);
   L->ew_b = step_stream(a, 2 * ew);
   L->kernels_f += 12;
@@ -85,6 +144,36 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
     L->comm_f = 2 * c;
     L->comm_b = 2 * c;
   }
+}
+
+/* Bytes one layer keeps for its backward, per micro-batch (header):
+ * ckpt is the recipe's checkpointing other than full. */
+static double act_layer(const cost_transformer *m, const cost_recipe *r, int64_t b, double ab,
+                        int ckpt) {
+  double t = r->tp > 0 ? (double)r->tp : 1.0;
+  int sp = r->sequence_parallel && r->tp > 1;
+  double s = (double)m->seq_len, h = (double)m->hidden, a = (double)m->heads;
+  double kv = m->kv_heads > 0 ? (double)m->kv_heads : a, hd = h / a;
+  double f = (double)cost_transformer_ffn(m), sb = s * (double)b, sbh = sb * h;
+  double rep = sp ? 1.0 / t : 1.0; /* tensors replicated over the TP group (1/t with SP) */
+  int drop = m->dropout > 0;
+  double bytes = 0;
+  bytes += 2.0 * sbh * ab * rep;              /* the two norms' inputs */
+  bytes += sbh * ab * rep;                    /* QKV GEMM input (norm output) */
+  bytes += sb * (h + 2.0 * kv * hd) / t * ab; /* Q, K, V */
+  bytes += sbh / t * ab;                      /* context: projection input (flash: O) */
+  if (m->attention == COST_ATTN_FLASH) {
+    bytes += sb * a / t * 4.0; /* log-sum-exp, fp32 */
+  } else if (ckpt != COST_CKPT_SELECTIVE) {
+    double sc = sb * s * a / t;                      /* b (a/t) s^2 scores */
+    bytes += sc * ab + (drop ? sc * (1.0 + ab) : 0); /* softmax out; dropout mask, out */
+  }
+  if (drop) bytes += 2.0 * sbh * rep; /* hidden dropouts' masks */
+  bytes += sbh * ab * rep;            /* FFN input (norm output) */
+  double ntok = m->moe_experts > 1 ? (double)(m->moe_top_k > 0 ? m->moe_top_k : 1) : 1.0;
+  /* gelu: its input and output; swiglu: gate, up, silu(gate), the product */
+  bytes += (m->mlp == COST_MLP_SWIGLU ? 4.0 : 2.0) * ntok * sb * f / t * ab;
+  return bytes;
 }
 
 int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *r) {
@@ -100,7 +189,7 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   if (gb % (b * d)) return COST_ESTEP_SHAPE;
   int64_t mb = gb / (b * d), Lp = (m->layers + p - 1) / p;
   int dt = r->precision;
-  int64_t h = m->hidden, s = m->seq_len, V = m->vocab, f = m->ffn > 0 ? m->ffn : 4 * h;
+  int64_t h = m->hidden, s = m->seq_len, V = m->vocab, f = cost_transformer_ffn(m);
   int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads, hd = h / m->heads;
   double ab = cost_dtype_bytes((cost_dtype)(dt == COST_DT_FP8 ? COST_DT_BF16 : dt));
   layer_t L;
@@ -120,7 +209,11 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double logit_f = step_gemm(a, b * s, V / t, h, 1, dt, "nt");
   double logit_b =
       step_gemm(a, b * s, h, V / t, 1, dt, "nn") + step_gemm(a, V / t, h, b * s, 1, dt, "tn");
-  double ce = step_stream(a, 4.0 * (double)b * s * (double)(V / t) * 4.0);
+  /* cross-entropy over the fp32 logits, each of forward and backward: the
+   * fused loss ~4 fp32 passes; eager (cast, log-softmax, nll and their
+   * backward) 18 bytes per logit forward and 22 backward: 20 on average */
+  double ce =
+      step_stream(a, (m->loss == COST_LOSS_FUSED ? 16.0 : 20.0) * (double)b * s * (double)(V / t));
   double stage_f = (double)Lp * (L.gemm_f + L.attn_f + L.ew_f + L.comm_f) + logit_f + ce;
   double stage_b = (double)Lp * (L.gemm_b + L.attn_b + L.ew_b + L.comm_b + rec) + logit_b + ce;
   double p2p = 0;
@@ -168,7 +261,8 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
 
   /* parameters on this GPU and the optimizer */
   double per_layer = (double)h * (double)(h + 2 * kv * hd) + (double)h * h +
-                     (m->moe_experts > 1 ? (double)m->moe_experts : 1.0) * 2.0 * (double)h * f +
+                     (m->moe_experts > 1 ? (double)m->moe_experts : 1.0) *
+                         (m->mlp == COST_MLP_SWIGLU ? 3.0 : 2.0) * (double)h * f +
                      4.0 * h;
   double params = (double)Lp * per_layer / (double)t + (double)V * h / (double)t;
   /* mixed-precision Adam (Megatron): bf16 weights, fp32 main grads, fp32
@@ -182,27 +276,26 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   }
 
   /* memory (first stage: min(p, m) micro-batches of activations in flight) */
-  double sbh = (double)s * b * h, as_h = 5.0 * (double)m->heads * s / (double)h;
-  double tt = (double)t, per;
+  double per, sbh = (double)s * b * h;
+  double tt = (double)t;
   int sp = r->sequence_parallel && t > 1;
-  switch (r->checkpointing) {
-  case COST_CKPT_FULL:
-    per = 2.0 * sbh / (sp ? tt : 1.0);
-    break;
-  case COST_CKPT_SELECTIVE:
-    per = sp ? 34.0 * sbh / tt : sbh * (10.0 + 24.0 / tt);
-    break;
-  default:
-    per = sp ? sbh * (34.0 / tt + as_h / tt) : sbh * (10.0 + 24.0 / tt + as_h / tt);
-    break;
-  }
-  per *= ab / 2.0; /* the paper's byte counts assume 16-bit activations */
+  if (r->checkpointing == COST_CKPT_FULL)
+    per = 2.0 * sbh * ab / (sp ? tt : 1.0); /* each layer's input */
+  else
+    per = act_layer(m, r, b, ab, r->checkpointing);
   double inflight = (double)(mb < p ? mb : p);
+  /* logits [b s V/t]: eager cross-entropy keeps them, their fp32 copy and
+   * its log-softmax, and the fp32 gradient appears beside them; a fused
+   * loss (Megatron's vocab-parallel cross-entropy) the logits and one
+   * 16-bit-sized buffer (the earlier 4 ab, Korthikanti et al.'s count) */
+  double lg = (double)b * s * (double)(V / t);
+  double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (ab + 12.0);
   res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
   res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
   res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0;
   res->mem_bytes[COST_MEM_ACTIVATIONS] =
-      per * (double)Lp * inflight + (p == 1 ? 4.0 * (double)b * s * (double)(V / t) * ab : 0);
+      per * (double)Lp * inflight + (p == 1 ? logits : 0) +
+      (r->checkpointing == COST_CKPT_FULL ? act_layer(m, r, b, ab, COST_CKPT_NONE) : 0);
   res->mem_bytes[COST_MEM_WORKSPACE] = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
 
   /* model FLOPs per GPU per step (no recompute): Narayanan et al. eq. 3 */

@@ -67,8 +67,15 @@ static void dlrm(cost_workload *w, cost_recipe *r, int64_t batch, int precision)
 static void gpt(cost_workload *w, cost_recipe *r, int precision, int ckpt) {
   memset(w, 0, sizeof *w);
   w->kind = COST_WL_TRANSFORMER;
-  w->tf = (cost_transformer){
-      .layers = 48, .hidden = 6144, .heads = 64, .seq_len = 2048, .vocab = 51200};
+  /* Korthikanti et al.'s GPT: unfused attention with dropout, fused loss */
+  w->tf = (cost_transformer){.layers = 48,
+                             .hidden = 6144,
+                             .heads = 64,
+                             .seq_len = 2048,
+                             .vocab = 51200,
+                             .attention = COST_ATTN_UNFUSED,
+                             .loss = COST_LOSS_FUSED,
+                             .dropout = 0.1};
   cost_recipe_init(r);
   r->gpus = 8;
   r->tp = 8;
@@ -105,7 +112,15 @@ static void test_step__memory_grows_with_batch_shrinks_with_checkpointing(void *
 
   gpt(&w, &r, COST_DT_BF16, COST_CKPT_NONE);
   cost_step_result t0 = step(&w, &r);
+  w.tf.attention = COST_ATTN_FLASH; /* keeps no scores: selective recompute saves ~nothing */
+  cost_step_result tf0 = step(&w, &r);
   r.checkpointing = COST_CKPT_SELECTIVE;
+  assert_true(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] <
+              tf0.mem_bytes[COST_MEM_ACTIVATIONS] * (1 + 1e-12));
+  assert_true(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] >
+              tf0.mem_bytes[COST_MEM_ACTIVATIONS] * 0.99);
+  assert_true(tf0.mem_bytes[COST_MEM_ACTIVATIONS] < t0.mem_bytes[COST_MEM_ACTIVATIONS]);
+  w.tf.attention = COST_ATTN_UNFUSED;
   cost_step_result t1 = step(&w, &r);
   r.checkpointing = COST_CKPT_FULL;
   cost_step_result t2 = step(&w, &r);
@@ -124,7 +139,45 @@ static void test_step__bf16_halves_activation_bytes(void **state) {
   double fp32 = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
   r.precision = COST_DT_BF16;
   double bf16 = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
+  /* the dropout masks are one byte whatever the dtype: without dropout
+   * every kept tensor is 16-bit or fp32 */
+  assert_true(bf16 / fp32 > 0.5 && bf16 / fp32 < 0.6);
+  w.tf.dropout = 0;
+  bf16 = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
+  r.precision = COST_DT_FP32;
+  fp32 = step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS];
   assert_true(fabs(bf16 / fp32 - 0.5) < 1e-9);
+}
+
+/* Korthikanti et al. 2022, Table 2 (unfused attention with dropout,
+ * ffn = 4h): sbh(10 + 24/t + 5as/(ht)) bytes per layer without
+ * recomputation, 34 sbh / t + 5 a s^2 b / t with sequence parallelism,
+ * sbh(10 + 24/t) selective; the fused loss adds 4 b s V/t 16-bit values.
+ * Flash attention drops the scores and adds an fp32 log-sum-exp. */
+static void test_step__activation_bytes_match_korthikanti_and_flash(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  gpt(&w, &r, COST_DT_BF16, COST_CKPT_NONE);
+  double s = 2048, b = 4, h = 6144, a = 64, t = 8, L = 48, V = 51200;
+  double sbh = s * b * h, logits = 4.0 * b * s * (V / t) * 2.0;
+  double none = sbh * (10 + 24 / t + 5 * a * s / (h * t)) * L + logits;
+  assert_true(fabs(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] / none - 1) < 1e-12);
+  r.sequence_parallel = 1;
+  double sp = (sbh * 34 / t + 5 * a * s * s * b / t) * L + logits;
+  assert_true(fabs(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] / sp - 1) < 1e-12);
+  r.sequence_parallel = 0;
+  r.checkpointing = COST_CKPT_SELECTIVE;
+  double sel = sbh * (10 + 24 / t) * L + logits;
+  assert_true(fabs(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] / sel - 1) < 1e-12);
+  r.checkpointing = COST_CKPT_NONE;
+  w.tf.attention = COST_ATTN_FLASH;
+  double flash = sel + b * (a / t) * s * 4.0 * L;
+  cost_step_result fr = step(&w, &r);
+  assert_true(fabs(fr.mem_bytes[COST_MEM_ACTIVATIONS] / flash - 1) < 1e-12);
+  /* and flash attention is faster than materialising the scores here */
+  w.tf.attention = COST_ATTN_UNFUSED;
+  assert_true(fr.step_ms < step(&w, &r).step_ms);
 }
 
 static void test_step__padding_interaction_changes_gemm_shapes(void **state) {
@@ -626,6 +679,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_step__memory_grows_with_batch_shrinks_with_checkpointing),
       cmocka_unit_test(test_step__bf16_halves_activation_bytes),
+      cmocka_unit_test(test_step__activation_bytes_match_korthikanti_and_flash),
       cmocka_unit_test(test_step__padding_interaction_changes_gemm_shapes),
       cmocka_unit_test(test_step__thousand_tables),
       cmocka_unit_test(test_api_step__answers_with_breakdowns),

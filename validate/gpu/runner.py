@@ -293,7 +293,14 @@ SCHEMAS = {
         "seed": (v_int(0, 2 ** 31), 0),
     })),
     "step": _step_params,
+    "transformer_step": lambda v, field: _transformer_step().check_params(v, field),
 }
+
+
+def _transformer_step():
+    import transformer_step  # noqa: PLC0415
+    transformer_step.bind(sys.modules[__name__])
+    return transformer_step
 
 
 def validate_job(job):
@@ -1353,7 +1360,8 @@ def _profile_steps(env, t, step, first, n=3):
 # ----------------------------------------------------------------------------
 
 RUNNERS = {"gemm_sweep": run_gemm_sweep, "kernel_sweep": run_kernel_sweep,
-           "memory_ops": run_memory_ops, "step": run_step}
+           "memory_ops": run_memory_ops, "step": run_step,
+           "transformer_step": lambda job, env: _transformer_step().run(job, env, _STATE)}
 
 USAGE = "usage: runner.py [--check] JOB.json|-  (result JSON on stdout)"
 
