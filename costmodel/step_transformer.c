@@ -284,12 +284,13 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   else
     per = act_layer(m, r, b, ab, r->checkpointing);
   double inflight = (double)(mb < p ? mb : p);
-  /* logits [b s V/t]: eager cross-entropy keeps them, their fp32 copy and
-   * its log-softmax, and the fp32 gradient appears beside them; a fused
-   * loss (Megatron's vocab-parallel cross-entropy) the logits and one
-   * 16-bit-sized buffer (the earlier 4 ab, Korthikanti et al.'s count) */
+  /* logits [b s V/t]: eager cross-entropy (log_softmax of the fp32 copy)
+   * keeps the fp32 log-softmax; at its peak beside it the fp32 copy and the
+   * 16-bit logits (forward) or the fp32 gradient and the 16-bit one
+   * (backward): 8 + ab bytes per logit. A fused loss (Megatron's
+   * vocab-parallel cross-entropy) 4 ab, Korthikanti et al.'s count. */
   double lg = (double)b * s * (double)(V / t);
-  double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (ab + 12.0);
+  double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (8.0 + ab);
   res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
   res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
   res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0;
