@@ -107,6 +107,16 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
     rc = svc_err_set(err, SVC_BAD_ARGS, "files", "calibrate needs at least one measurement file");
     goto cleanup;
   }
+  /* Published rows fit per architecture (api/calibrate_published.c). */
+  if (api_published_is(texts[0], lens[0])) {
+    rc = api_calibrate_published(ctx, hwname, 0, n, texts, lens, labels, out, err);
+    goto cleanup;
+  }
+  if (!hwname) {
+    rc = svc_err_set(err, SVC_BAD_ARGS, "hardware",
+                     "calibrating on measurements of one accelerator needs its name (--hw)");
+    goto cleanup;
+  }
   if ((rc = api_hw_lookup(ctx, hwname, 0, &hw, err))) goto cleanup;
   size_t skipped = 0;
   for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,50 @@ typedef struct api_hw_cache {
 
 const char *api_version(void) { return CDPLAN_VERSION; }
 
+/* The calibrations fitted to the committed measurements
+ * (data/calibration/, written by data/calibration/generate.sh from the
+ * reports of `cdplan calibrate`; tests/calibration_shipped checks that
+ * regenerating them gives the same figures): a report with "hardware"
+ * and "params" is that accelerator's version 1; one with "architectures"
+ * gives each listed arch its version 1. */
+static int seed_one(api_ctx *ctx, const char *arch, const char *hw, const cJSON *params,
+                    const char *report, svc_err *err) {
+  char *text = cJSON_IsObject(params) ? api_print(params) : NULL;
+  int rc;
+  if (!text) return svc_err_set(err, SVC_INTERNAL, "", "shipped calibration without params");
+  rc = arch ? hwdb_arch_calib_add(ctx->db, arch, text, report, NULL, err)
+            : hwdb_calib_add(ctx->db, hw, text, report, NULL, err);
+  free(text);
+  return rc;
+}
+
+static int seed_calibrations(api_ctx *ctx, svc_err *err) {
+  int rc = 0;
+  for (size_t i = 0; !rc && api_calibration_files[i].name; i++) {
+    const embed_file *f = &api_calibration_files[i];
+    cJSON *doc = cJSON_ParseWithLength(f->text, f->len), *a;
+    const char *hw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "hardware"));
+    const cJSON *archs = cJSON_GetObjectItemCaseSensitive(doc, "architectures");
+    if (hw) {
+      rc = seed_one(ctx, NULL, hw, cJSON_GetObjectItemCaseSensitive(doc, "params"), f->text, err);
+    } else if (cJSON_IsArray(archs)) {
+      cJSON_ArrayForEach(a, archs) {
+        const char *arch = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "arch"));
+        char *rep = api_print(a);
+        rc = arch && rep ? seed_one(ctx, arch, NULL, cJSON_GetObjectItemCaseSensitive(a, "params"),
+                                    rep, err)
+                         : svc_err_set(err, SVC_INTERNAL, "", "shipped calibration %s", f->name);
+        free(rep);
+        if (rc) break;
+      }
+    } else {
+      rc = svc_err_set(err, SVC_INTERNAL, "", "shipped calibration %s is unreadable", f->name);
+    }
+    cJSON_Delete(doc);
+  }
+  return rc;
+}
+
 static int seed(api_ctx *ctx, svc_err *err) {
   size_t n = 0;
   while (api_catalog_files[n].name) n++;
@@ -38,6 +82,10 @@ static int seed(api_ctx *ctx, svc_err *err) {
   }
   if ((rc = api_hw_store_many(ctx, n, texts, lens, labels, NULL, err))) {
     /* The compiled-in catalog is ours: a bad file is our bug, not the user's. */
+    err->code = SVC_INTERNAL;
+    goto cleanup;
+  }
+  if ((rc = seed_calibrations(ctx, err))) {
     err->code = SVC_INTERNAL;
     goto cleanup;
   }
@@ -111,10 +159,20 @@ static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc
   rc = api_hw_decode(doc, hw, err);
   cJSON_Delete(doc);
   if (rc) return rc;
-  if (calibrated && hwdb_calib_latest(ctx->db, name, &c, NULL) == 0) {
+  if (!calibrated) return 0;
+  if (hwdb_calib_latest(ctx->db, name, &c, NULL) == 0) {
     if (decode_calib(c.params, c.version, &hw->calib))
       svc_log(SVC_LOG_WARN, "calibration %d of %s is unreadable; using datasheet figures",
               c.version, name);
+    hwdb_calib_dispose(&c);
+  } else if (hw->arch[0] && hwdb_arch_calib_latest(ctx->db, hw->arch, &c, NULL) == 0) {
+    /* No calibration of its own: its architecture's, fitted to published
+     * measurements (api/calibrate_published.c). */
+    if (decode_calib(c.params, c.version, &hw->calib))
+      svc_log(SVC_LOG_WARN, "arch calibration %d of %s is unreadable; using datasheet figures",
+              c.version, hw->arch);
+    else
+      hw->calib.per_arch = 1;
     hwdb_calib_dispose(&c);
   }
   return 0;
@@ -164,6 +222,20 @@ int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const
   cJSON_Delete(params);
   if (!text) return svc_err_set(err, SVC_NOMEM, "", NULL);
   int rc = hwdb_calib_add(ctx->db, hw, text, report_json, version, err);
+  free(text);
+  if (!rc) api_cache_invalidate(ctx);
+  return rc;
+}
+
+int api_arch_calib_store(api_ctx *ctx, const char *arch, const cost_calib *calib,
+                         const char *report_json, int *version, svc_err *err) {
+  cJSON *params = cJSON_CreateObject();
+  for (int i = 0; i < calib->n; i++)
+    cJSON_AddNumberToObject(params, calib->names[i], calib->values[i]);
+  char *text = api_print(params);
+  cJSON_Delete(params);
+  if (!text) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  int rc = hwdb_arch_calib_add(ctx->db, arch, text, report_json, version, err);
   free(text);
   if (!rc) api_cache_invalidate(ctx);
   return rc;

@@ -13,6 +13,10 @@
  *   collectives bench/published_accuracy check rows, by vendor, inside one
  *               scale-up domain and across domains;
  *   step        bench/step_accuracy: DLRM steps on one H200 (calibrated).
+ * An accelerator calibrated per architecture on published measurements
+ * (no calibration of its own: api/calibrate_published.c) takes its GEMM
+ * band from the fit-only calibration scored on the check rows
+ * (bench/published_gemm "fit-only"), never from the shipped all-rows fit.
  * A class no benchmark checks on an accelerator has no band (null): the
  * answer says so rather than borrowing another chip's figure.
  */
@@ -25,10 +29,23 @@ typedef struct {
   double gemm; /* 0 = not checked */
 } gemm_band;
 
+/* Datasheet figures, rows priced at the clock their source states. */
 static const gemm_band gemm_bands[] = {
     {"h100-sxm", 0.102}, {"h200", 0.033},   {"b200", 0.116},   {"gb200", 0.155},
-    {"mi300x", 0.166},   {"mi325x", 0.094}, {"mi355x", 0.220},
+    {"mi300x", 0.155},   {"mi325x", 0.094}, {"mi355x", 0.220},
 };
+
+/* The per-architecture fit on fit rows only, scored on check rows
+ * (bench/published_gemm, 2026-12-03). */
+static const gemm_band arch_bands[] = {
+    {"h100-sxm", 0.038}, {"b200", 0.255}, {"gb200", 0.273}, {"mi300x", 0.203}, {"mi325x", 0.051},
+};
+
+static double lookup(const gemm_band *t, size_t n, const char *hw) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(t[i].hw, hw)) return t[i].gemm;
+  return 0;
+}
 
 /* bench/costmodel_accuracy held-out GEMM median (H200, calibrated) and
  * the DLRM step's (README: 5.6 % and 6 %). */
@@ -44,10 +61,10 @@ static void band(cJSON *o, const char *k, double v) {
 
 cJSON *api_provenance_json(const cost_hw *hw) {
   cJSON *o = cJSON_CreateObject(), *b;
-  double g = 0;
-  for (size_t i = 0; i < sizeof gemm_bands / sizeof gemm_bands[0]; i++)
-    if (!strcmp(gemm_bands[i].hw, hw->name)) g = gemm_bands[i].gemm;
-  int calibrated = hw->calib.version > 0;
+  int calibrated = hw->calib.version > 0 && !hw->calib.per_arch;
+  int per_arch = hw->calib.version > 0 && hw->calib.per_arch;
+  double g = per_arch ? lookup(arch_bands, sizeof arch_bands / sizeof arch_bands[0], hw->name)
+                      : lookup(gemm_bands, sizeof gemm_bands / sizeof gemm_bands[0], hw->name);
   /* The accelerators the published collective rows cover. */
   static const char *const coll_hw[] = {"h100-sxm", "h200",   "b200",   "gb200",
                                         "mi300x",   "mi325x", "mi350x", "mi355x"};
@@ -58,12 +75,16 @@ cJSON *api_provenance_json(const cost_hw *hw) {
   const char *basis;
   if (calibrated)
     basis = "calibrated: parameters fitted to measurements of this accelerator";
+  else if (per_arch)
+    basis = "calibrated per architecture: achievable fractions fitted to published measurements "
+            "of accelerators of this architecture";
   else if (g > 0 || coll)
     basis = "datasheet figures, checked against published measurements of this accelerator";
   else
     basis = "datasheet figures only: no measurement of this accelerator checks them";
   cJSON_AddStringToObject(o, "hardware", hw->name);
   cJSON_AddNumberToObject(o, "calibration", hw->calib.version);
+  if (per_arch) cJSON_AddStringToObject(o, "calibration_arch", hw->arch);
   cJSON_AddStringToObject(o, "basis", basis);
   b = cJSON_AddObjectToObject(o, "error_band");
   band(b, "gemm", calibrated && !strcmp(hw->name, "h200") ? H200_GEMM_HELDOUT : g);

@@ -1,9 +1,18 @@
 /* bench/published_gemm: the GEMM model against published dense GEMM
  * throughputs (data/measurements/published/gemm.json; GEMM.md there names
  * the sources) and the cross-vendor ratios fixed before any fit
- * (gemm_ratios.json). Rows carry a role assigned per source. Printed per
- * accelerator and role: median |pred/meas - 1| of the shipped model
- * (datasheet defaults, no calibration), and the ratios' errors.
+ * (gemm_ratios.json). Rows carry a role assigned per source. Two models:
+ *   datasheet  the descriptors' figures, no calibration;
+ *   fit-only   each architecture's calibration fitted on the "fit" rows
+ *              only (api/calibrate_published.c: achievable fraction of the
+ *              clock-scaled peak per dtype); an accelerator with a
+ *              calibration of its own (the H200: the shipped fit to
+ *              data/measurements/h200/) keeps that one.
+ * Rows are priced at the clock their source states, where it states one.
+ * Scored: check rows whose source no fit rests on; a row of a fitted
+ * source is refused (counted, never scored). Printed per accelerator: the
+ * median |pred/meas - 1|, and the ratios' errors under both models.
+ * PG_ROWS=1 in the environment prints every row.
  * usage: published_gemm [gemm.json [gemm_ratios.json]]
  */
 #include <cjson/cJSON.h>
@@ -15,85 +24,24 @@
 #include "api/api_int.h"
 #include "costmodel/costmodel_int.h"
 
-#define MAX_ROWS 256
-
-typedef struct {
-  char id[64], hw[32], role[8];
-  cost_hw h;
-  cost_gemm_op op;
-  double meas; /* TFLOP/s */
-} row;
+enum { M_SHEET, M_FIT, M__N };
+static const char *const mname[M__N] = {"datasheet", "fit-only"};
 
 static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0', *len = (size_t)n;
-  return b;
+  char *t = NULL;
+  svc_err err;
+  if (svc_read_file(path, 64u << 20, &t, len, &err)) return NULL;
+  return t;
 }
 
-static cJSON *load_json(const char *path) {
-  size_t len = 0;
-  char *t = slurp(path, &len);
-  cJSON *d = t ? cJSON_ParseWithLength(t, len) : NULL;
-  free(t);
-  if (!d) fprintf(stderr, "published_gemm: cannot read %s\n", path);
-  return d;
-}
-
-static double num(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static int load(api_ctx *ctx, const cJSON *doc, row *rows, int *n) {
-  const cJSON *it;
-  *n = 0;
-  cJSON_ArrayForEach(it, doc) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "setup");
-    const cJSON *hwn = cJSON_GetObjectItemCaseSensitive(s, "hardware");
-    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(s, "dtype");
-    const cJSON *lay = cJSON_GetObjectItemCaseSensitive(s, "layout");
-    const cJSON *role = cJSON_GetObjectItemCaseSensitive(it, "role");
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
-    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(it, "metric");
-    if (*n >= MAX_ROWS || !cJSON_IsString(hwn) || !cJSON_IsString(dt) || !cJSON_IsString(role) ||
-        !cJSON_IsString(metric) || strcmp(metric->valuestring, "tflops"))
-      continue;
-    row *r = &rows[*n];
-    memset(r, 0, sizeof *r);
-    snprintf(r->id, sizeof r->id, "%s", cJSON_IsString(id) ? id->valuestring : "?");
-    snprintf(r->hw, sizeof r->hw, "%s", hwn->valuestring);
-    snprintf(r->role, sizeof r->role, "%s", role->valuestring);
-    svc_err err;
-    if (api_hw_lookup(ctx, r->hw, 0, &r->h, &err)) continue;
-    r->op.m = (int64_t)num(s, "m"), r->op.n = (int64_t)num(s, "n"), r->op.k = (int64_t)num(s, "k");
-    r->op.batch = 1;
-    r->op.dtype = cost_dtype_parse(dt->valuestring);
-    snprintf(r->op.layout, sizeof r->op.layout, "%s",
-             cJSON_IsString(lay) && strlen(lay->valuestring) == 2 ? lay->valuestring : "nn");
-    r->meas = num(it, "value");
-    if (r->op.dtype >= 0 && r->meas > 0 && r->op.m > 0 && r->op.n > 0 && r->op.k > 0) (*n)++;
-  }
-  return 0;
-}
-
-static double predict(const row *r) {
+static double predict(const cost_hw *hw, const api_pub_row *r) {
   cost_result res;
-  if (cost_gemm(&r->h, &r->op, &res) || !(res.ms > 0)) return NAN;
-  return 2.0 * r->op.m * r->op.n * r->op.k / (res.ms * 1e-3) / 1e12;
+  if (cost_gemm(hw, &r->s.u.gemm, &res) || !(res.ms > 0)) return NAN;
+  return r->tflops * r->s.ms / res.ms;
 }
 
-static const row *find(const row *rows, int n, const char *id) {
-  for (int i = 0; i < n; i++)
+static const api_pub_row *find(const api_pub_row *rows, size_t n, const char *id) {
+  for (size_t i = 0; i < n; i++)
     if (!strcmp(rows[i].id, id)) return &rows[i];
   return NULL;
 }
@@ -109,81 +57,159 @@ static double median(double *e, int m) {
   return m % 2 ? e[m / 2] : 0.5 * (e[m / 2 - 1] + e[m / 2]);
 }
 
+typedef struct {
+  api_ctx *ctx;
+  const api_arch_fit *fits;
+  int nfits;
+} models;
+
+/* Row r's descriptor under model m. */
+static void model_hw(const models *M, int m, const api_pub_row *r, cost_hw *hw) {
+  *hw = r->hw;
+  if (m == M_SHEET) return;
+  cost_hw own;
+  svc_err err;
+  if (api_hw_lookup(M->ctx, r->hw.name, 1, &own, &err) == 0 && own.calib.version > 0 &&
+      !own.calib.per_arch) {
+    hw->calib = own.calib; /* measured on this accelerator: its own */
+    return;
+  }
+  api_published_apply(r, M->fits, M->nfits, hw);
+}
+
+static double pred_m(const models *M, int m, const api_pub_row *r) {
+  cost_hw hw;
+  model_hw(M, m, r, &hw);
+  return predict(&hw, r);
+}
+
 int main(int argc, char **argv) {
   const char *gp = argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm.json";
   const char *rp =
       argc > 2 ? argv[2] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm_ratios.json";
-  static row rows[MAX_ROWS];
   api_ctx *ctx = NULL;
   svc_err err;
-  int n = 0;
+  api_pub_row *rows = NULL;
+  size_t n = 0, glen = 0, rlen = 0;
+  static api_arch_fit fits[API_FIT_MAX_ARCH];
+  int nfits = 0;
   svc_log_threshold = SVC_LOG_WARN;
-  if (api_ctx_new(&ctx, ":memory:", &err)) return 1;
-  cJSON *g = load_json(gp), *rat = load_json(rp);
-  if (!g || !rat) return 1;
-  load(ctx, g, rows, &n);
-  printf("GEMMs vs published throughput (%d rows; median |pred/meas - 1|, signed mean)\n", n);
+  char *gt = slurp(gp, &glen), *rt = slurp(rp, &rlen);
+  cJSON *rat = rt ? cJSON_ParseWithLength(rt, rlen) : NULL;
+  if (!gt || !rat || api_ctx_new(&ctx, ":memory:", &err) ||
+      api_published_rows(ctx, gt, glen, gp, &rows, &n, &err)) {
+    fprintf(stderr, "published_gemm: cannot read %s / %s\n", gp, rp);
+    return 1;
+  }
+  api_published_fit(rows, n, 0, NULL, fits, API_FIT_MAX_ARCH, &nfits);
+  models M = {ctx, fits, nfits};
+  int refused = 0;
+  for (size_t i = 0; i < n; i++)
+    refused += !rows[i].fit && api_published_fitted_source(fits, nfits, rows[i].url);
+  printf("GEMMs vs published throughput (%zu rows; median |pred/meas - 1|, signed mean)\n", n);
+  printf("fit-only calibration per architecture (fit rows only):\n");
+  for (int f = 0; f < nfits; f++) {
+    printf("  %-10s rows %2d, median error %5.1f%% -> %5.1f%%:", fits[f].arch, fits[f].rep.n_rows,
+           fits[f].rep.median_before * 100, fits[f].rep.median_after * 100);
+    for (int k = 0; k < fits[f].calib.n; k++)
+      printf(" %s=%.3f", fits[f].calib.names[k], fits[f].calib.values[k]);
+    printf("\n");
+  }
+  printf("check rows of a fitted source, refused (not scored): %d\n", refused);
   static const char *const hws[] = {"h100-sxm", "h200",   "b200",   "gb200",
                                     "mi300x",   "mi325x", "mi350x", "mi355x"};
-  double all_check[MAX_ROWS];
-  int nc = 0;
+  double *all[M__N], *e[M__N], sgn[M__N];
+  int nc[M__N] = {0};
+  for (int m = 0; m < M__N; m++) {
+    all[m] = calloc(n + 1, sizeof(double));
+    e[m] = calloc(n + 1, sizeof(double));
+  }
+  char json[4096];
+  size_t jl = (size_t)snprintf(json, sizeof json, "{\"bench\":\"published_gemm\",\"rows\":%zu", n);
+  printf("  %-10s %-6s %3s  %-28s %-28s\n", "", "role", "n", mname[0], mname[1]);
   for (size_t h = 0; h < sizeof hws / sizeof hws[0]; h++)
     for (int k = 0; k < 2; k++) {
-      const char *role = k ? "check" : "fit";
-      double e[MAX_ROWS], sgn = 0;
-      int m = 0;
-      for (int i = 0; i < n; i++) {
-        if (strcmp(rows[i].hw, hws[h]) || strcmp(rows[i].role, role)) continue;
-        double rel = predict(&rows[i]) / rows[i].meas - 1;
-        e[m++] = fabs(rel);
-        sgn += rel;
-        if (k) all_check[nc++] = fabs(rel);
+      int cnt = 0;
+      for (int m = 0; m < M__N; m++) {
+        sgn[m] = 0;
+        cnt = 0;
+        for (size_t i = 0; i < n; i++) {
+          const api_pub_row *r = &rows[i];
+          if (strcmp(r->hw.name, hws[h]) || r->fit != !k) continue;
+          if (k && api_published_fitted_source(fits, nfits, r->url)) continue;
+          double rel = pred_m(&M, m, r) / r->tflops - 1;
+          e[m][cnt++] = fabs(rel);
+          sgn[m] += rel;
+          if (k) all[m][nc[m]++] = fabs(rel);
+        }
       }
-      if (m)
-        printf("  %-10s %-6s %3d  median %6.1f%%  mean signed %+6.1f%%\n", hws[h], role, m,
-               median(e, m) * 100, sgn / m * 100);
+      if (!cnt) continue;
+      printf("  %-10s %-6s %3d ", hws[h], k ? "check" : "fit", cnt);
+      for (int m = 0; m < M__N; m++) {
+        double med = median(e[m], cnt);
+        printf("  median %5.1f%% signed %+6.1f%%", med * 100, sgn[m] / cnt * 100);
+        if (k)
+          jl += (size_t)snprintf(json + jl, sizeof json - jl, ",\"%s_%s\":%.4f", hws[h],
+                                 m ? "fit_only" : "datasheet", med);
+      }
+      printf("\n");
     }
-  printf("  all check rows (n=%d): median %.1f%%\n", nc, median(all_check, nc) * 100);
-  /* What the fit rows say of each architecture's achieved fraction: the
-   * median measured/predicted (1 = the shipped efficiencies hold). */
-  static const char *const archs[] = {"hopper", "blackwell", "cdna3", "cdna4"};
-  for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-    double q[MAX_ROWS];
-    int m = 0;
-    for (int i = 0; i < n; i++)
-      if (!strcmp(rows[i].h.arch, archs[a]) && !strcmp(rows[i].role, "fit"))
-        q[m++] = rows[i].meas / predict(&rows[i]);
-    if (m)
-      printf("  fit rows, %-9s (n=%2d): median measured/predicted %.3f\n", archs[a], m,
-             median(q, m));
+  double chk[M__N];
+  for (int m = 0; m < M__N; m++) {
+    chk[m] = median(all[m], nc[m]);
+    printf("  all scored check rows (n=%d), %-9s: median %.1f%%\n", nc[m], mname[m], chk[m] * 100);
   }
+  if (getenv("PG_ROWS"))
+    for (size_t i = 0; i < n; i++)
+      printf("    %-36s %-9s %-5s %-5s %6lldx%6lldx%6lld meas %7.1f datasheet %7.1f fit-only "
+             "%7.1f\n",
+             rows[i].id, rows[i].hw.name, rows[i].fit ? "fit" : "check",
+             cost_dtype_name((cost_dtype)rows[i].s.u.gemm.dtype), (long long)rows[i].s.u.gemm.m,
+             (long long)rows[i].s.u.gemm.n, (long long)rows[i].s.u.gemm.k, rows[i].tflops,
+             pred_m(&M, M_SHEET, &rows[i]), pred_m(&M, M_FIT, &rows[i]));
   /* Ratios: numerator/denominator rows measured with the same harness. */
   printf("  cross-accelerator ratios (gemm_ratios.json, fixed before fitting):\n");
-  const cJSON *it;
-  double re[MAX_ROWS], worst = 0;
+  double re[M__N][64], worst[M__N] = {0};
   int nr = 0;
+  const cJSON *it;
   cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rat, "ratios")) {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "numerator");
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "denominator");
-    const row *ra = cJSON_IsString(a) ? find(rows, n, a->valuestring) : NULL;
-    const row *rb = cJSON_IsString(b) ? find(rows, n, b->valuestring) : NULL;
-    if (!ra || !rb) continue;
-    double meas = ra->meas / rb->meas, pred = predict(ra) / predict(rb);
-    /* A ratio of rows whose source informed the model is shown, not scored. */
-    int scored = !strcmp(ra->role, "check") && !strcmp(rb->role, "check");
+    const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "numerator"));
+    const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "denominator"));
+    const api_pub_row *ra = a ? find(rows, n, a) : NULL, *rb = b ? find(rows, n, b) : NULL;
+    if (!ra || !rb || nr >= 64) continue;
+    double meas = ra->tflops / rb->tflops, pr[M__N];
+    for (int m = 0; m < M__N; m++) pr[m] = pred_m(&M, m, ra) / pred_m(&M, m, rb);
+    /* A ratio of rows whose source informed a fit is shown, not scored. */
+    int scored = !ra->fit && !rb->fit && !api_published_fitted_source(fits, nfits, ra->url) &&
+                 !api_published_fitted_source(fits, nfits, rb->url);
     if (scored) {
-      re[nr++] = fabs(pred / meas - 1);
-      if (fabs(pred / meas - 1) > worst) worst = fabs(pred / meas - 1);
+      for (int m = 0; m < M__N; m++) {
+        re[m][nr] = fabs(pr[m] / meas - 1);
+        worst[m] = fmax(worst[m], re[m][nr]);
+      }
+      nr++;
     }
-    printf("    %-22s / %-22s measured %5.2f predicted %5.2f (%+5.1f%%)%s\n", ra->id, rb->id, meas,
-           pred, (pred / meas - 1) * 100, scored ? "" : "  [fit rows: not scored]");
+    printf("    %-34s / %-34s measured %5.2f datasheet %5.2f (%+5.1f%%) fit-only %5.2f "
+           "(%+5.1f%%)%s\n",
+           ra->id, rb->id, meas, pr[0], (pr[0] / meas - 1) * 100, pr[1], (pr[1] / meas - 1) * 100,
+           scored ? "" : "  [fit rows: not scored]");
   }
-  printf("  scored ratios (check rows, n=%d): median %.1f%%, worst %.1f%% (targets 10%% / 20%%)\n",
-         nr, median(re, nr) * 100, worst * 100);
-  printf("{\"bench\":\"published_gemm\",\"rows\":%d,\"check_median\":%.4f,\"ratio_median\":%.4f,"
-         "\"ratio_worst\":%.4f}\n",
-         n, median(all_check, nc), median(re, nr), worst);
-  cJSON_Delete(g);
+  double rmed[M__N];
+  for (int m = 0; m < M__N; m++) {
+    rmed[m] = median(re[m], nr);
+    printf("  scored ratios (n=%d), %-9s: median %.1f%%, worst %.1f%% (targets 10%% / 20%%)\n", nr,
+           mname[m], rmed[m] * 100, worst[m] * 100);
+  }
+  snprintf(json + jl, sizeof json - jl,
+           ",\"refused\":%d,\"check_median\":%.4f,\"check_median_fit_only\":%.4f,"
+           "\"ratio_median\":%.4f,\"ratio_worst\":%.4f,\"ratio_median_fit_only\":%.4f,"
+           "\"ratio_worst_fit_only\":%.4f}",
+           refused, chk[0], chk[1], rmed[0], worst[0], rmed[1], worst[1]);
+  printf("%s\n", json);
+  for (int m = 0; m < M__N; m++) free(all[m]), free(e[m]);
+  free(rows);
+  free(gt);
+  free(rt);
   cJSON_Delete(rat);
   api_ctx_free(ctx);
   return 0;

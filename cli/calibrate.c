@@ -1,39 +1,81 @@
-/* cdplan calibrate --hw NAME FILE...: read measurement files, hand them to
- * api_calibrate, print its report. */
+/* cdplan calibrate [--hw NAME] [--rows fit|all] FILE...: read measurement
+ * files, hand them to api_calibrate (or, with --rows, to the published
+ * per-architecture fit), print its report. Parses its own options. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "api/api_int.h"
 #include "cli/cli.h"
 
 int cli_calibrate(cli_opts *o) {
   api_ctx *ctx = NULL;
   char **texts = NULL, *out = NULL;
+  const char **files = NULL;
   size_t *lens = NULL;
   svc_err err;
-  int rc = 0, nread = 0;
+  int rc = 0, nread = 0, nfiles = 0, all_rows = -1;
   svc_err_clear(&err);
-  if (!o->hw || o->argc < 1) {
-    svc_err_set(&err, SVC_BAD_ARGS, "", "usage: cdplan calibrate --hw NAME FILE...");
+  if (!(files = calloc((size_t)o->argc + 1, sizeof *files))) {
+    svc_err_set(&err, SVC_NOMEM, "", NULL);
     return cli_fail(&err);
   }
-  texts = calloc((size_t)o->argc, sizeof *texts);
-  lens = calloc((size_t)o->argc, sizeof *lens);
+  for (int i = 0; i < o->argc; i++) {
+    const char *a = o->argv[i];
+    if (!strcmp(a, "--db") || !strcmp(a, "--hw") || !strcmp(a, "--rows")) {
+      if (i + 1 >= o->argc) {
+        rc = svc_err_set(&err, SVC_BAD_ARGS, "", "a value is needed after %s", a);
+        goto cleanup;
+      }
+      const char *v = o->argv[++i];
+      if (!strcmp(a, "--db")) o->db = v;
+      if (!strcmp(a, "--hw")) o->hw = v;
+      if (!strcmp(a, "--rows")) {
+        if (strcmp(v, "fit") && strcmp(v, "all")) {
+          rc = svc_err_set(&err, SVC_BAD_ARGS, "rows", "--rows takes fit or all, not %s", v);
+          goto cleanup;
+        }
+        all_rows = !strcmp(v, "all");
+      }
+    } else if (a[0] == '-' && a[1] != '\0') {
+      rc = svc_err_set(&err, SVC_BAD_ARGS, "", "unknown option %s", a);
+      goto cleanup;
+    } else {
+      files[nfiles++] = a;
+    }
+  }
+  if (nfiles < 1) {
+    rc = svc_err_set(&err, SVC_BAD_ARGS, "",
+                     "usage: cdplan calibrate [--hw NAME] [--rows fit|all] FILE...");
+    goto cleanup;
+  }
+  texts = calloc((size_t)nfiles, sizeof *texts);
+  lens = calloc((size_t)nfiles, sizeof *lens);
   if (!texts || !lens) {
     rc = svc_err_set(&err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  for (; nread < o->argc; nread++) {
-    if ((rc = svc_read_file(o->argv[nread], 64 << 20, &texts[nread], &lens[nread], &err)))
+  for (; nread < nfiles; nread++) {
+    if ((rc = svc_read_file(files[nread], 64 << 20, &texts[nread], &lens[nread], &err)))
       goto cleanup;
   }
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
-  fprintf(stderr, "calibrating %s on %d file(s)...\n", o->hw, o->argc);
-  rc = api_calibrate(ctx, o->hw, (size_t)o->argc, (const char *const *)texts, lens,
-                     (const char *const *)o->argv, &out, &err);
+  fprintf(stderr, "calibrating %s on %d file(s)...\n", o->hw ? o->hw : "per architecture", nfiles);
+  if (all_rows >= 0 && !api_published_is(texts[0], lens[0])) {
+    rc = svc_err_set(&err, SVC_BAD_ARGS, "rows",
+                     "--rows applies to published-measurement files only");
+  } else if (all_rows >= 0) {
+    rc = api_calibrate_published(ctx, o->hw, all_rows, (size_t)nfiles, (const char *const *)texts,
+                                 lens, files, &out, &err);
+  } else {
+    rc = api_calibrate(ctx, o->hw, (size_t)nfiles, (const char *const *)texts, lens, files, &out,
+                       &err);
+  }
 cleanup:
   for (int i = 0; texts && i < nread; i++) free(texts[i]);
   free(texts);
   free(lens);
+  free(files);
   api_ctx_free(ctx);
   return rc ? cli_fail(&err) : cli_emit(out);
 }

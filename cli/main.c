@@ -172,10 +172,15 @@ static const cli_cmd commands[] = {
      "Rank Triton GEMM tile configs per problem without autotuning:\n"
      "{\"hardware\":NAME,\"problems\":[{\"m\",\"n\",\"k\",\"dtype\"}],\"candidates\"?:[...]}.\n"
      "--format triton prints each problem's paste-ready triton.Config list (docs/kernels.md)."},
-    {"calibrate", cli_calibrate, "cdplan calibrate --hw NAME FILE... [--db PATH]",
+    {"calibrate", cli_calibrate,
+     "cdplan calibrate [--hw NAME] [--rows fit|all] FILE... [--db PATH]",
      "Fit the cost model's efficiency parameters for NAME to measurement files\n"
      "(formats of data/measurements/h200), store them as a new calibration version,\n"
-     "and print the fit's error."},
+     "and print the fit's error. Published-measurement files (the row format of\n"
+     "data/measurements/published/gemm.json) fit each architecture's achievable\n"
+     "fraction of the peak per dtype instead, on the \"fit\" rows (--rows all: every\n"
+     "row), stored per arch for every accelerator without a calibration of its own;\n"
+     "--hw then restricts the fit to that accelerator's arch."},
     {"validate submit", cli_validate_submit,
      "cdplan validate submit FILE|- [--backend local|slurm|bundle] [--out DIR] [--hw NAME] "
      "[--db PATH]",
@@ -287,9 +292,10 @@ int main(int argc, char **argv) {
     if (group) return ghelp ? 0 : 2;
     return usage_error("unknown command ", argv[1]);
   }
-  /* serve, validate and token create parse their own options */
+  /* serve, validate, token create, kernels select and calibrate parse their own options */
   if (!strcmp(cmd->name, "serve") || !strncmp(cmd->name, "validate ", 9) ||
-      !strcmp(cmd->name, "token create") || !strcmp(cmd->name, "kernels select")) {
+      !strcmp(cmd->name, "token create") || !strcmp(cmd->name, "kernels select") ||
+      !strcmp(cmd->name, "calibrate")) {
     o.argc = argc - skip;
     o.argv = argv + skip;
     for (int i = 0; i < o.argc; i++)

@@ -327,3 +327,120 @@ cleanup:
   free(scratch);
   return rc;
 }
+
+/* ---- Per-architecture fit on published GEMM throughputs ----------------- */
+
+/* The efficiency parameter a GEMM dtype's time rests on (gemm.c's
+ * mapping: fp8 and narrower share the low-precision MMA path). */
+static int arch_eff_param(int dt) {
+  switch (dt) {
+  case COST_DT_FP64:
+    return P_EFF_FP64;
+  case COST_DT_FP32:
+    return P_EFF_FP32;
+  case COST_DT_TF32:
+    return P_EFF_TF32;
+  case COST_DT_BF16:
+    return P_EFF_BF16;
+  case COST_DT_FP16:
+    return P_EFF_FP16;
+  case COST_DT_INT8:
+    return P_EFF_INT8;
+  default:
+    return P_EFF_FP8;
+  }
+}
+
+/* log(pred/meas) of row r with parameter id set to v (others as resolved
+ * for the row's own descriptor); 0 and *ok = 0 when the model refuses. */
+static double arch_log_err(const cost_arch_row *r, int id, double v, int *ok) {
+  double p[P__COUNT];
+  cost_result res;
+  cost_params_resolve(&r->hw, p);
+  if (id >= 0) p[id] = v;
+  *ok = cost_gemm_p(&r->hw, p, &r->s.u.gemm, &res) == 0 && res.ms > 0;
+  return *ok ? log(res.ms / r->s.ms) : 0;
+}
+
+/* Cauchy loss of the rows of parameter id at value v. */
+static double arch_loss(const cost_arch_row *rows, size_t n, int id, double v) {
+  double L = 0;
+  for (size_t i = 0; i < n; i++) {
+    int ok;
+    if (rows[i].s.kind != COST_OP_GEMM || arch_eff_param(rows[i].s.u.gemm.dtype) != id) continue;
+    double e = arch_log_err(&rows[i], id, v, &ok) / ROBUST_C;
+    if (ok) L += log1p(e * e);
+  }
+  return L;
+}
+
+static double arch_median_err(const cost_arch_row *rows, size_t n, const cost_calib *c,
+                              double *scratch) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (rows[i].s.kind != COST_OP_GEMM || !(rows[i].s.ms > 0)) continue;
+    int id = arch_eff_param(rows[i].s.u.gemm.dtype), ok;
+    double v = NAN;
+    for (int k = 0; c && k < c->n; k++)
+      if (!strcmp(c->names[k], cost_param_table[id].name)) v = c->values[k];
+    double e = arch_log_err(&rows[i], isnan(v) ? -1 : id, v, &ok);
+    if (ok) scratch[m++] = fabs(exp(e) - 1.0);
+  }
+  double med, p90;
+  med_p90(scratch, m, &med, &p90);
+  return med;
+}
+
+int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
+                        cost_arch_fit_report *rep) {
+  int used[P__COUNT] = {0}, nrows = 0;
+  if (rep) memset(rep, 0, sizeof *rep);
+  if (!out || (!rows && n > 0)) return COST_EINVAL;
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < n; i++) {
+    int ok;
+    if (rows[i].s.kind != COST_OP_GEMM || !(rows[i].s.ms > 0) || !isfinite(rows[i].s.ms)) continue;
+    arch_log_err(&rows[i], -1, 0, &ok);
+    if (!ok) continue;
+    used[arch_eff_param(rows[i].s.u.gemm.dtype)] = 1;
+    nrows++;
+  }
+  if (nrows == 0) return COST_EINVAL;
+  double *scratch = malloc(n * sizeof *scratch);
+  if (!scratch) return COST_EINVAL;
+  out->per_arch = 1;
+  for (int id = 0; id < P__COUNT; id++) {
+    if (!used[id]) continue;
+    /* Golden-section search on log(eff) over the parameter's bounds: the
+     * loss of one scale on log time is unimodal in practice (each row's
+     * time falls monotonically with the efficiency). */
+    double a = log(lo_of(id)), b = log(cost_param_table[id].hi);
+    const double g = 0.5 * (sqrt(5.0) - 1.0);
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = arch_loss(rows, n, id, exp(x1)), f2 = arch_loss(rows, n, id, exp(x2));
+    for (int it = 0; it < 80 && b - a > 1e-7; it++) {
+      if (f1 <= f2) {
+        b = x2, x2 = x1, f2 = f1;
+        x1 = b - g * (b - a);
+        f1 = arch_loss(rows, n, id, exp(x1));
+      } else {
+        a = x1, x1 = x2, f1 = f2;
+        x2 = a + g * (b - a);
+        f2 = arch_loss(rows, n, id, exp(x2));
+      }
+    }
+    size_t k = 0;
+    for (; cost_param_table[id].name[k] && k + 1 < sizeof out->names[0]; k++)
+      out->names[out->n][k] = cost_param_table[id].name[k];
+    out->names[out->n][k] = '\0';
+    out->values[out->n++] = exp(0.5 * (a + b));
+  }
+  if (rep) {
+    rep->n_rows = nrows;
+    rep->n_params = out->n;
+    rep->median_before = arch_median_err(rows, n, NULL, scratch);
+    rep->median_after = arch_median_err(rows, n, out, scratch);
+  }
+  free(scratch);
+  return 0;
+}

@@ -43,8 +43,10 @@ typedef struct {
  * struct (version 0) means "datasheet only": the model uses its defaults. */
 #define COST_MAX_CALIB 48
 typedef struct {
-  int version; /* 0 = none */
-  int n;       /* parameters in use */
+  int version;  /* 0 = none */
+  int per_arch; /* 1: fitted per architecture on published measurements (cost_calibrate_arch),
+                   not on this accelerator */
+  int n;        /* parameters in use */
   char names[COST_MAX_CALIB][32];
   double values[COST_MAX_CALIB];
 } cost_calib;
@@ -272,6 +274,28 @@ typedef struct {
  * 0, or COST_EINVAL when no sample is usable. Allocates O(n) scratch. */
 int cost_calibrate(const cost_hw *hw, const cost_sample *samples, size_t n, cost_calib *out,
                    cost_fit_report *rep);
+
+/* Per-architecture calibration from published GEMM throughputs. Each row
+ * carries its own descriptor: the accelerator's, with sustained_clock_hz
+ * set to the clock the source says the GEMM ran at when it says so. The
+ * fitted quantity is physical: the achievable fraction of the
+ * clock-scaled dense peak per dtype (gemm_eff_<dtype>), one per dtype the
+ * rows hold, each by a robust (Cauchy, c = 0.10 in log time) 1-D fit over
+ * that dtype's rows. out gets only the fitted parameters, per_arch = 1,
+ * version 0. Returns 0, or COST_EINVAL when no row is a usable GEMM. */
+typedef struct {
+  cost_hw hw;
+  cost_sample s;
+} cost_arch_row;
+
+typedef struct {
+  int n_rows;                         /* GEMM rows used */
+  int n_params;                       /* parameters fitted */
+  double median_before, median_after; /* |pred/meas - 1| over the rows */
+} cost_arch_fit_report;
+
+int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
+                        cost_arch_fit_report *rep);
 
 /* Model time of one sample under hw (dispatch over the op kinds). */
 int cost_sample_predict(const cost_hw *hw, const cost_sample *s, cost_result *out);

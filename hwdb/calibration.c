@@ -95,3 +95,68 @@ void hwdb_calib_dispose(hwdb_calib *c) {
   free(c->report);
   c->params = c->report = NULL;
 }
+
+int hwdb_arch_calib_add(hwdb *db, const char *arch, const char *params, const char *report,
+                        int *version, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0;
+  pthread_mutex_lock(&db->lock);
+  if (sqlite3_prepare_v2(db->conn,
+                         "INSERT INTO arch_calibration(arch, version, params, report) VALUES (?1, "
+                         "(SELECT coalesce(max(version), 0) + 1 FROM arch_calibration WHERE arch = "
+                         "?1), ?2, ?3) RETURNING version",
+                         -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail(db, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, params, -1, SQLITE_STATIC);
+  if (report)
+    sqlite3_bind_text(st, 3, report, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null(st, 3);
+  /* One statement: its own implicit transaction. */
+  if (sqlite3_step(st) != SQLITE_ROW) {
+    rc = hwdb_fail(db, err, "store arch calibration");
+    goto cleanup;
+  }
+  if (version) *version = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  st = NULL;
+  atomic_fetch_add(&db->generation, 1);
+cleanup:
+  sqlite3_finalize(st);
+  pthread_mutex_unlock(&db->lock);
+  return rc;
+}
+
+int hwdb_arch_calib_latest(hwdb *db, const char *arch, hwdb_calib *out, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0, step;
+  memset(out, 0, sizeof *out);
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c,
+                         "SELECT version, params, report, created_at FROM arch_calibration "
+                         "WHERE arch = ?1 ORDER BY version DESC LIMIT 1",
+                         -1, &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
+  step = sqlite3_step(st);
+  if (step == SQLITE_ROW) {
+    svc_strlcpy(out->hw, arch, sizeof out->hw);
+    out->version = sqlite3_column_int(st, 0);
+    out->params = hwdb_strdup_col(st, 1);
+    out->report = hwdb_strdup_col(st, 2);
+    out->created_at = sqlite3_column_int64(st, 3);
+  } else if (step == SQLITE_DONE) {
+    rc = svc_err_set(err, SVC_NOT_FOUND, "arch", "no calibration for architecture '%s'", arch);
+  } else {
+    rc = hwdb_fail_conn(c, err, "read arch calibration");
+  }
+cleanup:
+  sqlite3_finalize(st);
+  hwdb_reader_done(db);
+  return rc;
+}

@@ -92,6 +92,16 @@ static const char *const migrations[] = {
     "CREATE INDEX val_job_deadline ON val_job((CASE backend WHEN 'local' THEN started_at"
     "  WHEN 'bundle' THEN created_at END + timeout_s))"
     "  WHERE state IN ('queued', 'running');",
+    /* 6: per-architecture calibration versions (hwdb/calibration.c), fitted
+     * to published measurements and keyed by the descriptors' "arch"; an
+     * accelerator without a calibration of its own uses its arch's latest. */
+    "CREATE TABLE arch_calibration ("
+    "  arch TEXT NOT NULL,"
+    "  version INTEGER NOT NULL,"
+    "  params TEXT NOT NULL,"
+    "  report TEXT,"
+    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
+    "  PRIMARY KEY (arch, version));",
 };
 
 static int is_busy(sqlite3 *c) {

@@ -65,6 +65,12 @@ int hwdb_calib_add(hwdb *db, const char *hw, const char *params, const char *rep
 /* The latest version; returns SVC_NOT_FOUND (negated) when none. */
 int hwdb_calib_latest(hwdb *db, const char *hw, hwdb_calib *out, svc_err *err);
 void hwdb_calib_dispose(hwdb_calib *c);
+/* The same per architecture ("cdna3"): versions 1, 2, ... per arch, out->hw
+ * holds the arch. No catalog row is needed: an arch calibration may
+ * precede the accelerators that use it. */
+int hwdb_arch_calib_add(hwdb *db, const char *arch, const char *params, const char *report,
+                        int *version, svc_err *err);
+int hwdb_arch_calib_latest(hwdb *db, const char *arch, hwdb_calib *out, svc_err *err);
 
 /* A counter bumped by every write; readers compare it to know whether their
  * cached decodings are stale. */

@@ -1,6 +1,7 @@
 /* The hardware descriptor codec and catalog operations through api/, on a
  * real SQLite file: the seeded catalog, every validation rule naming its
  * field, and writes that fail leaving the stored descriptor as it was. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,26 +279,133 @@ static void test_api_hw__calibration_shows_and_feeds_lookup(void **state) {
   c.n = 1;
   strcpy(c.names[0], "mem_eff");
   c.values[0] = 0.77;
-  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
-  assert_int_equal(api_calib_store(ctx, "h200", &c, NULL, &v, &err), 0);
+  assert_int_equal(api_calib_store(ctx, "mi300x", &c, NULL, &v, &err), 0);
   assert_int_equal(v, 1);
-  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 1);
   assert_string_equal(hw.calib.names[0], "mem_eff");
-  assert_int_equal(api_hw_lookup(ctx, "h200", 0, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 0, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
-  assert_int_equal(api_hw_get(ctx, "h200", &out, &err), 0);
+  assert_int_equal(api_hw_get(ctx, "mi300x", &out, &err), 0);
   assert_non_null(strstr(out, "\"calibration\":{\"version\":1"));
   free(out);
   assert_int_equal(api_hw_lookup(ctx, "nope", 1, &hw, &err), -SVC_NOT_FOUND);
   assert_string_equal(err.field, "hardware");
 }
 
+/* A new database ships the H200's fit to data/measurements/h200/ and the
+ * Hopper arch fit to published rows (data/calibration/): the H200 uses
+ * its own, the H100 (no calibration of its own) the arch's, an AMD part
+ * neither. */
+static void test_api_hw__shipped_calibrations_seeded(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  cost_hw hw;
+  assert_int_equal(api_hw_lookup(ctx, "h200", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.version, 1);
+  assert_int_equal(hw.calib.per_arch, 0);
+  double eff = cost_param_value(&hw, "gemm_eff_bf16");
+  assert_true(eff > 0.5 && eff < 1.0 && fabs(eff - 0.8) > 1e-3); /* fitted, not the default */
+  assert_true(cost_param_value(&hw, "sparse_bwd_host_us") != 100.0);
+  assert_int_equal(api_hw_lookup(ctx, "h100-sxm", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.version, 1);
+  assert_int_equal(hw.calib.per_arch, 1);
+  assert_true(fabs(cost_param_value(&hw, "gemm_eff_fp8") - 0.8) > 1e-3);
+  assert_true(cost_param_value(&hw, "launch_us") == 4.0); /* not fitted per arch: default */
+  cJSON *p = api_provenance_json(&hw);
+  assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(p, "basis")), "architecture"));
+  cJSON_Delete(p);
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.version, 0);
+}
+
+static const char pub_rows[] =
+    "[{\"id\":\"a\",\"source\":{\"title\":\"t\",\"url\":\"u1\",\"date\":\"2025\"},"
+    "\"setup\":{\"hardware\":\"mi300x\",\"op\":\"gemm\",\"m\":8192,\"n\":8192,\"k\":8192,"
+    "\"dtype\":\"bf16\",\"clock_mhz\":1200},\"metric\":\"tflops\",\"value\":650,\"role\":\"fit\"},"
+    "{\"id\":\"b\",\"source\":{\"title\":\"t\",\"url\":\"u2\",\"date\":\"2025\"},"
+    "\"setup\":{\"hardware\":\"mi325x\",\"op\":\"gemm\",\"m\":8192,\"n\":8192,\"k\":8192,"
+    "\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":100,\"role\":\"check\"}]";
+
+/* cdplan calibrate on published rows: one fit per arch on fit rows only,
+ * applied to every accelerator of the arch without its own calibration;
+ * an accelerator's own calibration wins. */
+static void test_api_hw__published_calibration_per_arch(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  cost_hw hw, sheet;
+  char *out = NULL;
+  const char *texts[1] = {pub_rows}, *labels[1] = {"pub.json"};
+  size_t lens[1] = {sizeof pub_rows - 1};
+  assert_int_equal(api_calibrate(ctx, NULL, 1, texts, lens, labels, &out, &err), 0);
+  cJSON *doc = cJSON_Parse(out);
+  cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "architectures"), 0);
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(a, "arch")), "cdna3");
+  assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "rows")), 1); /* fit only */
+  cJSON_Delete(doc);
+  free(out);
+  /* The fit reproduces the fit row at its stated clock ... */
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 1);
+  hw.sustained_clock_hz = 1200e6;
+  cost_gemm_op g = {8192, 8192, 8192, 1, COST_DT_BF16, "nn"};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &g, &r), 0);
+  assert_true(fabs(2.0 * 8192 * 8192 * 8192 / (r.ms * 1e-3) / 1e12 / 650 - 1) < 0.01);
+  /* ... and, unlike the check row's 100 TF/s, moves the MI325X the same way. */
+  assert_int_equal(api_hw_lookup(ctx, "mi325x", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "mi325x", 0, &sheet, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 1);
+  assert_true(cost_param_value(&hw, "gemm_eff_bf16") != cost_param_value(&sheet, "gemm_eff_bf16"));
+  cost_calib own = {0};
+  own.n = 1;
+  strcpy(own.names[0], "gemm_eff_bf16");
+  own.values[0] = 0.5;
+  int v = 0;
+  assert_int_equal(api_calib_store(ctx, "mi325x", &own, NULL, &v, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "mi325x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 0);
+  assert_true(cost_param_value(&hw, "gemm_eff_bf16") == 0.5);
+}
+
+static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  char *out = NULL;
+  static const char *const bad[] = {
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":-4,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1,\"role\":\"fit\"}]",
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"nope\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1,\"role\":\"fit\"}]",
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1e309,\"role\":\"fit\"}"
+      "]",
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1,\"role\":\"maybe\"}]",
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1,\"role\":\"check\"}]",
+  };
+  static const char *const field[] = {"[0].setup.m/n/k", "[0].setup.hardware", "[0].value",
+                                      "[0].role", "files"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *texts[1] = {bad[i]}, *labels[1] = {"pub.json"};
+    size_t lens[1] = {strlen(bad[i])};
+    int rc = api_calibrate(ctx, NULL, 1, texts, lens, labels, &out, &err);
+    assert_true(rc == -SVC_BAD_FIELD || rc == -SVC_BAD_JSON);
+    assert_string_equal(err.field, field[i]);
+    assert_null(out);
+  }
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
       T(test_api_hw__seeded_catalog_decodes_every_file),
+      T(test_api_hw__shipped_calibrations_seeded),
+      T(test_api_hw__published_calibration_per_arch),
+      T(test_api_hw__published_calibration_rejects_bad_rows),
       T(test_api_hw__decode_converts_units),
       T(test_api_hw__rules_name_the_field),
       T(test_api_hw__bad_bodies),

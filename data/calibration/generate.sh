@@ -1,0 +1,20 @@
+#!/bin/sh
+# Regenerates the calibrations a new database is seeded with (api/context.c
+# embeds every *.json of this folder). Run from the repository root:
+#   data/calibration/generate.sh build/cli/cdplan data/calibration
+# Each file is the report of one `cdplan calibrate` run on the committed
+# measurements, fitted from the datasheet defaults in a throw-away database:
+#   h200.json         the H200's own fit: data/measurements/h200/ only (the
+#                     fitting half; h200-extra/ and the other held-out sets
+#                     are never fitted -- bench/costmodel_accuracy scores them)
+#   arch-hopper.json  the Hopper architecture's achievable fractions per dtype,
+#                     fitted on every published row of a Hopper accelerator
+#                     (data/measurements/published/gemm.json); used by Hopper
+#                     accelerators without a calibration of their own (H100).
+# tests/calibration_shipped runs this into a temporary folder and compares.
+set -eu
+cdplan=$1
+out=$2
+"$cdplan" calibrate --db :memory: --hw h200 data/measurements/h200/*.json >"$out/h200.json"
+"$cdplan" calibrate --db :memory: --hw h100-sxm --rows all \
+  data/measurements/published/gemm.json >"$out/arch-hopper.json"
