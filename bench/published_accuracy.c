@@ -11,7 +11,9 @@
  * compiled into cdplan; gpus_per_node is the ranks of one scale-up domain
  * (a GB200 NVL72 rack is one domain of 72 though its hosts hold 4); a row
  * that says NVLS was off is priced without in-switch reduction.
- * usage: published_accuracy [collectives.json]
+ * A second part (published_mlperf.c) prices the published MLPerf Training
+ * DLRM-DCNv2 throughputs with the step model.
+ * usage: published_accuracy [collectives.json [mlperf_dlrm.json]]
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "bench/published_mlperf.h"
 #include "costmodel/costmodel_int.h"
 
 #define MAX_ROWS 512
@@ -282,6 +285,9 @@ int main(int argc, char **argv) {
          "\"check_cluster_median\":%.4f,\"check_node_median_defaults\":%.4f,"
          "\"check_cluster_median_defaults\":%.4f,\"check_all_median_defaults\":%.4f}\n",
          n, in_f, mn_f, in_d, mn_d, all_d);
+  const char *mlperf =
+      argc > 2 ? argv[2] : CDPLAN_SOURCE_DIR "/data/measurements/published/mlperf_dlrm.json";
+  int rc = mlperf_score(ctx, mlperf, CDPLAN_SOURCE_DIR "/data/workloads/mlperf_dcnv2.json");
   api_ctx_free(ctx);
-  return 0;
+  return rc ? 1 : 0;
 }

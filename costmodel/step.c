@@ -25,7 +25,8 @@ static int parse_in(const char *const *names, int n, const char *s) {
   const char *cost_##fn##_name(int v) { return v >= 0 && v < count ? arr[v] : "unknown"; }
 
 static const char *const opt_names[] = {"sgd", "adam", "adagrad", "rowwise_adagrad"};
-static const char *const shard_names[] = {"data_parallel", "table_wise", "row_wise", "column_wise"};
+static const char *const shard_names[] = {"data_parallel", "table_wise", "row_wise", "column_wise",
+                                          "table_row_wise"};
 static const char *const place_names[] = {"hbm", "host", "uvm"};
 static const char *const ckpt_names[] = {"none", "selective", "full"};
 static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm"};

@@ -39,6 +39,7 @@ typedef enum {
   COST_SHARD_TABLE_WISE,
   COST_SHARD_ROW_WISE,
   COST_SHARD_COLUMN_WISE,
+  COST_SHARD_TABLE_ROW_WISE, /* one node's GPUs split the rows (TorchRec TWRW, HugeCTR hier) */
   COST_SHARD__COUNT
 } cost_sharding;
 

@@ -254,6 +254,7 @@ typedef struct {
   emb_load even, busiest;
   double a2a_bytes;     /* per rank, forward (backward the same) */
   double rs_bytes;      /* row-wise: reduce-scatter forward / allgather backward */
+  double rs_node_bytes; /* table-row-wise: the same inside one node (per node, mean) */
   double dp_grad_bytes; /* data-parallel tables: allreduced gradients */
   int64_t n_tables;     /* total (counts expanded) */
   int64_t interaction_dim;
@@ -281,21 +282,52 @@ static int heap_pop_push(double *h, int64_t *idx, int64_t n, double add) {
   return (int)root;
 }
 
+/* LPT: biggest first onto the least loaded of nb bins (Graham 1969:
+ * within 4/3 of the optimum makespan); the busiest bin's load. */
+static int lpt(tw_item *items, size_t k, int64_t nb, emb_load *busiest) {
+  double *h = calloc((size_t)nb, sizeof *h);
+  int64_t *idx = calloc((size_t)nb, sizeof *idx);
+  emb_load *bins = calloc((size_t)nb, sizeof *bins);
+  if (!h || !idx || !bins) {
+    free(h), free(idx), free(bins);
+    return -1;
+  }
+  for (int64_t b = 0; b < nb; b++) idx[b] = b;
+  qsort(items, k, sizeof *items, cmp_item);
+  for (size_t i = 0; i < k; i++) {
+    int64_t bin = heap_pop_push(h, idx, nb, items[i].cost);
+    load_add(&bins[bin], &items[i].l, 1.0);
+  }
+  int64_t worst = 0;
+  for (int64_t b = 1; b < nb; b++)
+    if (bins[b].t_f + bins[b].t_b + bins[b].t_opt + bins[b].host_s >
+        bins[worst].t_f + bins[worst].t_b + bins[worst].t_opt + bins[worst].host_s)
+      worst = b;
+  *busiest = bins[worst];
+  free(h), free(idx), free(bins);
+  return 0;
+}
+
 static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, emb_plan *pl) {
   int64_t G = r->gpus, B = r->batch_per_gpu;
-  size_t n_tw = 0;
-  tw_item *items = NULL;
+  int64_t g = r->gpus_per_node > 0 && r->gpus_per_node < G ? r->gpus_per_node : G;
+  int64_t N = (G + g - 1) / g;
+  size_t n_tw = 0, n_twrw = 0, k2 = 0;
+  tw_item *items = NULL, *items2 = NULL;
+  int rc = 0;
   memset(pl, 0, sizeof *pl);
   pl->dim0 = -2;
   for (size_t i = 0; i < d->n_tables; i++) {
     const cost_table *t = &d->tables[i];
     int sh = t->sharding >= 0 ? t->sharding : r->sharding;
     if (G > 1 && sh == COST_SHARD_TABLE_WISE && t->count % G) n_tw++;
+    if (G > 1 && sh == COST_SHARD_TABLE_ROW_WISE) n_twrw++;
   }
-  if (n_tw) {
-    /* the remainders of count mod G go through LPT, one item per table */
-    items = calloc(n_tw, sizeof *items);
-    if (!items) return COST_EINVAL;
+  /* the remainders of count mod G go through LPT, one item per table */
+  if (n_tw && !(items = calloc(n_tw, sizeof *items))) return COST_EINVAL;
+  if (n_twrw && !(items2 = calloc(n_twrw, sizeof *items2))) {
+    free(items);
+    return COST_EINVAL;
   }
   size_t k = 0;
   for (size_t i = 0; i < d->n_tables; i++) {
@@ -310,6 +342,7 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
     pl->dim0 = pl->dim0 == -2 ? dim : (pl->dim0 == dim ? dim : -1);
     if ((double)t->rows * (double)dim * eb > BYTE_LIMIT) {
       free(items);
+      free(items2);
       return COST_ESTEP_OVERFLOW;
     }
     switch (sh) {
@@ -342,6 +375,20 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
       load_add(&pl->even, &l, (double)cnt);
       pl->rs_bytes += (double)G * (double)B * (double)dim * ob * (double)cnt;
       break;
+    case COST_SHARD_TABLE_ROW_WISE:
+      /* the node's GPUs serve the global batch for the table (each about
+       * 1/g of its lookups, LPT below), reduce-scatter the partial sums
+       * inside the node, and the pooled rows leave by all-to-all as for
+       * table-wise (TorchRec's TWRW; HugeCTR's hierarchical embedding,
+       * the MLPerf DLRM-DCNv2 submissions' hier_auto plan) */
+      table_load(a, d, r, t->rows, dim, G * B, t->pooling, pc, &l); /* 1/g of it below */
+      items2[k2].l = l;
+      items2[k2].cost = (l.t_f + l.t_b + l.t_opt + l.host_s) * (double)cnt;
+      load_add(&items2[k2].l, &l, (double)cnt - 1.0);
+      k2++;
+      pl->rs_node_bytes += (double)G * (double)B * (double)dim * ob * (double)cnt / (double)N;
+      pl->a2a_bytes += (double)B * (double)dim * ob * (double)cnt;
+      break;
     default: /* data parallel (and every table on one GPU) */
       table_load(a, d, r, t->rows, dim, B, t->pooling, pc, &l);
       load_add(&pl->even, &l, (double)cnt);
@@ -349,33 +396,19 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
       break;
     }
   }
-  if (k) {
-    /* LPT: biggest first onto the least loaded GPU (Graham 1969: within
-     * 4/3 of the optimum makespan). */
-    int64_t nb = G;
-    double *h = calloc((size_t)nb, sizeof *h);
-    int64_t *idx = calloc((size_t)nb, sizeof *idx);
-    emb_load *bins = calloc((size_t)nb, sizeof *bins);
-    if (!h || !idx || !bins) {
-      free(h), free(idx), free(bins), free(items);
-      return COST_EINVAL;
-    }
-    for (int64_t b = 0; b < nb; b++) idx[b] = b;
-    qsort(items, k, sizeof *items, cmp_item);
-    for (size_t i = 0; i < k; i++) {
-      int64_t bin = heap_pop_push(h, idx, nb, items[i].cost);
-      load_add(&bins[bin], &items[i].l, 1.0);
-    }
-    int64_t worst = 0;
-    for (int64_t b = 1; b < nb; b++)
-      if (bins[b].t_f + bins[b].t_b + bins[b].t_opt + bins[b].host_s >
-          bins[worst].t_f + bins[worst].t_b + bins[worst].t_opt + bins[worst].host_s)
-        worst = b;
-    pl->busiest = bins[worst];
-    free(h), free(idx), free(bins);
+  if (k && lpt(items, k, G, &pl->busiest)) rc = COST_EINVAL;
+  if (k2 && !rc) {
+    /* table-row-wise: tables go whole to nodes (LPT over the N nodes), each
+     * node's g GPUs split its tables' rows and so its work; the busiest
+     * node's share per GPU adds to the busiest GPU (an upper bound when
+     * table-wise tables are mixed in). */
+    emb_load node;
+    if (lpt(items2, k2, N, &node)) rc = COST_EINVAL;
+    load_add(&pl->busiest, &node, 1.0 / (double)g);
   }
   free(items);
-  return 0;
+  free(items2);
+  return rc;
 }
 
 /* The interaction's batched GEMM. For F < 64 each product is smaller
@@ -549,6 +582,9 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     step_comm(a, COST_KC_ALLTOALL, 2 * t, 2 * t, t > 0 ? 2 : 0);
     t = step_coll(a, COST_COLL_REDUCESCATTER, pl.rs_bytes, G, r->gpus_per_node);
     double t2 = step_coll(a, COST_COLL_ALLGATHER, pl.rs_bytes, G, r->gpus_per_node);
+    int64_t gn = r->gpus_per_node > 0 && r->gpus_per_node < G ? r->gpus_per_node : G;
+    t += step_coll(a, COST_COLL_REDUCESCATTER, pl.rs_node_bytes, gn, gn);
+    t2 += step_coll(a, COST_COLL_ALLGATHER, pl.rs_node_bytes, gn, gn);
     step_comm(a, COST_KC_ALLGATHER_RS, t + t2, t + t2, t > 0 ? 2 : 0);
     t = step_coll(a, COST_COLL_ALLREDUCE, pl.dp_grad_bytes, G, r->gpus_per_node);
     step_comm(a, COST_KC_ALLREDUCE, t, t, t > 0 ? 1 : 0);

@@ -373,6 +373,29 @@ static void test_api_step__low_rank_cross_layers(void **state) {
   assert_true(weights[1] < weights[0]);
 }
 
+/* Table-row-wise (rows over one node's GPUs, tables placed on nodes):
+ * the partial sums are reduced inside the node, so it moves less over the
+ * NICs than row-wise over all 64 GPUs. */
+static void test_step__table_row_wise_reduces_inside_the_node(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  double comm[2], emb[2];
+  for (int k = 0; k < 2; k++) {
+    dlrm(&w, &r, 2048, COST_DT_BF16);
+    r.gpus = 64;
+    r.gpus_per_node = 8;
+    r.framework = COST_FW_TORCHREC_FBGEMM;
+    r.sharding = k ? COST_SHARD_TABLE_ROW_WISE : COST_SHARD_ROW_WISE;
+    cost_step_result res = step(&w, &r);
+    comm[k] = res.comp_ms[COST_COMP_COMMUNICATION];
+    emb[k] = res.mem_bytes[COST_MEM_EMBEDDINGS];
+  }
+  assert_true(comm[1] < 0.5 * comm[0]);
+  assert_true(emb[1] > 0 && emb[0] > 0);
+  assert_int_equal(cost_sharding_parse("table_row_wise"), COST_SHARD_TABLE_ROW_WISE);
+}
+
 /* ---- regression against the H200 measurements -------------------------- */
 
 static void test_step__h200_dlrm_regression(void **state) {
@@ -693,6 +716,7 @@ int main(void) {
       cmocka_unit_test(test_api_plan__host_tables),
       cmocka_unit_test(test_api_step__low_rank_cross_layers),
       cmocka_unit_test(test_api_step__cluster_fabric_overrides),
+      cmocka_unit_test(test_step__table_row_wise_reduces_inside_the_node),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
