@@ -88,6 +88,33 @@ static int uvm_calibrate(const cost_hw *hw, const cost_uvm_sample *u, size_t n, 
   return 0;
 }
 
+/* The flash-attention kernel's terms from timings of it alone. */
+static int flash_calibrate(const cost_hw *hw, const cost_flash_sample *f, size_t n,
+                           cost_calib *calib, cJSON **report, svc_err *err) {
+  cost_flash_fit_report rep;
+  cost_hw h = *hw;
+  h.calib = *calib;
+  int rc = cost_flash_fit(&h, f, n, calib, &rep);
+  if (rc == COST_ENOHW)
+    return svc_err_set(err, SVC_INTERNAL, "", "calibration has no room for the attention terms");
+  if (rc)
+    return svc_err_set(err, SVC_BAD_FIELD, "files",
+                       "an attention sweep needs at least 4 rows with forward and backward times");
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "samples", rep.n);
+  cJSON_AddNumberToObject(o, "median_error_before", rep.median_err_before);
+  cJSON_AddNumberToObject(o, "median_error", rep.median_err);
+  cJSON_AddNumberToObject(o, "max_error", rep.max_err);
+  cJSON *p = cJSON_AddObjectToObject(o, "params");
+  cJSON_AddNumberToObject(p, "step_flash_eff_fwd", rep.eff_f);
+  cJSON_AddNumberToObject(p, "step_flash_eff_bwd", rep.eff_b);
+  cJSON_AddNumberToObject(p, "step_flash_block_fwd", rep.block_f);
+  cJSON_AddNumberToObject(p, "step_flash_block_bwd", rep.block_b);
+  cJSON_AddNumberToObject(p, "step_flash_hd0", rep.hd0);
+  *report = o;
+  return 0;
+}
+
 int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const *texts,
                   const size_t *lens, const char *const *labels, char **out, svc_err *err) {
   cost_sample *all = NULL;
@@ -99,8 +126,9 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   char *params_report = NULL;
   api_step_meas steps = {0};   /* whole-step files: the framework profile's fit */
   cost_uvm_sample *uvm = NULL; /* host-mapped table microbenchmarks: the uvm fit */
-  size_t n_uvm = 0;
-  cJSON *step_rep = NULL, *uvm_rep = NULL;
+  size_t n_uvm = 0, n_flash = 0;
+  cost_flash_sample *flash = NULL; /* flash-attention sweeps: the attention kernel's fit */
+  cJSON *step_rep = NULL, *uvm_rep = NULL, *flash_rep = NULL;
   int rc, version = 0, is_step = 0;
   *out = NULL;
   if (n == 0) {
@@ -125,6 +153,27 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
     size_t before = steps.n;
     /* A file of another kind (ceilings, tile-config sweeps) is skipped
      * with a note, so that calibrating on every file of a folder does the obvious thing. */
+    cost_flash_sample *fs = NULL;
+    size_t kf = 0;
+    int frc = api_flash_load(texts[i], lens[i], &fs, &kf, err);
+    if (frc < 0) {
+      svc_err_prefix(err, labels[i]);
+      rc = frc;
+      goto cleanup;
+    }
+    if (frc == 0) {
+      int grew = append((void **)&flash, &n_flash, fs, kf, sizeof *fs);
+      free(fs);
+      if (!grew) {
+        rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+        goto cleanup;
+      }
+      cJSON *f = cJSON_CreateObject();
+      cJSON_AddStringToObject(f, "file", labels[i]);
+      cJSON_AddNumberToObject(f, "attention_samples", (double)kf);
+      cJSON_AddItemToArray(files, f);
+      continue;
+    }
     const char *why = api_measure_not_samples(texts[i], lens[i]);
     if (why) {
       cJSON *f = cJSON_CreateObject();
@@ -170,7 +219,7 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
                      api_measure_not_samples(texts[0], lens[0]));
     goto cleanup;
   }
-  if (total == 0 && (steps.n || n_uvm)) { /* op parameters stay datasheet */
+  if (total == 0 && (steps.n || n_uvm || n_flash)) { /* op parameters stay datasheet */
     memset(&calib, 0, sizeof calib);
     memset(&rep, 0, sizeof rep);
   } else if (cost_calibrate(&hw, all, total, &calib, &rep) != 0) {
@@ -180,6 +229,7 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   }
   if (n_uvm && (rc = uvm_calibrate(&hw, uvm, n_uvm, &calib, &uvm_rep, err))) goto cleanup;
   if (steps.n && (rc = api_step_calibrate(&hw, &steps, &calib, &step_rep, err))) goto cleanup;
+  if (n_flash && (rc = flash_calibrate(&hw, flash, n_flash, &calib, &flash_rep, err))) goto cleanup;
   /* Store first so the report carries the version it describes. */
   doc = report_json(&hw, 0, &calib, &rep, files);
   files = NULL;
@@ -187,6 +237,8 @@ int api_calibrate(api_ctx *ctx, const char *hwname, size_t n, const char *const 
   step_rep = NULL;
   if (uvm_rep) cJSON_AddItemToObject(doc, "uvm", uvm_rep);
   uvm_rep = NULL;
+  if (flash_rep) cJSON_AddItemToObject(doc, "flash_attention", flash_rep);
+  flash_rep = NULL;
   if (!(params_report = api_print(doc))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
@@ -198,7 +250,9 @@ cleanup:
   api_step_meas_dispose(&steps);
   cJSON_Delete(step_rep);
   cJSON_Delete(uvm_rep);
+  cJSON_Delete(flash_rep);
   free(uvm);
+  free(flash);
   free(all);
   free(params_report);
   cJSON_Delete(files);

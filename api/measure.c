@@ -307,3 +307,57 @@ cleanup:
   cJSON_Delete(doc);
   return rc;
 }
+
+int api_flash_load(const char *json_text, size_t len, cost_flash_sample **out, size_t *n,
+                   svc_err *err) {
+  *out = NULL;
+  *n = 0;
+  cJSON *doc = json_text ? cJSON_ParseWithLength(json_text, len) : NULL;
+  const cJSON *kind = doc ? cJSON_GetObjectItemCaseSensitive(doc, "kind") : NULL;
+  if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "attention_sweep")) {
+    cJSON_Delete(doc);
+    return 1;
+  }
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+  int m = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0, rc = 0;
+  if (m < 1 || m > API_MEASURE_MAX_ROWS) {
+    cJSON_Delete(doc);
+    return svc_err_set(err, SVC_BAD_FIELD, "rows", "an attention sweep needs 1 to %d rows",
+                       API_MEASURE_MAX_ROWS);
+  }
+  cost_flash_sample *s = calloc((size_t)m, sizeof *s);
+  if (!s) {
+    cJSON_Delete(doc);
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
+  int k = 0, i = 0;
+  for (const cJSON *r = rows->child; r && !rc; r = r->next, i++) {
+    char p[32];
+    double fb = 0;
+    snprintf(p, sizeof p, "rows[%d]", i);
+    if (cJSON_GetObjectItemCaseSensitive(r, "error")) continue; /* a shape that did not run */
+    cost_flash_sample *o = &s[k];
+    if ((rc = integer(r, "b", p, 1, 1 << 20, &o->b, err)) ||
+        (rc = integer(r, "heads", p, 1, 4096, &o->heads, err)) ||
+        (rc = integer(r, "kv_heads", p, 1, 4096, &o->kv_heads, err)) ||
+        (rc = integer(r, "s", p, 1, 1 << 22, &o->s, err)) ||
+        (rc = integer(r, "hd", p, 1, 1024, &o->hd, err)) ||
+        (rc = num(r, "fwd_ms", p, 1e-6, 1e7, &o->fwd_ms, err)) ||
+        (rc = num(r, "fwd_bwd_ms", p, 1e-6, 1e7, &fb, err)))
+      break;
+    if (fb <= o->fwd_ms) {
+      rc = svc_err_set(err, SVC_OUT_OF_RANGE, "rows", "%s: fwd_bwd_ms must exceed fwd_ms", p);
+      break;
+    }
+    o->bwd_ms = fb - o->fwd_ms;
+    k++;
+  }
+  cJSON_Delete(doc);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  *out = s;
+  *n = (size_t)k;
+  return 0;
+}

@@ -37,4 +37,12 @@ int api_measure_load_all(const char *json_text, size_t len, cost_sample **out, s
  * note instead of failing on them. */
 const char *api_measure_not_samples(const char *json_text, size_t len);
 
+/* A flash-attention sweep (data/measurements/h200-transformer/
+ * attention_*.json: {"kind": "attention_sweep", "rows": [{b, heads,
+ * kv_heads, s, hd, fwd_ms, fwd_bwd_ms}]}) -> *out malloc'd, *n rows;
+ * returns 1 with *out NULL when the text is not such a sweep, 0 on
+ * success, a negative svc_code naming the field on a bad row. */
+int api_flash_load(const char *json_text, size_t len, cost_flash_sample **out, size_t *n,
+                   svc_err *err);
+
 #endif

@@ -51,6 +51,12 @@ static double lookup(const gemm_band *t, size_t n, const char *hw) {
  * the DLRM step's (README: 5.6 % and 6 %). */
 #define H200_GEMM_HELDOUT 0.056
 #define H200_STEP_HELDOUT 0.06
+/* bench/step_accuracy section (f), check halves of data/measurements/
+ * h200-transformer: transformer step time and peak memory, FlashAttention
+ * kernel time (flash terms fitted on the fitting half only). */
+#define H200_TF_STEP_HELDOUT 0.235
+#define H200_TF_MEM_HELDOUT 0.012
+#define H200_FLASH_HELDOUT 0.036
 
 static void band(cJSON *o, const char *k, double v) {
   if (v > 0)
@@ -90,7 +96,11 @@ cJSON *api_provenance_json(const cost_hw *hw) {
   band(b, "gemm", calibrated && !strcmp(hw->name, "h200") ? H200_GEMM_HELDOUT : g);
   band(b, "collective_node", nvidia ? 0.074 : amd ? 0.007 : 0);
   band(b, "collective_cluster", nvidia ? 0.086 : amd ? 0.117 : 0);
-  band(b, "step", calibrated && !strcmp(hw->name, "h200") ? H200_STEP_HELDOUT : 0);
+  int h200 = calibrated && !strcmp(hw->name, "h200");
+  band(b, "step", h200 ? H200_STEP_HELDOUT : 0);
+  band(b, "transformer_step", h200 ? H200_TF_STEP_HELDOUT : 0);
+  band(b, "transformer_memory", h200 ? H200_TF_MEM_HELDOUT : 0);
+  band(b, "flash_attention", h200 ? H200_FLASH_HELDOUT : 0);
   cJSON_AddStringToObject(o, "band_meaning",
                           "median |predicted/measured - 1| on measurements never fitted "
                           "(bench/published_gemm, bench/published_accuracy, "

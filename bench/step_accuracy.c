@@ -207,7 +207,8 @@ int bench_load_meas(const char *path, api_step_meas *m) {
 }
 
 int bench_transformers(api_ctx *ctx);
-int bench_uvm(const cost_hw *lent); /* bench/step_uvm.c, section (h) */
+int bench_transformer_h200(const cost_hw *hw); /* bench/step_transformer.c, section (f) */
+int bench_uvm(const cost_hw *lent);            /* bench/step_uvm.c, section (h) */
 int bench_thousand(const cost_hw *hw);
 
 /* (g) The host differs between machines: the framework profile (host time
@@ -364,6 +365,7 @@ int main(int argc, char **argv) {
   bench_lent(&hw_ops, &x, &lent);
   int rc = bench_uvm(&lent);
   rc |= bench_transformers(ctx);
+  rc |= bench_transformer_h200(&hw);
   rc |= bench_thousand(&hw);
   api_step_meas_dispose(&m);
   api_step_meas_dispose(&x);

@@ -251,9 +251,12 @@ typedef enum {
   COST_SP_UVM_UPDATE_EFF,  /* uvm tables: the same for the in-place row update (read + write) */
   COST_SP_UVM_REACH_MB,    /* uvm tables: host memory the link's address translation covers, MB */
   COST_SP_UVM_WALK_NS,     /* uvm tables: one row's translation miss, ns (throughput) */
-  COST_SP_UVM_SYNC_US, /* uvm tables: host time exposed after each table's synchronizing unique */
-  COST_SP_FLASH_EFF_F, /* flash attention forward: achieved / dense tensor peak */
-  COST_SP_FLASH_EFF_B, /* flash attention backward: achieved / dense tensor peak */
+  COST_SP_UVM_SYNC_US,   /* uvm tables: host time exposed after each table's synchronizing unique */
+  COST_SP_FLASH_EFF_F,   /* flash attention forward: achieved / dense tensor peak in its tiles */
+  COST_SP_FLASH_EFF_B,   /* flash attention backward: the same */
+  COST_SP_FLASH_BLOCK_F, /* forward: cost per query block outside its tiles, in tiles */
+  COST_SP_FLASH_BLOCK_B, /* backward: the same */
+  COST_SP_FLASH_HD0,     /* head-dim-independent work per tile (softmax, masks), in head dims */
   COST_SP__COUNT
 } cost_step_param;
 
@@ -303,6 +306,31 @@ typedef struct {
  * row), COST_ENOHW (hw has no host link figure, or calib is full). rep may be NULL. */
 int cost_uvm_fit(const cost_hw *hw, const cost_uvm_sample *s, size_t n, cost_calib *calib,
                  cost_uvm_fit_report *rep);
+
+/* One timing of causal flash attention alone (data/measurements/
+ * h200-transformer/attention_*.json): fwd_ms forward, bwd_ms backward. */
+typedef struct {
+  int64_t b, heads, kv_heads, s, hd;
+  double fwd_ms, bwd_ms;
+} cost_flash_sample;
+
+typedef struct {
+  int n;
+  double median_err_before, median_err, max_err; /* forward and backward rows together */
+  double eff_f, eff_b, block_f, block_b, hd0;
+} cost_flash_fit_report;
+
+/* Fit step_flash_eff_fwd/bwd, step_flash_block_fwd/bwd and step_flash_hd0
+ * (costmodel/step_transformer.c, flash_time) to bf16 timings by least
+ * squares on log time: a grid over the block and head-dim terms, the
+ * efficiency in closed form. Writes the five into *calib. Returns 0,
+ * COST_EINVAL (fewer than 4 usable rows), COST_ENOHW (calib is full). */
+int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost_calib *calib,
+                   cost_flash_fit_report *rep);
+
+/* The model's time of one such sample (ms), forward or backward, under hw's
+ * calibration; NAN when it cannot be priced. */
+double cost_flash_ms(const cost_hw *hw, const cost_flash_sample *s, int bwd);
 
 /* One whole-step measurement. */
 typedef struct {

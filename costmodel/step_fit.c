@@ -90,8 +90,15 @@ typedef struct {
  *    "FlashAttention-3", arXiv:2407.08608, Fig. 5-7: FA2 ~330-370 TFLOP/s
  *    forward, ~280-310 backward of 989); T. Dao, "FlashAttention-2",
  *    arXiv:2307.08691: 50-73% on A100, whose peak it was tuned for.
- *    Defaults 0.40 and 0.30; fitted from transformer steps with flash
- *    attention (data/measurements/h200-transformer). */
+ *    Defaults 0.40 and 0.30.
+ *  flash_block_fwd/bwd, flash_hd0: FlashAttention works in 128 x 128 tiles
+ *    (a query block against a key block); each query block also loads Q,
+ *    rescales and writes O (forward) or reduces dQ (backward) outside its
+ *    tiles, and each tile's softmax, masking and rescaling do not grow with
+ *    the head dim. Datasheet defaults 0 (the bare FLOP count).
+ *    All five are fitted by cost_flash_fit on timings of the kernel alone
+ *    (data/measurements/h200-transformer/attention_fit.json), never on
+ *    whole steps. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -112,6 +119,9 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_UVM_SYNC_US] = {"step_uvm_sync_us", 300.0, 0.0, 20000.0},
     [COST_SP_FLASH_EFF_F] = {"step_flash_eff_fwd", 0.40, 0.05, 1.0},
     [COST_SP_FLASH_EFF_B] = {"step_flash_eff_bwd", 0.30, 0.05, 1.0},
+    [COST_SP_FLASH_BLOCK_F] = {"step_flash_block_fwd", 0.0, 0.0, 16.0},
+    [COST_SP_FLASH_BLOCK_B] = {"step_flash_block_bwd", 0.0, 0.0, 16.0},
+    [COST_SP_FLASH_HD0] = {"step_flash_hd0", 0.0, 0.0, 256.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {
@@ -317,19 +327,14 @@ static void fit_workspace(const fit_ctx *c, double *prof) {
  * cannot drag the op time away from what the GPU-resident cases say. */
 static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
   int ids[MAXP], np = 0, any_dot = 0, any_eager = 0, any_mem = 0, nh = 0;
-  size_t m = 0, mh = 0, mu = 0, mt = 0;
-  int any_flash = 0;
+  size_t m = 0, mh = 0, mu = 0;
   for (size_t i = 0; i < c->n; i++) {
     if ((long)i == c->skip) continue;
     const cost_step_sample *s = &c->s[i];
     if (s->peak_bytes > 0) any_mem = 1;
     int nres =
         s->step_ms > 0 ? 1 + (s->gpu_busy_ms > 0 && !cost_step_sample_host(s)) : 0; /* residuals */
-    if (nres && group_of(s) == 4) {
-      mt += nres;
-      any_flash |= s->w.tf.attention == COST_ATTN_FLASH;
-      continue;
-    }
+    if (nres && group_of(s) == 4) continue; /* transformers inform no profile term here */
     if (nres && group_of(s) != 1) {
       *(group_of(s) == 2 ? &mh : &mu) += nres;
       continue;
@@ -358,20 +363,12 @@ static void fit_all(const fit_ctx *c, double *prof, int *fitted) {
    * link and translation terms come from cost_uvm_fit's microbenchmark) */
   static const int uvm_ids[1] = {COST_SP_UVM_SYNC_US};
   if (mu >= 2) fit_time(&cu, prof, uvm_ids, 1, mu);
-  /* transformers with flash attention: its forward and backward efficiency
-   * (their GEMMs and elementwise passes are the op model's, fitted apart) */
-  static const int flash_ids[2] = {COST_SP_FLASH_EFF_F, COST_SP_FLASH_EFF_B};
-  fit_ctx ct = *c;
-  ct.subset = 4;
-  int nf = any_flash && mt >= 4 ? 2 : 0;
-  if (nf) fit_time(&ct, prof, flash_ids, nf, mt);
   if (any_mem) fit_workspace(c, prof);
   if (fitted) {
     for (int j = 0; j < np; j++) fitted[ids[j]] = 1;
     for (int j = 0; j < nh; j++) fitted[host_ids[j]] = 1;
     if (any_mem) fitted[COST_SP_WORKSPACE_MB] = 1;
     if (mu >= 2) fitted[COST_SP_UVM_SYNC_US] = 1;
-    for (int j = 0; j < nf; j++) fitted[flash_ids[j]] = 1;
   }
 }
 

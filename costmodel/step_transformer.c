@@ -41,6 +41,7 @@
  * The first stage holds min(p, m) micro-batches in flight (sec. 4.2.3).
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "costmodel/step_int.h"
 
@@ -55,28 +56,142 @@ int64_t cost_transformer_ffn(const cost_transformer *m) {
   return 4 * m->hidden;
 }
 
-/* Flash attention of one layer, forward (bwd = 0) or backward: the FLOPs
- * at the profile's achieved fraction of the tensor peak, or the streaming
- * of its operands where that is longer (header). */
+/* Flash attention, forward (bwd = 0) or backward, of b (batch x heads)
+ * rows: FlashAttention-2 (Dao, arXiv:2307.08691, Alg. 1-2) computes
+ * 128 x 128 tiles of a query block against a key block, for a causal mask
+ * only the nb (nb + 1) / 2 tiles on and below the diagonal (nb = s / 128);
+ * a tile is 4 * 128^2 * hd FLOPs forward, 2.5 times that backward (five
+ * matmuls against two, sec. 3.1.2). The profile adds what the FLOPs omit:
+ * per query block block_f/b tiles' worth of work (loading Q, rescaling
+ * and writing O; dQ backward), and per tile hd0 head dims' worth (softmax,
+ * masking and rescaling, which do not grow with hd); the rest runs at
+ * eff_f/b of the tensor peak. Never less than streaming Q, K, V, O (and
+ * their gradients backward). */
+static double flash_kernel_s(const cost_hw *hw, const double *prof, double bw, int64_t b,
+                             int64_t heads, int64_t kv, int64_t s, int64_t hd, int dt, int bwd) {
+  int cdt = dt == COST_DT_FP8 ? COST_DT_BF16 : dt;
+  double nb = ceil((double)s / 128.0), tile = 128.0 * 128.0;
+  double blk = prof[bwd ? COST_SP_FLASH_BLOCK_B : COST_SP_FLASH_BLOCK_F];
+  double tiles = nb * (nb + 1.0) / 2.0 + blk * nb;
+  double fl = 4.0 * tile * ((double)hd + prof[COST_SP_FLASH_HD0]) * tiles * (double)b *
+              (double)heads * (bwd ? 2.5 : 1.0);
+  double eff = prof[bwd ? COST_SP_FLASH_EFF_B : COST_SP_FLASH_EFF_F];
+  double peak = hw->peak_flops[cdt] * cost_clock_ratio(hw);
+  double ab = cost_dtype_bytes((cost_dtype)cdt);
+  double bytes = (double)b * (double)s * (double)hd * ab * (2.0 * (double)heads + 2.0 * (double)kv);
+  if (bwd) bytes *= 2.0;
+  double tc = peak > 0 && eff > 0 ? fl / (peak * eff) : 0;
+  double tm = bw > 0 ? bytes / bw : 0;
+  return tc > tm ? tc : tm;
+}
+
 static double flash_time(step_acc *a, const cost_transformer *m, int64_t b, int64_t ht, int dt,
                          int bwd) {
-  int64_t s = m->seq_len, hd = m->hidden / m->heads;
   int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads, kvt = kv * ht / m->heads;
   if (kvt < 1) kvt = 1;
-  int cdt = dt == COST_DT_FP8 ? COST_DT_BF16 : dt;
-  double fl = 4.0 * (double)b * (double)ht * (double)s * (double)s * (double)hd * 0.5;
-  double eff = a->prof[bwd ? COST_SP_FLASH_EFF_B : COST_SP_FLASH_EFF_F];
-  double peak = a->hw->peak_flops[cdt] * cost_clock_ratio(a->hw);
-  double ab = cost_dtype_bytes((cost_dtype)cdt);
-  /* Q, O (and their gradients) per query head; K, V per kv head */
-  double bytes = (double)b * (double)s * (double)hd * ab * (2.0 * (double)ht + 2.0 * (double)kvt);
-  if (bwd) {
-    fl *= 2.5;
-    bytes *= 2.0;
+  return a->launch_s + flash_kernel_s(a->hw, a->prof, a->bw, b, ht, kvt, m->seq_len,
+                                      m->hidden / m->heads, dt, bwd);
+}
+
+double cost_flash_ms(const cost_hw *hw, const cost_flash_sample *s, int bwd) {
+  double prof[COST_SP__COUNT];
+  if (!hw || !s || s->b < 1 || s->heads < 1 || s->kv_heads < 1 || s->s < 1 || s->hd < 1) return NAN;
+  step_profile_resolve(hw, prof);
+  double bw = hw->hbm_bw * cost_param_value(hw, "stream_eff");
+  return 1e3 *
+         flash_kernel_s(hw, prof, bw, s->b, s->heads, s->kv_heads, s->s, s->hd, COST_DT_BF16, bwd);
+}
+
+static int cmp_dbl(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* sum of squared log residuals of one direction at (blk, hd0), the
+ * efficiency in closed form (mean log ratio); returns it, sets *eff */
+static double flash_sse(const cost_hw *hw, const cost_flash_sample *s, size_t n, double *prof,
+                        int bwd, double blk, double hd0, double *eff) {
+  prof[bwd ? COST_SP_FLASH_BLOCK_B : COST_SP_FLASH_BLOCK_F] = blk;
+  prof[COST_SP_FLASH_HD0] = hd0;
+  prof[bwd ? COST_SP_FLASH_EFF_B : COST_SP_FLASH_EFF_F] = 1.0;
+  double sum = 0, sq = 0;
+  int k = 0;
+  for (size_t i = 0; i < n; i++) {
+    double meas = bwd ? s[i].bwd_ms : s[i].fwd_ms;
+    if (!(meas > 0)) continue;
+    /* compute-only time at efficiency 1 (the streaming floor never binds
+     * for the shapes a fit needs; cost_flash_ms keeps it) */
+    double t1 = 1e3 * flash_kernel_s(hw, prof, 0, s[i].b, s[i].heads, s[i].kv_heads, s[i].s,
+                                     s[i].hd, COST_DT_BF16, bwd);
+    double r = log(t1 / meas); /* = log(eff) at the optimum */
+    sum += r;
+    sq += r * r;
+    k++;
   }
-  double tc = peak > 0 && eff > 0 ? fl / (peak * eff) : 0;
-  double tm = bytes / a->bw;
-  return a->launch_s + (tc > tm ? tc : tm);
+  if (!k) return INFINITY;
+  double le = sum / k;
+  *eff = exp(le);
+  return sq - k * le * le;
+}
+
+int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost_calib *calib,
+                   cost_flash_fit_report *rep) {
+  double prof[COST_SP__COUNT];
+  if (!hw || !s || !calib) return COST_EINVAL;
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) used += s[i].fwd_ms > 0 && s[i].bwd_ms > 0;
+  if (used < 4) return COST_EINVAL;
+  cost_hw h = *hw;
+  h.calib = *calib;
+  step_profile_resolve(&h, prof);
+  double *e = calloc(2 * n + 1, sizeof *e);
+  if (!e) return COST_EINVAL;
+  cost_flash_fit_report r = {.n = (int)used};
+  int k = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int d = 0; d < 2; d++) {
+      double meas = d ? s[i].bwd_ms : s[i].fwd_ms, pr = cost_flash_ms(&h, &s[i], d);
+      if (meas > 0 && isfinite(pr)) e[k++] = fabs(pr / meas - 1);
+    }
+  qsort(e, (size_t)k, sizeof *e, cmp_dbl);
+  r.median_err_before = k ? (k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2])) : NAN;
+  /* forward: block term and head-dim term on a grid; backward: its block
+   * term with the forward's head-dim term (the same softmax work per tile) */
+  double best = INFINITY;
+  for (double hd0 = 0; hd0 <= 128.0; hd0 += 1.0)
+    for (double blk = 0; blk <= 8.0; blk += 0.05) {
+      double eff, sse = flash_sse(&h, s, n, prof, 0, blk, hd0, &eff);
+      if (sse < best) best = sse, r.hd0 = hd0, r.block_f = blk, r.eff_f = eff;
+    }
+  best = INFINITY;
+  for (double blk = 0; blk <= 16.0; blk += 0.05) {
+    double eff, sse = flash_sse(&h, s, n, prof, 1, blk, r.hd0, &eff);
+    if (sse < best) best = sse, r.block_b = blk, r.eff_b = eff;
+  }
+  cost_calib c = *calib;
+  if (step_calib_set(&c, "step_flash_eff_fwd", r.eff_f) ||
+      step_calib_set(&c, "step_flash_eff_bwd", r.eff_b) ||
+      step_calib_set(&c, "step_flash_block_fwd", r.block_f) ||
+      step_calib_set(&c, "step_flash_block_bwd", r.block_b) ||
+      step_calib_set(&c, "step_flash_hd0", r.hd0)) {
+    free(e);
+    return COST_ENOHW;
+  }
+  h.calib = c;
+  k = 0;
+  r.max_err = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int d = 0; d < 2; d++) {
+      double meas = d ? s[i].bwd_ms : s[i].fwd_ms, pr = cost_flash_ms(&h, &s[i], d);
+      if (meas > 0 && isfinite(pr)) e[k++] = fabs(pr / meas - 1);
+    }
+  qsort(e, (size_t)k, sizeof *e, cmp_dbl);
+  for (int i = 0; i < k; i++) r.max_err = fmax(r.max_err, e[i]);
+  r.median_err = k ? (k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2])) : NAN;
+  free(e);
+  *calib = c;
+  if (rep) *rep = r;
+  return 0;
 }
 
 static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe *r, int64_t b,
@@ -284,13 +399,19 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   else
     per = act_layer(m, r, b, ab, r->checkpointing);
   double inflight = (double)(mb < p ? mb : p);
-  /* logits [b s V/t]: eager cross-entropy (log_softmax of the fp32 copy)
-   * keeps the fp32 log-softmax; at its peak beside it the fp32 copy and the
-   * 16-bit logits (forward) or the fp32 gradient and the 16-bit one
-   * (backward): 8 + ab bytes per logit. A fused loss (Megatron's
-   * vocab-parallel cross-entropy) 4 ab, Korthikanti et al.'s count. */
+  /* logits [b s V/t]: eager cross-entropy (log_softmax of an fp32 copy)
+   * peaks in its backward, where the fp32 log-softmax, the fp32 gradient
+   * nll_loss hands it and the fp32 gradient it makes are alive when the
+   * cast back makes the 16-bit gradient: 12 + ab bytes per logit. A
+   * least-squares fit of the peaks of the fitting half of data/
+   * measurements/h200-transformer (flash, no recompute: per logit, per
+   * sbh, per K/V element, per FFN element, per parameter) gives 14.05 B per
+   * logit at ab = 2 and 12.99 / 4.02 / 3.87 / 18.12 for the others, the
+   * counts of act_layer (12 + LSE, 4, 4, 18) within 8%. A fused loss
+   * (Megatron's vocab-parallel cross-entropy) keeps 4 ab, Korthikanti et
+   * al.'s count. */
   double lg = (double)b * s * (double)(V / t);
-  double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (8.0 + ab);
+  double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (12.0 + ab);
   res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
   res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
   res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0;

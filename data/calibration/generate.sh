@@ -7,6 +7,9 @@
 #   h200.json         the H200's own fit: data/measurements/h200/ only (the
 #                     fitting half; h200-extra/ and the other held-out sets
 #                     are never fitted -- bench/costmodel_accuracy scores them)
+#                     and the fitting half of the FlashAttention sweep
+#                     (h200-transformer/attention_fit.json; bench/step_accuracy
+#                     section (f) scores attention_check.json)
 #   arch-hopper.json  the Hopper architecture's achievable fractions per dtype,
 #                     fitted on every published row of a Hopper accelerator
 #                     (data/measurements/published/gemm.json); used by Hopper
@@ -15,6 +18,7 @@
 set -eu
 cdplan=$1
 out=$2
-"$cdplan" calibrate --db :memory: --hw h200 data/measurements/h200/*.json >"$out/h200.json"
+"$cdplan" calibrate --db :memory: --hw h200 data/measurements/h200/*.json \
+  data/measurements/h200-transformer/attention_fit.json >"$out/h200.json"
 "$cdplan" calibrate --db :memory: --hw h100-sxm --rows all \
   data/measurements/published/gemm.json >"$out/arch-hopper.json"

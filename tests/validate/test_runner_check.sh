@@ -32,4 +32,15 @@ echo '{"kind":"memory_ops","params":{"uvm_embedding_bag":{"rows":[10],"dim":[4],
 expect "$T/dt.json" "params.uvm_embedding_bag.dtype[0]"
 echo '{"kind":"memory_ops","params":{"uvm_embedding_bag":{"rows":[10],"dim":[4],"batch":[2],"pooling":[1]}}}' > "$T/mo.json"
 python3 "$R" --check "$T/mo.json" > /dev/null || fail "a uvm-only memory_ops job was refused"
+# transformer_step takes cdplan's own workload and recipe documents
+TW='{"kind":"transformer","layers":2,"hidden":64,"heads":4,"kv_heads":2,"seq_len":32,"vocab":100,"mlp":"swiglu"}'
+echo "{\"kind\":\"transformer_step\",\"params\":{\"cases\":[{\"workload\":$TW,\"recipe\":{\"batch_per_gpu\":2,\"precision\":\"bf16\",\"checkpointing\":\"full\"}}]}}" > "$T/tf.json"
+python3 "$R" --check "$T/tf.json" > "$T/tf.out" || fail "a good transformer_step job was refused"
+grep -q '"ffn": 256' "$T/tf.out" || fail "the swiglu default ffn (8h/3 rounded up to 256) is missing"
+echo "{\"kind\":\"transformer_step\",\"params\":{\"cases\":[{\"workload\":$TW,\"recipe\":{\"batch_per_gpu\":2,\"tp\":2}}]}}" > "$T/tp.json"
+expect "$T/tp.json" "params.cases[0].recipe.tp"
+echo '{"kind":"transformer_step","params":{"cases":[{"workload":{"kind":"transformer","layers":2,"hidden":64,"heads":4,"seq_len":32,"vocab":100,"attention":"ring"},"recipe":{"batch_per_gpu":1}}]}}' > "$T/at.json"
+expect "$T/at.json" "params.cases[0].workload.attention"
+echo '{"kind":"transformer_step","params":{"cases":[{"workload":{"kind":"transformer","layers":2,"hidden":64,"heads":4,"seq_len":32,"vocab":100,"moe":{"experts":2}},"recipe":{"batch_per_gpu":1}}]}}' > "$T/moe.json"
+expect "$T/moe.json" "params.cases[0].workload.moe"
 echo "runner checks: ok"

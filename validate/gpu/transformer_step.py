@@ -32,13 +32,14 @@ import time
 
 # runner.py hands its own job-checking helpers over (bind), so that the errors raised here are
 # the JobError it catches, whether it runs as __main__ or is imported.
-JobError = progress = v_enum = v_int = v_num = None
+JobError = progress = v_enum = v_int = v_num = v_bool = profile_steps = None
 
 
 def bind(runner):
-    global JobError, progress, v_enum, v_int, v_num
+    global JobError, progress, v_enum, v_int, v_num, v_bool, profile_steps
     JobError, progress = runner.JobError, runner.progress
-    v_enum, v_int, v_num = runner.v_enum, runner.v_int, runner.v_num
+    v_enum, v_int, v_num, v_bool = runner.v_enum, runner.v_int, runner.v_num, runner.v_bool
+    profile_steps = runner._profile_steps
 
 WL_FIELDS = {"kind", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "seq_len", "vocab",
              "attention", "mlp", "norm", "loss", "dropout"}
@@ -124,7 +125,7 @@ def check_params(v, field):
     if not isinstance(v, dict):
         raise JobError("bad_field", "%s must be an object" % field, field)
     for k in v:
-        if k not in ("cases", "warmup", "iters", "seed", "time_budget_s"):
+        if k not in ("cases", "warmup", "iters", "seed", "time_budget_s", "profile"):
             raise JobError("unknown_field", "unknown field %s.%s" % (field, k), "%s.%s" % (field, k))
     cases = v.get("cases")
     if not isinstance(cases, list) or not 1 <= len(cases) <= 256:
@@ -134,7 +135,9 @@ def check_params(v, field):
             "warmup": v_int(0, 100)(v.get("warmup", 3), field + ".warmup"),
             "iters": v_int(1, 1000)(v.get("iters", 10), field + ".iters"),
             "seed": v_int(0, 2 ** 31)(v.get("seed", 0), field + ".seed"),
-            "time_budget_s": v_num(1, 86400)(v.get("time_budget_s", 3600), field + ".time_budget_s")}
+            "time_budget_s": v_num(1, 86400)(v.get("time_budget_s", 3600), field + ".time_budget_s"),
+            # after the timed steps, 3 more under torch.profiler: GPU busy time per step
+            "profile": v_bool(v.get("profile", False), field + ".profile")}
 
 
 def autocast(t, dev, lp):
@@ -293,7 +296,12 @@ def _one_case(env, c, params):
         times.append((time.perf_counter() - t0) * 1000.0)
     peak = t.cuda.max_memory_allocated() if dev.type == "cuda" else None
     ms = statistics.median(times)
-    return {"step_ms": ms, "min_ms": min(times), "iters": len(times), "peak_mem_bytes": peak,
+    prof = None
+    if params["profile"] and dev.type == "cuda":
+        pr = profile_steps(env, t, lambda _i: step(), 0)
+        prof = {k: pr[k] for k in ("wall_ms", "gpu_busy_ms", "kernels", "gpu_kernel_ms")}
+        prof["top"] = pr["top"][:12]
+    return {"profile": prof,"step_ms": ms, "min_ms": min(times), "iters": len(times), "peak_mem_bytes": peak,
             "tokens_per_s": b * s / (ms / 1000.0), "params": n_params,
             "loss": float(loss.detach().float().cpu())}
 

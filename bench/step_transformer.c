@@ -1,0 +1,176 @@
+/* bench/step_transformer.c: section (f) of bench/step_accuracy -- the
+ * transformer step model against one H200 (data/measurements/
+ * h200-transformer: the runner's transformer_step, 56 cases split into fit
+ * and check before they ran, and a causal FlashAttention sweep split the
+ * same way).
+ *
+ * The flash-attention terms are fitted on attention_fit.json only
+ * (cost_flash_fit); the check sweep and every step case are then predicted
+ * with them. No term is fitted on whole steps: the fit/check split of the
+ * steps shows that nothing was tuned to them. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_step.h"
+#include "api/measure.h"
+
+static int cmp(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+static double med(double *v, int n) {
+  if (n <= 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+static double mx(const double *v, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
+  return m;
+}
+
+static cJSON *load(const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  svc_err err;
+  if (svc_read_file(path, 64u << 20, &text, &len, &err)) {
+    printf("  %s: %s\n", path, err.message);
+    return NULL;
+  }
+  cJSON *d = cJSON_ParseWithLength(text, len);
+  free(text);
+  return d;
+}
+
+static int load_flash(const char *path, cost_flash_sample **s, size_t *n) {
+  char *text = NULL;
+  size_t len = 0;
+  svc_err err;
+  if (svc_read_file(path, 64u << 20, &text, &len, &err)) return -1;
+  int rc = api_flash_load(text, len, s, n, &err);
+  free(text);
+  return rc;
+}
+
+/* median and max |pred/meas - 1| of the sweep, forward and backward rows */
+static void flash_err(const cost_hw *hw, const cost_flash_sample *s, size_t n, double *md,
+                      double *mxe) {
+  double *e = calloc(2 * n + 1, sizeof *e);
+  int k = 0;
+  for (size_t i = 0; e && i < n; i++)
+    for (int d = 0; d < 2; d++)
+      e[k++] = fabs(cost_flash_ms(hw, &s[i], d) / (d ? s[i].bwd_ms : s[i].fwd_ms) - 1);
+  *mxe = e ? mx(e, k) : NAN;
+  *md = e ? med(e, k) : NAN;
+  free(e);
+}
+
+typedef struct {
+  double t[2][64], m[2][64];
+  int n[2];
+} errs;
+
+static void score_steps(const cost_hw *hw, const cJSON *cases, const cJSON *rows, errs *E,
+                        int print) {
+  memset(E, 0, sizeof *E);
+  const cJSON *c = cases ? cases->child : NULL, *r = rows ? rows->child : NULL;
+  for (; c && r; c = c->next, r = r->next) {
+    cost_workload w;
+    cost_recipe rc;
+    cost_step_result res;
+    svc_err err;
+    const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(c, "role"));
+    int k = role && !strcmp(role, "check");
+    if (api_workload_decode(cJSON_GetObjectItem(c, "workload"), "workload", &w, &err) ||
+        api_recipe_decode(cJSON_GetObjectItem(c, "recipe"), "recipe", &rc, &err) ||
+        cost_step(hw, &w, &rc, &res)) {
+      printf("  %s: not priced\n", cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")));
+      continue;
+    }
+    double ms = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "step_ms"));
+    double pk = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "peak_mem_bytes"));
+    if (!(ms > 0) || !(pk > 0) || E->n[k] >= 64) continue;
+    double et = res.step_ms / ms - 1, em = res.peak_memory_bytes / pk - 1;
+    E->t[k][E->n[k]] = fabs(et);
+    E->m[k][E->n[k]++] = fabs(em);
+    if (print && k)
+      printf("  %-5s %-46s %8.1f %8.1f %+6.1f%% %6.1f %6.1f %+6.1f%%\n",
+             cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")),
+             cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "workload"), "name")),
+             ms, res.step_ms, 100 * et, pk / 1e9, res.peak_memory_bytes / 1e9, 100 * em);
+  }
+}
+
+int bench_transformer_h200(const cost_hw *hw_in) {
+  const char *dir = "data/measurements/h200-transformer";
+  char p1[256], p2[256];
+  cost_flash_sample *fit = NULL, *chk = NULL;
+  size_t nf = 0, nc = 0;
+  snprintf(p1, sizeof p1, "%s/attention_fit.json", dir);
+  snprintf(p2, sizeof p2, "%s/attention_check.json", dir);
+  printf("\n(f) transformer steps and flash attention on the H200 (%s)\n", dir);
+  if (load_flash(p1, &fit, &nf) || load_flash(p2, &chk, &nc)) {
+    printf("  no attention sweep\n");
+    free(fit);
+    free(chk);
+    return 1;
+  }
+  cost_hw hw = *hw_in, hwf = *hw_in;
+  cost_flash_fit_report rep;
+  if (cost_flash_fit(&hwf, fit, nf, &hwf.calib, &rep)) {
+    printf("  flash fit failed\n");
+    free(fit);
+    free(chk);
+    return 1;
+  }
+  double d0, d1, f0, f1;
+  flash_err(&hw, chk, nc, &d0, &d1);
+  flash_err(&hwf, chk, nc, &f0, &f1);
+  printf("  flash fit on %zu shapes: eff fwd %.3f bwd %.3f, block fwd %.2f bwd %.2f tiles, "
+         "hd0 %.0f (in-sample median %.1f%%)\n",
+         nf, rep.eff_f, rep.eff_b, rep.block_f, rep.block_b, rep.hd0, 100 * rep.median_err);
+  printf("  flash attention, %zu held-out shapes (fwd and bwd): datasheet median %.1f%% max "
+         "%.1f%%; fitted median %.1f%% max %.1f%%\n",
+         nc, 100 * d0, 100 * d1, 100 * f0, 100 * f1);
+  printf(
+      "{\"bench\":\"step_accuracy\",\"section\":\"flash_h200\",\"n\":%zu,"
+      "\"datasheet\":{\"median\":%.4f,\"max\":%.4f},\"fitted\":{\"median\":%.4f,\"max\":%.4f}}\n",
+      nc, d0, d1, f0, f1);
+  free(fit);
+  free(chk);
+
+  snprintf(p1, sizeof p1, "%s/cases.json", dir);
+  snprintf(p2, sizeof p2, "%s/steps.json", dir);
+  cJSON *cd = load(p1), *sd = load(p2);
+  const cJSON *cases = cJSON_GetObjectItem(cd, "cases"), *rows = cJSON_GetObjectItem(sd, "rows");
+  if (!cases || !rows) {
+    printf("  no transformer steps\n");
+    cJSON_Delete(cd);
+    cJSON_Delete(sd);
+    return 1;
+  }
+  errs a, b;
+  score_steps(&hw, cases, rows, &a, 0);
+  printf("  check cases (flash fitted)   meas_ms  pred_ms   err   meas_GB pred_GB  err\n");
+  score_steps(&hwf, cases, rows, &b, 1);
+  const char *nm[2] = {"fit", "check"};
+  for (int k = 0; k < 2; k++) {
+    printf("  %-5s n=%d  time: datasheet median %.1f%% max %.1f%%, flash fitted median %.1f%% "
+           "max %.1f%%; memory median %.1f%% max %.1f%%\n",
+           nm[k], b.n[k], 100 * med(a.t[k], a.n[k]), 100 * mx(a.t[k], a.n[k]),
+           100 * med(b.t[k], b.n[k]), 100 * mx(b.t[k], b.n[k]), 100 * med(b.m[k], b.n[k]),
+           100 * mx(b.m[k], b.n[k]));
+    printf("{\"bench\":\"step_accuracy\",\"section\":\"transformer_h200_%s\",\"n\":%d,"
+           "\"datasheet\":{\"step_median\":%.4f,\"step_max\":%.4f},"
+           "\"flash_fitted\":{\"step_median\":%.4f,\"step_max\":%.4f,\"mem_median\":%.4f,"
+           "\"mem_max\":%.4f}}\n",
+           nm[k], b.n[k], med(a.t[k], a.n[k]), mx(a.t[k], a.n[k]), med(b.t[k], b.n[k]),
+           mx(b.t[k], b.n[k]), med(b.m[k], b.n[k]), mx(b.m[k], b.n[k]));
+  }
+  cJSON_Delete(cd);
+  cJSON_Delete(sd);
+  return 0;
+}
