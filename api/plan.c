@@ -7,7 +7,10 @@
  * does not say): the embedding sharding and placement (all types, host
  * placement allowed), checkpointing (none/full) and DDP vs FSDP -- none of
  * these changes what the model computes. Batch size, precisions, padding
- * and the GPU count change only when the request lists values for them.
+ * and the GPU count change only when the request lists values for them;
+ * the global batch stays the baseline's unless the request lists batch
+ * sizes or pins constraints.global_batch. A change that alters training
+ * (global batch, fp8 compute, int8/fp8 rows) is marked affects_convergence.
  */
 #include <math.h>
 #include <stdio.h>
@@ -420,6 +423,8 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
       cJSON_AddNullToObject(o, "gain");
     }
     if (c->note[0]) cJSON_AddStringToObject(o, "note", c->note);
+    cJSON_AddBoolToObject(o, "affects_convergence", c->affects_convergence);
+    if (c->affects_convergence) cJSON_AddStringToObject(o, "why", c->why);
     cJSON_AddItemToArray(ch, o);
   }
   cJSON *bind = cJSON_AddArrayToObject(x, "binding_constraints");
@@ -474,6 +479,9 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
     cJSON_AddNumberToObject(o, "gain", res->best.samples_per_s / res->baseline.samples_per_s);
   else
     cJSON_AddNullToObject(o, "gain");
+  int conv = 0;
+  for (int i = 0; i < res->n_changes; i++) conv |= res->changes[i].affects_convergence;
+  cJSON_AddBoolToObject(o, "affects_convergence", conv);
   cJSON_AddItemToObject(o, "embedding_plan", emb_plan_json(pr, &res->best));
   cJSON_AddItemToObject(o, "explanation", explanation_json(pr, res));
   cJSON *s = cJSON_AddObjectToObject(o, "search");

@@ -111,6 +111,33 @@ static plan_change *add_change(plan_result *out, const char *knob, const char *f
   return ch;
 }
 
+/* Does moving knob k from `was` to `now` change what training computes?
+ * Global batch: the optimizer sees other gradients (learning rate and
+ * warm-up are tuned for one batch; Goyal et al. 2017, arXiv:1706.02677).
+ * Dense compute below 16 bits (fp8 and narrower) and table rows below 16
+ * bits (int8, fp8) round what the model computes or stores beyond what
+ * bf16/fp16 training with loss scaling does (Micikevicius et al. 2022,
+ * arXiv:2209.05433, train fp8 with per-tensor scaling and check
+ * convergence). Checkpointing, DDP/FSDP, zero padding, the GPU count at a
+ * fixed global batch and the sharding compute the same step. */
+static void convergence(const plan_recipe *was, const plan_recipe *now, int k, plan_change *ch) {
+  long long g0 = (long long)was->batch_per_gpu * was->gpus_per_node * was->nodes;
+  long long g1 = (long long)now->batch_per_gpu * now->gpus_per_node * now->nodes;
+  if ((k == K_GPUS || k == K_BATCH) && g0 != g1)
+    snprintf(ch->why, sizeof ch->why,
+             "global batch %lld -> %lld: learning rate and warm-up need re-tuning", g0, g1);
+  else if (k == K_DENSE && cost_dtype_bytes((cost_dtype)now->dense_dtype) < 2)
+    snprintf(ch->why, sizeof ch->why, "%s matmuls round below bf16: convergence must be checked",
+             cost_dtype_name((cost_dtype)now->dense_dtype));
+  else if (k == K_EMB && cost_dtype_bytes((cost_dtype)now->emb_dtype) < 2)
+    snprintf(ch->why, sizeof ch->why,
+             "%s table rows quantize the embeddings: convergence must be checked",
+             cost_dtype_name((cost_dtype)now->emb_dtype));
+  else
+    return;
+  ch->affects_convergence = 1;
+}
+
 static void changes(const plan_request *req, plan_result *out) {
   const plan_eval *fin = &out->best;
   plan_recipe cur = req->baseline;
@@ -121,10 +148,12 @@ static void changes(const plan_request *req, plan_result *out) {
     knob_value(&cur, k, a, sizeof a);
     knob_value(&fin->recipe, k, b, sizeof b);
     if (!strcmp(a, b)) continue;
+    plan_recipe was = cur;
     set_knob(&cur, &fin->recipe, k);
     if (k == K_GPUS) plans = NULL; /* a new cluster: the baseline's ranks no longer exist */
     plan_change *ch = add_change(out, knob_names[k], a, b);
     if (!ch) return;
+    convergence(&was, &cur, k, ch);
     plan_eval e;
     svc_err err;
     if (plan_evaluate(req, &cur, plans, &e, &err) || !e.fits) {

@@ -152,7 +152,12 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
     for (int i = 0; i < k->n_nodes; i++) nodes[nn++] = k->nodes[i];
   else
     nodes[nn++] = b->nodes;
-  int nb = k->global_batch > 0 ? 1 : (k->n_batch > 0 ? k->n_batch : 1);
+  /* The global batch changes training (explain.c, convergence): unless the
+   * request pins one or lists batch sizes, the baseline's is kept, also
+   * when the GPU count varies (objective cost). */
+  int64_t gb = k->global_batch;
+  if (gb <= 0 && k->n_batch == 0) gb = b->batch_per_gpu * b->gpus_per_node * b->nodes;
+  int nb = gb > 0 ? 1 : (k->n_batch > 0 ? k->n_batch : 1);
   int nd = k->n_dense_dtype > 0 ? k->n_dense_dtype : 1,
       ne = k->n_emb_dtype > 0 ? k->n_emb_dtype : 1;
   int nc = k->n_ckpt > 0 ? k->n_ckpt : 1, nf = k->n_fsdp > 0 ? k->n_fsdp : 1;
@@ -170,8 +175,8 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
                 plan_recipe r = *b;
                 r.nodes = nodes[a];
                 int64_t R = (int64_t)r.gpus_per_node * r.nodes;
-                if (k->global_batch > 0)
-                  r.batch_per_gpu = k->global_batch / R;
+                if (gb > 0)
+                  r.batch_per_gpu = gb / R;
                 else if (k->n_batch > 0)
                   r.batch_per_gpu = k->batch[bi];
                 if (k->n_dense_dtype > 0) r.dense_dtype = k->dense_dtype[d];
@@ -180,11 +185,11 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
                 if (k->n_fsdp > 0) r.fsdp = k->fsdp[f];
                 if (k->n_pad > 0) r.pad = k->pad[pd];
                 c[i++].r = r;
-                if (k->global_batch > 0 && r.batch_per_gpu * R != k->global_batch) {
+                if (gb > 0 && (r.batch_per_gpu < 1 || r.batch_per_gpu * R != gb)) {
                   c[i - 1].infeasible = 1;
                   snprintf(c[i - 1].reason, sizeof c[i - 1].reason,
-                           "global batch %lld is not a multiple of %lld GPUs",
-                           (long long)k->global_batch, (long long)R);
+                           "global batch %lld is not a multiple of %lld GPUs", (long long)gb,
+                           (long long)R);
                 }
               }
   *out = c;

@@ -259,6 +259,10 @@ typedef struct {
   double samples_per_s; /* after applying this change (0 when it does not fit alone) */
   double gain;          /* ratio against the state before it; 0 = not feasible alone */
   char note[128];
+  /* the change alters what training computes (global batch, dense compute
+   * below 16 bits, table rows below 16 bits): why, in one line */
+  int affects_convergence;
+  char why[128];
 } plan_change;
 
 typedef struct {

@@ -751,6 +751,7 @@ function renderPlan(doc, req) {
       { label: "Gain", get: (c) => { const r = changeRatio(c); return r === null ? "–" : `×${fmt(r)}`; } },
       { label: "Samples/s after", get: (c) => num(c.samples_per_s) },
       { label: "Why", get: (c) => pick(c, "reason", "why", "note") ?? "", cls: "text" },
+      { label: "Changes training", get: (c) => (c.affects_convergence ? "yes" : ""), cls: "text" },
     ], changes, "Changes against the baseline with their predicted gains");
     ex.append(box);
   } else {
