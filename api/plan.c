@@ -430,6 +430,9 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
   cJSON *bind = cJSON_AddArrayToObject(x, "binding_constraints");
   for (int i = 0; i < res->n_binding; i++)
     cJSON_AddItemToArray(bind, cJSON_CreateString(res->binding[i]));
+  cJSON *bound = cJSON_AddArrayToObject(x, "step_bound");
+  for (int i = 0; i < res->n_bound; i++)
+    cJSON_AddItemToArray(bound, cJSON_CreateString(res->bound[i]));
   cJSON *d = cJSON_AddObjectToObject(x, "dense");
   cJSON_AddNumberToObject(d, "ms", b->dense.ms);
   cJSON_AddNumberToObject(d, "memory_bytes", b->dense.bytes);
@@ -438,8 +441,13 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
   cJSON_AddNumberToObject(d, "optimizer_state_bytes", b->dense.optim_bytes);
   cJSON_AddNumberToObject(d, "activations_bytes", b->dense.act_bytes);
   cJSON_AddNumberToObject(d, "workspace_bytes", b->dense.workspace_bytes);
+  cJSON_AddNumberToObject(d, "communication_ms", b->dense.comm_ms);
+  cJSON_AddNumberToObject(d, "host_overhead_ms", b->dense.overhead_ms);
   cJSON *e = cJSON_AddObjectToObject(x, "embedding");
+  double mean = 0;
+  for (int r = 0; r < b->emb.ranks; r++) mean += b->emb.rank_ms[r] / b->emb.ranks;
   cJSON_AddNumberToObject(e, "max_rank_ms", b->emb.max_ms);
+  cJSON_AddNumberToObject(e, "mean_rank_ms", mean);
   cJSON_AddNumberToObject(e, "bound_ms", b->emb.bound_ms);
   if (isfinite(b->emb.greedy_ms))
     cJSON_AddNumberToObject(e, "greedy_ms", b->emb.greedy_ms);

@@ -228,9 +228,21 @@ static void bound_combo(const plan_request *req, combo *c) {
   c->ub = c->optimistic;
 }
 
+/* How many knobs r turns away from the baseline (ties go to fewer). */
+static int distance(const plan_request *req, const plan_recipe *r) {
+  const plan_recipe *b = &req->baseline;
+  return (r->nodes != b->nodes) + (r->batch_per_gpu != b->batch_per_gpu) +
+         (r->dense_dtype != b->dense_dtype) + (r->emb_dtype != b->emb_dtype) +
+         (r->checkpointing != b->checkpointing) + (r->fsdp != b->fsdp) + (r->pad != b->pad);
+}
+
+/* The better score wins; within 1e-9 of each other (a tie: the change
+ * does not move the step) the recipe closer to the baseline. */
 static void keep_best(plan_eval *best, int *have, plan_eval *cand, const plan_request *req) {
   double s = plan_score(req, &cand->recipe, cand->step_ms);
-  if (!*have || s > plan_score(req, &best->recipe, best->step_ms) * (1 + 1e-12)) {
+  double bs = *have ? plan_score(req, &best->recipe, best->step_ms) : 0;
+  if (!*have || s > bs * (1 + 1e-9) ||
+      (s >= bs * (1 - 1e-9) && distance(req, &cand->recipe) < distance(req, &best->recipe))) {
     plan_eval_dispose(best);
     *best = *cand;
     *have = 1;
@@ -357,6 +369,21 @@ static int check_request(const plan_request *req, svc_err *err) {
                        "objective cost needs a price: %s has no price_per_hour_usd; give "
                        "price_per_hour in the request",
                        req->hw.name);
+  return 0;
+}
+
+int plan_resolve(const plan_request *req, double limit_s, plan_eval *best) {
+  combo *c = NULL;
+  size_t n = 0;
+  plan_result r;
+  svc_err err;
+  memset(&r, 0, sizeof r);
+  memset(best, 0, sizeof *best);
+  int rc = enumerate(req, &c, &n, &err);
+  if (!rc) rc = search(req, c, n, svc_now() + limit_s, &r, &err);
+  free(c);
+  if (rc) return rc;
+  *best = r.best;
   return 0;
 }
 

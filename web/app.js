@@ -764,6 +764,13 @@ function renderPlan(doc, req) {
     for (const b of binding) ul.append(el("li", { text: typeof b === "string" ? b : JSON.stringify(b) }));
     ex.append(ul);
   }
+  const bound = pick(expl, "step_bound");
+  if (Array.isArray(bound) && bound.length) {
+    ex.append(el("h4", { text: "What bounds the step" }));
+    const ul = el("ul", { id: "plan-step-bound" });
+    for (const b of bound) ul.append(el("li", { text: String(b) }));
+    ex.append(ul);
+  }
   const ranks = pick(expl, "ranks", "per_rank");
   if (Array.isArray(ranks) && ranks.length) {
     const det = el("details", {}, el("summary", { text: `Per-rank load and memory (${ranks.length} ranks)` }));
