@@ -465,8 +465,9 @@ cleanup:
 
 /* The objective is the slowest rank only, so every other rank's choices
  * are free: a MILP or a repair may leave a tiny table in host memory or
- * split it for nothing. The second objective, with the first held (no rank
- * may exceed the current maximum), orders options lexicographically by
+ * split it for nothing. The second objective, with the first held within
+ * PLAN_TIE_TOL (no rank may exceed the maximum by more, nor cap_ms: the
+ * greedy's, so the answer stays no worse), orders options by
  *  1. rule breaks: a host placement, a split (row-wise, column-wise,
  *     table-row-wise) of a table under PLAN_SMALL_TABLE_ROWS rows;
  *  2. total work and communication over the ranks it touches;
@@ -503,7 +504,7 @@ static double touched_max(const emb_inst *in, const ranks_state *s, const plan_t
   return max_of(s->ms, in->R);
 }
 
-int emb_tidy(const emb_inst *in, plan_table_plan *plans, double deadline) {
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline) {
   ranks_state s = {0};
   plan_emb_result res;
   int fits = 0, moved = 0;
@@ -511,7 +512,7 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double deadline) {
   if (!fits || ranks_new(in, &s)) goto cleanup;
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
-  double lim = res.max_ms * (1 + 1e-12);
+  double lim = fmin(res.max_ms * (1 + PLAN_TIE_TOL), fmax(cap_ms, res.max_ms));
   for (int pass = 0; pass < 4; pass++) {
     int changed = 0;
     for (size_t i = 0; i < in->n; i++) {

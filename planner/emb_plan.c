@@ -287,8 +287,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   out->timed_out = svc_now() >= deadline - 1e-3;
   /* ties broken with the slowest rank held (emb_tidy): a small extra
    * budget past the limit, at most 10 % of it and 1 s */
-  if (o.method != PLAN_METHOD_GREEDY &&
-      emb_tidy(&in, out->tables, svc_now() + fmin(1.0, 0.1 * o.time_limit_s))) {
+  if ((o.method != PLAN_METHOD_GREEDY || o.tidy) &&
+      emb_tidy(&in, out->tables, gms, svc_now() + fmin(1.0, 0.1 * o.time_limit_s))) {
     plan_emb_result tr;
     int tfits = 0;
     if (!emb_eval(&in, out->tables, &tr, &tfits, NULL)) {

@@ -282,7 +282,11 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
       for (size_t j = i; j < n && !c[j].infeasible; j++) out->combos_pruned++;
       break;
     }
-    if (eval_full(req, &c[i].r, NULL, NULL, &cand, &e) || !cand.fits) {
+    /* the greedy with its ties broken: an answer of this pass stands when
+     * the MILP pass is pruned */
+    plan_solve_opts g = {.method = PLAN_METHOD_GREEDY, .tidy = 1};
+    g.time_limit_s = req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10;
+    if (eval_full(req, &c[i].r, NULL, &g, &cand, &e) || !cand.fits) {
       if (!cand.emb.tables)
         svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
       else
@@ -415,7 +419,24 @@ int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, pla
                req->hw.hbm_usable_bytes / 1e9);
   }
   if ((rc = enumerate(req, &c, &n, err))) goto cleanup;
-  if ((rc = search(req, c, n, deadline, out, err))) goto cleanup;
+  rc = search(req, c, n, deadline, out, err);
+  /* compare: the target plan is never worse than the direct port it is
+   * measured against; on a tie (or when the search found nothing, e.g. the
+   * greedy alone where the port's plan came from the MILP) the port stands */
+  int port_fits = baseline_plans && out->baseline_fits;
+  if (rc == -SVC_INFEASIBLE && port_fits) rc = 0, out->gap = 0;
+  if (rc) goto cleanup;
+  if (port_fits && (!out->best.emb.tables ||
+                    plan_score(req, &out->baseline.recipe, out->baseline.step_ms) >=
+                        plan_score(req, &out->best.recipe, out->best.step_ms) * (1 - 1e-9))) {
+    plan_eval port;
+    double gap = out->best.emb.tables ? out->best.emb.gap : 0;
+    if (!eval_full(req, &req->baseline, baseline_plans, NULL, &port, &be)) {
+      plan_eval_dispose(&out->best);
+      out->best = port;
+      out->best.emb.gap = gap;
+    }
+  }
   plan_explain(req, out, c, n);
 cleanup:
   free(c);

@@ -140,6 +140,7 @@ typedef struct {
   int exact_max_vars;  /* AUTO: exact model when it has at most this many integer vars (0 = 4000) */
   plan_progress_fn progress;
   void *progress_user;
+  int tidy; /* GREEDY: still break ties (emb_tidy); the other methods always do */
 } plan_solve_opts;
 
 typedef struct {

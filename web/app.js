@@ -916,12 +916,18 @@ function renderCompare(doc, req) {
     return c;
   };
   const cards = [];
-  if (fromPred) cards.push(mk(`Baseline on ${req.from}`, fromPred, "cmp-from-card"));
+  if (fromPred) cards.push(mk(`Tuned recipe on ${req.from}`, pick(doc, "tuned_source") || fromPred, "cmp-from-card"));
   cards.push(mk(`Direct port on ${req.to}`, direct, "cmp-direct-card"));
   cards.push(mk(`Plan for ${req.to}`, plan, "cmp-plan-card"));
   const gain = num(pick(doc, "gain", "speedup"));
   const g = el("div", { class: "card ratio" }, el("h3", { text: "Gain of the plan" }));
   g.append(el("dl", {}, el("dt", { text: "over the port" }), el("dd", { id: "cmp-gain", class: gain !== null && gain >= 1 ? "good" : "bad", text: gain === null ? "–" : `×${fmt(gain)}` })));
+  const share = (k) => { const v = num(pick(doc, k)); return v === null ? "–" : `×${fmt(v)}`; };
+  g.querySelector("dl").append(
+    el("dt", { text: "hardware share" }), el("dd", { id: "cmp-hw-share", text: share("hardware_share") }),
+    el("dt", { text: "total over the tuned source" }), el("dd", { id: "cmp-total", text: share("total") }),
+    el("dt", { text: `tuning ${req.from} alone` }), el("dd", { id: "cmp-src-tuning", text: share("source_tuning_gain") }),
+  );
   cards.push(g);
   $("compare-summary").replaceChildren(...cards);
   const split = pick(doc, "gain_by_change", "changes", "split") || changeList(pick(doc, "explanation") || pick(plan, "explanation"));

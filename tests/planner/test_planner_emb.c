@@ -341,7 +341,7 @@ static int needed_here(const emb_inst *in, const plan_table_plan *plans, size_t 
     plan_emb_result e;
     int fits = 0;
     assert_int_equal(emb_eval(in, alt, &e, &fits, NULL), 0);
-    int better = fits && e.max_ms <= max_ms * (1 + 1e-12);
+    int better = fits && e.max_ms <= max_ms * (1 + PLAN_TIE_TOL);
     plan_emb_result_dispose(&e);
     if (better) return 0;
   }
