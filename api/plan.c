@@ -7,7 +7,10 @@
  * does not say): the embedding sharding and placement (all types, host
  * placement allowed), checkpointing (none/full) and DDP vs FSDP -- none of
  * these changes what the model computes. Batch size, precisions, padding
- * and the GPU count change only when the request lists values for them.
+ * and the GPU count change only when the request lists values for them;
+ * the global batch stays the baseline's unless the request lists batch
+ * sizes or pins constraints.global_batch. A change that alters training
+ * (global batch, fp8 compute, int8/fp8 rows) is marked affects_convergence.
  */
 #include <math.h>
 #include <stdio.h>
@@ -420,11 +423,16 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
       cJSON_AddNullToObject(o, "gain");
     }
     if (c->note[0]) cJSON_AddStringToObject(o, "note", c->note);
+    cJSON_AddBoolToObject(o, "affects_convergence", c->affects_convergence);
+    if (c->affects_convergence) cJSON_AddStringToObject(o, "why", c->why);
     cJSON_AddItemToArray(ch, o);
   }
   cJSON *bind = cJSON_AddArrayToObject(x, "binding_constraints");
   for (int i = 0; i < res->n_binding; i++)
     cJSON_AddItemToArray(bind, cJSON_CreateString(res->binding[i]));
+  cJSON *bound = cJSON_AddArrayToObject(x, "step_bound");
+  for (int i = 0; i < res->n_bound; i++)
+    cJSON_AddItemToArray(bound, cJSON_CreateString(res->bound[i]));
   cJSON *d = cJSON_AddObjectToObject(x, "dense");
   cJSON_AddNumberToObject(d, "ms", b->dense.ms);
   cJSON_AddNumberToObject(d, "memory_bytes", b->dense.bytes);
@@ -433,8 +441,13 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
   cJSON_AddNumberToObject(d, "optimizer_state_bytes", b->dense.optim_bytes);
   cJSON_AddNumberToObject(d, "activations_bytes", b->dense.act_bytes);
   cJSON_AddNumberToObject(d, "workspace_bytes", b->dense.workspace_bytes);
+  cJSON_AddNumberToObject(d, "communication_ms", b->dense.comm_ms);
+  cJSON_AddNumberToObject(d, "host_overhead_ms", b->dense.overhead_ms);
   cJSON *e = cJSON_AddObjectToObject(x, "embedding");
+  double mean = 0;
+  for (int r = 0; r < b->emb.ranks; r++) mean += b->emb.rank_ms[r] / b->emb.ranks;
   cJSON_AddNumberToObject(e, "max_rank_ms", b->emb.max_ms);
+  cJSON_AddNumberToObject(e, "mean_rank_ms", mean);
   cJSON_AddNumberToObject(e, "bound_ms", b->emb.bound_ms);
   if (isfinite(b->emb.greedy_ms))
     cJSON_AddNumberToObject(e, "greedy_ms", b->emb.greedy_ms);
@@ -474,6 +487,9 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
     cJSON_AddNumberToObject(o, "gain", res->best.samples_per_s / res->baseline.samples_per_s);
   else
     cJSON_AddNullToObject(o, "gain");
+  int conv = 0;
+  for (int i = 0; i < res->n_changes; i++) conv |= res->changes[i].affects_convergence;
+  cJSON_AddBoolToObject(o, "affects_convergence", conv);
   cJSON_AddItemToObject(o, "embedding_plan", emb_plan_json(pr, &res->best));
   cJSON_AddItemToObject(o, "explanation", explanation_json(pr, res));
   cJSON *s = cJSON_AddObjectToObject(o, "search");
@@ -583,6 +599,26 @@ static cJSON *side_json(const plan_request *pr, const plan_eval *e, int framewor
   return o;
 }
 
+static double ratio(const plan_eval *num, int num_ok, const plan_eval *den, int den_ok) {
+  return num_ok && den_ok && den->samples_per_s > 0 ? num->samples_per_s / den->samples_per_s : 0;
+}
+
+static void add_ratio(cJSON *o, const char *key, double r) {
+  if (r > 0)
+    cJSON_AddNumberToObject(o, key, r);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+/* Four answers on one workload and one set of constraints: the baseline
+ * recipe on the source; the source re-planned on its own hardware (the
+ * tuned source, exactly `cdplan plan` on it); that tuned recipe and table
+ * placement run unchanged on the target (the direct port); the target's
+ * plan. gain = plan / port (the co-design share: the recipe re-planned for
+ * the chip), hardware_share = port / tuned source (same recipe, other
+ * chip), total = plan / tuned source = hardware_share x gain; tuning the
+ * source alone (tuned / baseline) is source_tuning_gain, credited to
+ * neither. */
 int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                    void *progress_user, char **out, svc_err *err) {
   static const char *const top[] = {PLAN_REQUEST_FIELDS, "from", "to", "tune_from", NULL};
@@ -590,7 +626,7 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
   plan_in a, b;
   plan_result ra, rb;
   const char *from = NULL, *to = NULL;
-  int rc, tune = 1;
+  int rc;
   memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
   memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
   *out = NULL;
@@ -599,13 +635,12 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
       (rc = api_get_str(req, "from", "", 1, 63, NULL, &from, err)) ||
       (rc = api_get_str(req, "to", "", 1, 63, NULL, &to, err)))
     goto cleanup;
+  /* tune_from is deprecated (the tuned source is always computed): still
+   * checked and accepted for one release, and ignored with a note */
   const cJSON *tf = cJSON_GetObjectItemCaseSensitive(req, "tune_from");
-  if (tf) {
-    if (!cJSON_IsBool(tf)) {
-      rc = svc_err_set(err, SVC_BAD_FIELD, "tune_from", "tune_from must be true or false");
-      goto cleanup;
-    }
-    tune = cJSON_IsTrue(tf);
+  if (tf && !cJSON_IsBool(tf)) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "tune_from", "tune_from must be true or false");
+    goto cleanup;
   }
   if ((rc = decode_common(ctx, req, from, &a, err))) {
     svc_err_prefix(err, "from");
@@ -617,25 +652,37 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
   }
   a.req.solve.progress = b.req.solve.progress = progress;
   a.req.solve.progress_user = b.req.solve.progress_user = progress_user;
-  a.req.solve.time_limit_s /= 2, b.req.solve.time_limit_s /= 2;
-  /* 1. the recipe tuned for "from" (or the baseline as given, with greedy sharding) */
-  if (!tune) {
-    memset(&a.req.knobs, 0, sizeof a.req.knobs);
-    a.req.knobs.allow_host = 1;
-    a.req.knobs.keep_baseline_sharding = 1;
-  }
+  /* 1-2. the baseline and the tuned source: the same solve as a plan */
   if ((rc = plan_run(&a.req, NULL, &ra, err))) {
     svc_err_prefix(err, from);
     goto cleanup;
   }
-  /* 2. the plan for "to", whose baseline is the direct port: the same
+  /* 3-4. the plan for "to", whose baseline is the direct port: the tuned
    * recipe and table placement run unchanged */
   b.req.baseline = ra.best.recipe;
+  /* the same accelerator (name and figures): the problem was solved in
+   * step 2, so the plan is the port (a second time-limited solve could
+   * land elsewhere and credit the difference to the hardware) */
+  if (!strcmp(a.req.hw.name, b.req.hw.name) && !memcmp(&a.req.hw, &b.req.hw, sizeof a.req.hw)) {
+    plan_knobs *k = &b.req.knobs;
+    k->n_batch = k->n_dense_dtype = k->n_emb_dtype = k->n_ckpt = k->n_fsdp = k->n_pad = 0;
+    k->n_nodes = 0, k->global_batch = 0;
+    k->keep_baseline_sharding = 1;
+  }
   if ((rc = plan_run(&b.req, ra.best.emb.tables, &rb, err))) {
     svc_err_prefix(err, to);
     goto cleanup;
   }
   doc = cJSON_CreateObject();
+  cJSON *src = cJSON_AddObjectToObject(doc, "source_baseline");
+  cJSON_AddStringToObject(src, "hardware", a.req.hw.name);
+  cJSON_AddItemToObject(src, "recipe", recipe_json(&a.req, &a.req.baseline, a.base.framework));
+  if (ra.baseline.emb.tables)
+    add_prediction(src, &a.req, &ra.baseline);
+  else
+    cJSON_AddBoolToObject(src, "fits", 0);
+  if (ra.baseline_reason[0]) cJSON_AddStringToObject(src, "reason", ra.baseline_reason);
+  cJSON_AddItemToObject(doc, "tuned_source", plan_json(&a, &ra));
   cJSON_AddItemToObject(doc, "from", side_json(&a.req, &ra.best, a.base.framework));
   cJSON *port = cJSON_AddObjectToObject(doc, "direct_port");
   cJSON_AddStringToObject(port, "hardware", b.req.hw.name);
@@ -647,14 +694,21 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
   if (rb.baseline_reason[0]) cJSON_AddStringToObject(port, "reason", rb.baseline_reason);
   cJSON *planned = plan_json(&b, &rb);
   cJSON_AddItemToObject(doc, "to", planned);
-  if (rb.baseline_fits && rb.baseline.samples_per_s > 0)
-    cJSON_AddNumberToObject(doc, "gain", rb.best.samples_per_s / rb.baseline.samples_per_s);
-  else
-    cJSON_AddNullToObject(doc, "gain");
+  double gain = ratio(&rb.best, 1, &rb.baseline, rb.baseline_fits);
+  double hw_share = ratio(&rb.baseline, rb.baseline_fits, &ra.best, 1);
+  add_ratio(doc, "gain", gain);
+  add_ratio(doc, "hardware_share", hw_share);
+  add_ratio(doc, "total", ratio(&rb.best, 1, &ra.best, 1));
+  add_ratio(doc, "source_tuning_gain", ratio(&ra.best, 1, &ra.baseline, ra.baseline_fits));
   cJSON *by = cJSON_GetObjectItemCaseSensitive(
       cJSON_GetObjectItemCaseSensitive(planned, "explanation"), "changes");
   cJSON_AddItemToObject(doc, "gain_by_change", cJSON_Duplicate(by, 1));
   cJSON_AddItemToObject(doc, "gain_confidence", api_ratio_confidence_json(&a.req.hw, &b.req.hw));
+  if (tf) {
+    cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
+    cJSON_AddItemToArray(notes, cJSON_CreateString("tune_from is deprecated and ignored: the tuned "
+                                                   "source is always computed (tuned_source)"));
+  }
   rc = store(ctx, "compare", b.req.hw.name, body, len, doc, out, err);
 cleanup:
   plan_result_dispose(&ra), plan_result_dispose(&rb);

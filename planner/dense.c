@@ -65,6 +65,9 @@ int plan_dense_step(void *user, const cost_hw *hw, const plan_recipe *r, plan_de
   out->act_bytes = res.mem_bytes[COST_MEM_ACTIVATIONS];
   out->workspace_bytes = res.mem_bytes[COST_MEM_WORKSPACE];
   out->bytes = res.peak_memory_bytes - res.mem_bytes[COST_MEM_EMBEDDINGS];
+  out->comm_ms = res.comp_ms[COST_COMP_COMMUNICATION];
+  out->overhead_ms = res.comp_ms[COST_COMP_OVERHEAD];
+  out->kernels = res.kernels;
   if (!(out->ms > 0) || !isfinite(out->bytes))
     return svc_err_set(err, SVC_INTERNAL, "", "the step model returned no dense time");
   return 0;

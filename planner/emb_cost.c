@@ -346,7 +346,8 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
     for (int o = 0; o < in->nopt; o++) {
       emb_opt *e = EOPT(in, i, o);
       *e = list[o];
-      if (e->shard == PLAN_SHARD_CW && (t[i].dim % e->k != 0 || t[i].dim / e->k < 16)) e->ok = 0;
+      if (e->shard == PLAN_SHARD_CW && (t[i].dim % e->k != 0 || t[i].dim / e->k < PLAN_MIN_CW_DIM))
+        e->ok = 0;
       if (e->ok)
         price(in, &pr, &t[i], e);
       else

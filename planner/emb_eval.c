@@ -461,6 +461,87 @@ cleanup:
   plan_emb_result_dispose(&res);
 }
 
+/* ---- tie-breaking ------------------------------------------------------------ */
+
+/* The objective is the slowest rank only, so every other rank's choices
+ * are free: a MILP or a repair may leave a tiny table in host memory or
+ * split it for nothing. The second objective, with the first held within
+ * PLAN_TIE_TOL (no rank may exceed the maximum by more, nor cap_ms: the
+ * greedy's, so the answer stays no worse), orders options by
+ *  1. rule breaks: a host placement, a split (row-wise, column-wise,
+ *     table-row-wise) of a table under PLAN_SMALL_TABLE_ROWS rows;
+ *  2. total work and communication over the ranks it touches;
+ *  3. any split;
+ * and re-chooses each table's option and ranks while one is better. */
+static int is_split(const emb_opt *e) {
+  return e->shard == PLAN_SHARD_RW || e->shard == PLAN_SHARD_CW || e->shard == PLAN_SHARD_TWRW;
+}
+
+static int rule_breaks(const emb_inst *in, size_t i, const emb_opt *e) {
+  return (e->place == PLAN_PLACE_HOST) + (is_split(e) && in->t[i].rows < PLAN_SMALL_TABLE_ROWS);
+}
+
+/* 1 when option a of table i is strictly better than b by the order above. */
+static int tidier(const emb_inst *in, size_t i, const emb_opt *a, const emb_opt *b) {
+  int ra = rule_breaks(in, i, a), rb = rule_breaks(in, i, b);
+  if (ra != rb) return ra < rb;
+  double wa = a->ms * pieces(in, a), wb = b->ms * pieces(in, b);
+  if (fabs(wa - wb) > 1e-9 * fmax(wa, wb)) return wa < wb;
+  return is_split(a) < is_split(b);
+}
+
+static double touched_max(const emb_inst *in, const ranks_state *s, const plan_table_plan *pl) {
+  double m = 0;
+  if (pl->shard == PLAN_SHARD_TW) return s->ms[pl->rank];
+  if (pl->shard == PLAN_SHARD_CW) {
+    for (int j = 0; j < pl->k; j++) m = fmax(m, s->ms[pl->cw_ranks[j]]);
+    return m;
+  }
+  if (pl->shard == PLAN_SHARD_TWRW) {
+    for (int g = 0; g < in->G; g++) m = fmax(m, s->ms[pl->node * in->G + g]);
+    return m;
+  }
+  return max_of(s->ms, in->R);
+}
+
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline) {
+  ranks_state s = {0};
+  plan_emb_result res;
+  int fits = 0, moved = 0;
+  if (emb_eval(in, plans, &res, &fits, NULL)) return 0;
+  if (!fits || ranks_new(in, &s)) goto cleanup;
+  memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
+  memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
+  double lim = fmin(res.max_ms * (1 + PLAN_TIE_TOL), fmax(cap_ms, res.max_ms));
+  for (int pass = 0; pass < 4; pass++) {
+    int changed = 0;
+    for (size_t i = 0; i < in->n; i++) {
+      if ((i & 31) == 0 && svc_now() > deadline) goto cleanup;
+      int cur = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
+      const emb_opt *best = EOPT(in, i, cur);
+      plan_table_plan best_pl = plans[i], cand;
+      apply(in, &s, i, &plans[i], -1);
+      for (int o = 0; o < in->nopt; o++) {
+        const emb_opt *e = EOPT(in, i, o);
+        if (o == cur || !e->ok || !tidier(in, i, e, best)) continue;
+        if (place(in, &s, i, o, &cand)) continue;
+        int under = touched_max(in, &s, &cand) <= lim;
+        apply(in, &s, i, &cand, -1);
+        if (under) best = e, best_pl = cand;
+      }
+      changed |= best != EOPT(in, i, cur);
+      plans[i] = best_pl;
+      apply(in, &s, i, &plans[i], +1);
+    }
+    moved += changed;
+    if (!changed) break;
+  }
+cleanup:
+  ranks_free(&s);
+  plan_emb_result_dispose(&res);
+  return moved;
+}
+
 int emb_placements(const emb_inst *in, size_t t, plan_table_plan *out, int cap) {
   int n = 0;
   for (int o = 0; o < in->nopt; o++) {

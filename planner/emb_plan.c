@@ -284,6 +284,20 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     out->method = PLAN_METHOD_GREEDY;
   }
   out->greedy_ms = gms;
+  out->timed_out = svc_now() >= deadline - 1e-3;
+  /* ties broken with the slowest rank held (emb_tidy): a small extra
+   * budget past the limit, at most 10 % of it and 1 s */
+  if ((o.method != PLAN_METHOD_GREEDY || o.tidy) &&
+      emb_tidy(&in, out->tables, gms, svc_now() + fmin(1.0, 0.1 * o.time_limit_s))) {
+    plan_emb_result tr;
+    int tfits = 0;
+    if (!emb_eval(&in, out->tables, &tr, &tfits, NULL)) {
+      memcpy(out->rank_ms, tr.rank_ms, (size_t)in.R * sizeof *out->rank_ms);
+      memcpy(out->rank_bytes, tr.rank_bytes, (size_t)in.R * sizeof *out->rank_bytes);
+      out->max_ms = tr.max_ms;
+      plan_emb_result_dispose(&tr);
+    }
+  }
   double tb = trivial_bound(&in);
   out->bound_ms = fmin(fmax(bound, tb), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
@@ -292,7 +306,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   if (out->gap < 1e-9) out->gap = 0;
   out->optimal = out->gap <= o.mip_gap + 1e-9;
   out->solve_s = svc_now() - t0;
-  out->timed_out = svc_now() >= deadline - 1e-3 && !out->optimal;
+  out->timed_out = out->timed_out && !out->optimal;
 cleanup:
   emb_inst_dispose(&in);
   plan_emb_result_dispose(&gres);

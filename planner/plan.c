@@ -152,7 +152,12 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
     for (int i = 0; i < k->n_nodes; i++) nodes[nn++] = k->nodes[i];
   else
     nodes[nn++] = b->nodes;
-  int nb = k->global_batch > 0 ? 1 : (k->n_batch > 0 ? k->n_batch : 1);
+  /* The global batch changes training (explain.c, convergence): unless the
+   * request pins one or lists batch sizes, the baseline's is kept, also
+   * when the GPU count varies (objective cost). */
+  int64_t gb = k->global_batch;
+  if (gb <= 0 && k->n_batch == 0) gb = b->batch_per_gpu * b->gpus_per_node * b->nodes;
+  int nb = gb > 0 ? 1 : (k->n_batch > 0 ? k->n_batch : 1);
   int nd = k->n_dense_dtype > 0 ? k->n_dense_dtype : 1,
       ne = k->n_emb_dtype > 0 ? k->n_emb_dtype : 1;
   int nc = k->n_ckpt > 0 ? k->n_ckpt : 1, nf = k->n_fsdp > 0 ? k->n_fsdp : 1;
@@ -170,8 +175,8 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
                 plan_recipe r = *b;
                 r.nodes = nodes[a];
                 int64_t R = (int64_t)r.gpus_per_node * r.nodes;
-                if (k->global_batch > 0)
-                  r.batch_per_gpu = k->global_batch / R;
+                if (gb > 0)
+                  r.batch_per_gpu = gb / R;
                 else if (k->n_batch > 0)
                   r.batch_per_gpu = k->batch[bi];
                 if (k->n_dense_dtype > 0) r.dense_dtype = k->dense_dtype[d];
@@ -180,11 +185,11 @@ static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *e
                 if (k->n_fsdp > 0) r.fsdp = k->fsdp[f];
                 if (k->n_pad > 0) r.pad = k->pad[pd];
                 c[i++].r = r;
-                if (k->global_batch > 0 && r.batch_per_gpu * R != k->global_batch) {
+                if (gb > 0 && (r.batch_per_gpu < 1 || r.batch_per_gpu * R != gb)) {
                   c[i - 1].infeasible = 1;
                   snprintf(c[i - 1].reason, sizeof c[i - 1].reason,
-                           "global batch %lld is not a multiple of %lld GPUs",
-                           (long long)k->global_batch, (long long)R);
+                           "global batch %lld is not a multiple of %lld GPUs", (long long)gb,
+                           (long long)R);
                 }
               }
   *out = c;
@@ -223,9 +228,21 @@ static void bound_combo(const plan_request *req, combo *c) {
   c->ub = c->optimistic;
 }
 
+/* How many knobs r turns away from the baseline (ties go to fewer). */
+static int distance(const plan_request *req, const plan_recipe *r) {
+  const plan_recipe *b = &req->baseline;
+  return (r->nodes != b->nodes) + (r->batch_per_gpu != b->batch_per_gpu) +
+         (r->dense_dtype != b->dense_dtype) + (r->emb_dtype != b->emb_dtype) +
+         (r->checkpointing != b->checkpointing) + (r->fsdp != b->fsdp) + (r->pad != b->pad);
+}
+
+/* The better score wins; within 1e-9 of each other (a tie: the change
+ * does not move the step) the recipe closer to the baseline. */
 static void keep_best(plan_eval *best, int *have, plan_eval *cand, const plan_request *req) {
   double s = plan_score(req, &cand->recipe, cand->step_ms);
-  if (!*have || s > plan_score(req, &best->recipe, best->step_ms) * (1 + 1e-12)) {
+  double bs = *have ? plan_score(req, &best->recipe, best->step_ms) : 0;
+  if (!*have || s > bs * (1 + 1e-9) ||
+      (s >= bs * (1 - 1e-9) && distance(req, &cand->recipe) < distance(req, &best->recipe))) {
     plan_eval_dispose(best);
     *best = *cand;
     *have = 1;
@@ -265,7 +282,11 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
       for (size_t j = i; j < n && !c[j].infeasible; j++) out->combos_pruned++;
       break;
     }
-    if (eval_full(req, &c[i].r, NULL, NULL, &cand, &e) || !cand.fits) {
+    /* the greedy with its ties broken: an answer of this pass stands when
+     * the MILP pass is pruned */
+    plan_solve_opts g = {.method = PLAN_METHOD_GREEDY, .tidy = 1};
+    g.time_limit_s = req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10;
+    if (eval_full(req, &c[i].r, NULL, &g, &cand, &e) || !cand.fits) {
       if (!cand.emb.tables)
         svc_strlcpy(c[i].reason, e.message, sizeof c[i].reason);
       else
@@ -355,6 +376,21 @@ static int check_request(const plan_request *req, svc_err *err) {
   return 0;
 }
 
+int plan_resolve(const plan_request *req, double limit_s, plan_eval *best) {
+  combo *c = NULL;
+  size_t n = 0;
+  plan_result r;
+  svc_err err;
+  memset(&r, 0, sizeof r);
+  memset(best, 0, sizeof *best);
+  int rc = enumerate(req, &c, &n, &err);
+  if (!rc) rc = search(req, c, n, svc_now() + limit_s, &r, &err);
+  free(c);
+  if (rc) return rc;
+  *best = r.best;
+  return 0;
+}
+
 int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, plan_result *out,
              svc_err *err) {
   combo *c = NULL;
@@ -383,7 +419,24 @@ int plan_run(const plan_request *req, const plan_table_plan *baseline_plans, pla
                req->hw.hbm_usable_bytes / 1e9);
   }
   if ((rc = enumerate(req, &c, &n, err))) goto cleanup;
-  if ((rc = search(req, c, n, deadline, out, err))) goto cleanup;
+  rc = search(req, c, n, deadline, out, err);
+  /* compare: the target plan is never worse than the direct port it is
+   * measured against; on a tie (or when the search found nothing, e.g. the
+   * greedy alone where the port's plan came from the MILP) the port stands */
+  int port_fits = baseline_plans && out->baseline_fits;
+  if (rc == -SVC_INFEASIBLE && port_fits) rc = 0, out->gap = 0;
+  if (rc) goto cleanup;
+  if (port_fits && (!out->best.emb.tables ||
+                    plan_score(req, &out->baseline.recipe, out->baseline.step_ms) >=
+                        plan_score(req, &out->best.recipe, out->best.step_ms) * (1 - 1e-9))) {
+    plan_eval port;
+    double gap = out->best.emb.tables ? out->best.emb.gap : 0;
+    if (!eval_full(req, &req->baseline, baseline_plans, NULL, &port, &be)) {
+      plan_eval_dispose(&out->best);
+      out->best = port;
+      out->best.emb.gap = gap;
+    }
+  }
   plan_explain(req, out, c, n);
 cleanup:
   free(c);

@@ -32,6 +32,12 @@
 #define PLAN_MAX_CW 8       /* column-wise shards per table, at most */
 #define PLAN_MAX_CHOICES 16 /* values per knob */
 #define PLAN_MAX_CHANGES 16
+/* TorchRec's MIN_CW_DIM (torchrec/distributed/planner/constants.py): no
+ * column-wise shard is narrower. */
+#define PLAN_MIN_CW_DIM 128
+/* Tables under this many rows are neither split nor placed in host memory
+ * unless that lowers the step (emb_tidy). */
+#define PLAN_SMALL_TABLE_ROWS 1000
 
 /* Sharding types, in TorchRec's names (plan_shard_name). */
 typedef enum {
@@ -134,6 +140,7 @@ typedef struct {
   int exact_max_vars;  /* AUTO: exact model when it has at most this many integer vars (0 = 4000) */
   plan_progress_fn progress;
   void *progress_user;
+  int tidy; /* GREEDY: still break ties (emb_tidy); the other methods always do */
 } plan_solve_opts;
 
 typedef struct {
@@ -185,6 +192,11 @@ typedef struct {
   double ms;    /* step time of the dense part incl. its communication */
   double bytes; /* peak HBM per GPU: weights, gradients, optimizer, activations, workspace */
   double weights_bytes, grads_bytes, optim_bytes, act_bytes, workspace_bytes;
+  /* where the time goes (0 when the dense fn does not say): exposed
+   * communication, and the time the GPU idles while the framework
+   * dispatches (the step model's overhead component) with the kernel count */
+  double comm_ms, overhead_ms;
+  int64_t kernels;
 } plan_dense_cost;
 
 /* Prices the dense part. The api plugs in the step model; planner/dense.c
@@ -259,6 +271,10 @@ typedef struct {
   double samples_per_s; /* after applying this change (0 when it does not fit alone) */
   double gain;          /* ratio against the state before it; 0 = not feasible alone */
   char note[128];
+  /* the change alters what training computes (global batch, dense compute
+   * below 16 bits, table rows below 16 bits): why, in one line */
+  int affects_convergence;
+  char why[128];
 } plan_change;
 
 typedef struct {
@@ -271,7 +287,10 @@ typedef struct {
   int n_changes;
   plan_change changes[PLAN_MAX_CHANGES];
   int n_binding;
-  char binding[8][160];
+  char binding[8][200];
+  /* what bounds the step: host dispatch, communication, memory */
+  int n_bound;
+  char bound[4][200];
   int combos, combos_pruned, combos_infeasible;
   double solve_s;
 } plan_result;

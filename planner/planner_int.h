@@ -71,6 +71,14 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
 /* Re-choose options of the tables on the slowest rank while the maximum
  * drops (splits, host placement); stops at deadline. */
 void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline);
+/* Ties: the slowest rank may rise this much (relative) for a tidier plan,
+ * well inside the solver's default gap (0.5 %). */
+#define PLAN_TIE_TOL 1e-3
+/* Tie-breaking with the slowest rank held: re-choose options and ranks to
+ * avoid host placement and splits of small tables, then to lower the total
+ * work, then splits (emb_eval.c). Returns the number of passes that
+ * changed something; stops at deadline. */
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline);
 /* Pack tables with chosen options (choice[t] = option index) onto ranks:
  * LPT on load, capacity respected. 0, or -1 when something does not fit. */
 int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans);
@@ -164,6 +172,10 @@ typedef struct {
 /* Fill out's changes (one at a time, fixed order, against the baseline)
  * and binding constraints. */
 void plan_explain(const plan_request *req, plan_result *out, const plan_combo *c, size_t n);
+/* The search alone (no baseline, no explanation) on req within limit_s:
+ * the answer into best (dispose it), for re-solves with a constraint
+ * relaxed. 0 or a negative code. */
+int plan_resolve(const plan_request *req, double limit_s, plan_eval *best);
 /* Score of a recipe at step_ms (higher is better; samples/s or samples per USD). */
 double plan_score(const plan_request *req, const plan_recipe *r, double step_ms);
 

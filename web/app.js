@@ -751,6 +751,7 @@ function renderPlan(doc, req) {
       { label: "Gain", get: (c) => { const r = changeRatio(c); return r === null ? "–" : `×${fmt(r)}`; } },
       { label: "Samples/s after", get: (c) => num(c.samples_per_s) },
       { label: "Why", get: (c) => pick(c, "reason", "why", "note") ?? "", cls: "text" },
+      { label: "Changes training", get: (c) => (c.affects_convergence ? "yes" : ""), cls: "text" },
     ], changes, "Changes against the baseline with their predicted gains");
     ex.append(box);
   } else {
@@ -761,6 +762,13 @@ function renderPlan(doc, req) {
     ex.append(el("h4", { text: "Binding constraints" }));
     const ul = el("ul");
     for (const b of binding) ul.append(el("li", { text: typeof b === "string" ? b : JSON.stringify(b) }));
+    ex.append(ul);
+  }
+  const bound = pick(expl, "step_bound");
+  if (Array.isArray(bound) && bound.length) {
+    ex.append(el("h4", { text: "What bounds the step" }));
+    const ul = el("ul", { id: "plan-step-bound" });
+    for (const b of bound) ul.append(el("li", { text: String(b) }));
     ex.append(ul);
   }
   const ranks = pick(expl, "ranks", "per_rank");
@@ -908,12 +916,18 @@ function renderCompare(doc, req) {
     return c;
   };
   const cards = [];
-  if (fromPred) cards.push(mk(`Baseline on ${req.from}`, fromPred, "cmp-from-card"));
+  if (fromPred) cards.push(mk(`Tuned recipe on ${req.from}`, pick(doc, "tuned_source") || fromPred, "cmp-from-card"));
   cards.push(mk(`Direct port on ${req.to}`, direct, "cmp-direct-card"));
   cards.push(mk(`Plan for ${req.to}`, plan, "cmp-plan-card"));
   const gain = num(pick(doc, "gain", "speedup"));
   const g = el("div", { class: "card ratio" }, el("h3", { text: "Gain of the plan" }));
   g.append(el("dl", {}, el("dt", { text: "over the port" }), el("dd", { id: "cmp-gain", class: gain !== null && gain >= 1 ? "good" : "bad", text: gain === null ? "–" : `×${fmt(gain)}` })));
+  const share = (k) => { const v = num(pick(doc, k)); return v === null ? "–" : `×${fmt(v)}`; };
+  g.querySelector("dl").append(
+    el("dt", { text: "hardware share" }), el("dd", { id: "cmp-hw-share", text: share("hardware_share") }),
+    el("dt", { text: "total over the tuned source" }), el("dd", { id: "cmp-total", text: share("total") }),
+    el("dt", { text: `tuning ${req.from} alone` }), el("dd", { id: "cmp-src-tuning", text: share("source_tuning_gain") }),
+  );
   cards.push(g);
   $("compare-summary").replaceChildren(...cards);
   const split = pick(doc, "gain_by_change", "changes", "split") || changeList(pick(doc, "explanation") || pick(plan, "explanation"));

@@ -289,6 +289,135 @@ static void test_planner_emb__decomposed_bound_is_valid(void **state) {
   plan_emb_result_dispose(&r);
 }
 
+/* TorchRec's MIN_CW_DIM is a hard rule: a dim-128 table has no column-wise
+ * option, a dim-256 one only k = 2; the solver, asked for up to 8 shards
+ * with column-wise as the only split, never returns a narrower shard. */
+static void test_planner_emb__no_column_wise_shard_under_128(void **state) {
+  (void)state;
+  plan_emb_problem p;
+  fx_problem(&p, 8, 1, 141);
+  p.cw_max = 8;
+  p.allow_host = 0;
+  p.shard_mask = (1u << PLAN_SHARD_TW) | (1u << PLAN_SHARD_CW);
+  plan_table t[6];
+  static const int64_t dims[6] = {128, 256, 512, 1024, 128, 256};
+  for (int i = 0; i < 6; i++) {
+    snprintf(t[i].name, sizeof t[i].name, "t%d", i);
+    t[i].rows = 20000000, t[i].dim = dims[i], t[i].pooling = i < 4 ? 80 : 2;
+  }
+  emb_inst in;
+  svc_err err;
+  assert_int_equal(emb_inst_init(&in, &p, t, 6, &err), 0);
+  for (size_t i = 0; i < 6; i++)
+    for (int o = 0; o < in.nopt; o++) {
+      const emb_opt *e = EOPT(&in, i, o);
+      if (e->shard == PLAN_SHARD_CW && e->ok) assert_true(t[i].dim / e->k >= PLAN_MIN_CW_DIM);
+    }
+  emb_inst_dispose(&in);
+  plan_emb_result r;
+  plan_solve_opts o = {.time_limit_s = 2};
+  assert_int_equal(plan_emb_solve(&p, t, 6, &o, &r, &err), 0);
+  int cw = 0;
+  for (size_t i = 0; i < 6; i++)
+    if (r.tables[i].shard == PLAN_SHARD_CW) {
+      cw++;
+      assert_true(t[i].dim / r.tables[i].k >= PLAN_MIN_CW_DIM);
+    }
+  assert_true(cw > 0); /* the heavy wide tables are split: the rule is what limits k */
+  plan_emb_result_dispose(&r);
+}
+
+/* 1 when table i of plans cannot leave host memory / its split with the
+ * rest held: every table-wise (any rank) or replicated HBM alternative
+ * raises the slowest rank or does not fit. */
+static int needed_here(const emb_inst *in, const plan_table_plan *plans, size_t i, double max_ms) {
+  plan_table_plan alt[16];
+  memcpy(alt, plans, in->n * sizeof *alt);
+  for (int r = -1; r < in->R; r++) {
+    memset(&alt[i], 0, sizeof alt[i]);
+    alt[i].shard = r < 0 ? PLAN_SHARD_DP : PLAN_SHARD_TW, alt[i].k = 1, alt[i].rank = r < 0 ? 0 : r;
+    int o = emb_opt_index(in, alt[i].shard, PLAN_PLACE_HBM, 1);
+    if (o < 0 || !EOPT(in, i, o)->ok) continue;
+    plan_emb_result e;
+    int fits = 0;
+    assert_int_equal(emb_eval(in, alt, &e, &fits, NULL), 0);
+    int better = fits && e.max_ms <= max_ms * (1 + PLAN_TIE_TOL);
+    plan_emb_result_dispose(&e);
+    if (better) return 0;
+  }
+  return 1;
+}
+
+/* With HBM to spare no table goes to host memory, and a table under 1,000
+ * rows stays split only where no unsplit placement (table-wise on any
+ * rank, or replicated) holds the slowest rank with the other tables where
+ * they are: a small table's pooled output can be worth splitting when the
+ * ranks are nearly balanced. The tie-break removes the rest. */
+static void test_planner_emb__no_needless_host_or_small_splits(void **state) {
+  (void)state;
+  uint64_t seed = 7;
+  int splits_kept = 0;
+  for (int inst = 0; inst < 8; inst++) {
+    plan_emb_problem p;
+    int nodes = inst % 2 ? 2 : 1;
+    fx_problem(&p, 8 / nodes, nodes, 141);
+    p.cw_max = 4;
+    plan_table t[14];
+    for (int i = 0; i < 14; i++) {
+      snprintf(t[i].name, sizeof t[i].name, "t%d", i);
+      int small = i >= 4;
+      t[i].rows =
+          small ? 3 + (int64_t)(fx_rand(&seed) * 996) : (int64_t)(1e6 + fx_rand(&seed) * 3e7);
+      t[i].dim = fx_rand(&seed) < 0.5 ? 128 : 256;
+      t[i].pooling = small ? 1 + floor(fx_rand(&seed) * 4) : 10 + floor(fx_rand(&seed) * 60);
+    }
+    emb_inst in;
+    svc_err err;
+    assert_int_equal(emb_inst_init(&in, &p, t, 14, &err), 0);
+    for (int method = PLAN_METHOD_EXACT; method <= PLAN_METHOD_DECOMPOSED; method++) {
+      plan_emb_result r, g;
+      plan_solve_opts o = {.time_limit_s = 1, .method = method};
+      assert_int_equal(plan_emb_solve(&p, t, 14, &o, &r, &err), 0);
+      assert_int_equal(plan_emb_greedy(&p, t, 14, &g, &err), 0);
+      assert_true(r.max_ms <= g.max_ms * (1 + 1e-9));
+      for (size_t i = 0; i < 14; i++) {
+        const plan_table_plan *pl = &r.tables[i];
+        assert_int_equal(pl->place, PLAN_PLACE_HBM);
+        if (t[i].rows >= PLAN_SMALL_TABLE_ROWS || pl->shard == PLAN_SHARD_TW ||
+            pl->shard == PLAN_SHARD_DP)
+          continue;
+        assert_true(needed_here(&in, r.tables, i, r.max_ms));
+        splits_kept++;
+      }
+      plan_emb_result_dispose(&r), plan_emb_result_dispose(&g);
+    }
+    emb_inst_dispose(&in);
+  }
+  fprintf(stderr, "small-table splits kept because they hold the maximum: %d\n", splits_kept);
+}
+
+/* Where HBM is short, host placement stays: it is what makes the tables fit. */
+static void test_planner_emb__host_placement_kept_when_it_matters(void **state) {
+  (void)state;
+  plan_emb_problem p;
+  fx_problem(&p, 8, 1, 20);
+  plan_table t[3] = {{"huge", 400000000, 128, 5}, {"mid", 20000000, 128, 10}, {"tiny", 36, 128, 2}};
+  plan_emb_result r;
+  svc_err err;
+  plan_solve_opts o = {.time_limit_s = 1};
+  assert_int_equal(plan_emb_solve(&p, t, 3, &o, &r, &err), 0);
+  assert_int_equal(r.tables[2].place, PLAN_PLACE_HBM);
+  int host = 0;
+  for (int i = 0; i < 3; i++) host += r.tables[i].place == PLAN_PLACE_HOST;
+  p.allow_host = 0;
+  plan_emb_result h;
+  int rc = plan_emb_solve(&p, t, 3, &o, &h, &err);
+  assert_true(host > 0);
+  assert_true(rc == -SVC_INFEASIBLE || h.max_ms > r.max_ms * (1 + 1e-9));
+  if (!rc) plan_emb_result_dispose(&h);
+  plan_emb_result_dispose(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_emb__exact_equals_brute_force),
@@ -300,6 +429,9 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__glpk_error_becomes_solver_error),
       cmocka_unit_test(test_planner_emb__decomposed_bound_is_valid),
       cmocka_unit_test(test_planner_emb__eager_host_tables_run_on_the_cpu),
+      cmocka_unit_test(test_planner_emb__no_column_wise_shard_under_128),
+      cmocka_unit_test(test_planner_emb__no_needless_host_or_small_splits),
+      cmocka_unit_test(test_planner_emb__host_placement_kept_when_it_matters),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

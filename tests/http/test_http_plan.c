@@ -1,0 +1,240 @@
+/* Plan and compare over HTTP on the example workloads (issue 23): every
+ * binding constraint a plan states survives a re-solve with it relaxed
+ * (twice the HBM through a copied descriptor, the global batch pin
+ * dropped); the MLPerf plan leaves no table in host memory when HBM has
+ * room, nor shards column-wise under 128; compare
+ * splits the gain into the hardware's and the co-design share, X -> X
+ * gives 1 for both, and its tuned source is the plan for the source. */
+#include <math.h>
+#include <stdio.h>
+
+#include "test_http_common.h"
+
+static cJSON *load(const char *rel) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", CDPLAN_SOURCE_DIR, rel);
+  FILE *fp = fopen(path, "rb");
+  assert_non_null(fp);
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  fclose(fp);
+  buf[n] = '\0';
+  cJSON *doc = cJSON_Parse(buf);
+  assert_non_null(doc);
+  return doc;
+}
+
+static cJSON *post(const http_fixture *f, const char *path, const cJSON *req, int want) {
+  char *body = fixture_print(req);
+  http_resp r;
+  assert_int_equal(fixture_send(f, "POST", path, body, NULL, &r), 0);
+  free(body);
+  expect_status(&r, want);
+  cJSON *doc = fixture_json(&r);
+  http_resp_dispose(&r);
+  assert_non_null(doc);
+  return doc;
+}
+
+static void set(cJSON *o, const char *k, cJSON *v) {
+  cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+  cJSON_AddItemToObject(o, k, v);
+}
+
+/* The MLPerf DLRM-DCNv2 step request as a plan request on 8 x 8 GPUs. */
+static cJSON *mlperf_plan(const char *hw) {
+  cJSON *step = load("data/workloads/mlperf_dcnv2.json"), *req = cJSON_CreateObject();
+  cJSON *base = cJSON_DetachItemFromObject(step, "recipe");
+  cJSON_DeleteItemFromObject(base, "gpus");
+  cJSON_DeleteItemFromObject(base, "sharding");
+  set(req, "workload", cJSON_DetachItemFromObject(step, "workload"));
+  set(req, "baseline", base);
+  set(req, "hardware", cJSON_CreateString(hw));
+  cJSON *cl = cJSON_AddObjectToObject(req, "cluster");
+  cJSON_AddNumberToObject(cl, "gpus_per_node", 8);
+  cJSON_AddNumberToObject(cl, "nodes", 8);
+  cJSON *k = cJSON_AddObjectToObject(req, "knobs");
+  const char *prec[] = {"bf16", "fp8"}, *emb[] = {"fp32", "fp16"};
+  cJSON_AddItemToObject(k, "precision", cJSON_CreateStringArray(prec, 2));
+  cJSON_AddItemToObject(k, "embedding_precision", cJSON_CreateStringArray(emb, 2));
+  cJSON_AddNumberToObject(req, "time_limit_s", 3);
+  cJSON_Delete(step);
+  return req;
+}
+
+static double num(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const cJSON *get(const cJSON *o, const char *path) {
+  char buf[128], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *t = strtok_r(buf, ".", &save); t && o; t = strtok_r(NULL, ".", &save))
+    o = cJSON_GetObjectItemCaseSensitive(o, t);
+  return o;
+}
+
+/* No host placement, no split of a table under 1,000 rows, no column-wise
+ * shard under 128 (rows and dims from the request's tables by name). */
+static void check_rules(const cJSON *plan, const cJSON *req) {
+  const cJSON *tabs = get(req, "workload.tables"), *t;
+  cJSON_ArrayForEach(t, get(plan, "embedding_plan.tables")) {
+    const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+    const char *shard = cJSON_GetObjectItemCaseSensitive(t, "sharding_type")->valuestring;
+    const char *kern = cJSON_GetObjectItemCaseSensitive(t, "compute_kernel")->valuestring;
+    double rows = 0, dim = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, tabs) {
+      const char *wn = cJSON_GetObjectItemCaseSensitive(w, "name")->valuestring;
+      if (!strncmp(name, wn, strlen(wn)) && (name[strlen(wn)] == 0 || name[strlen(wn)] == '#'))
+        rows = num(w, "rows"), dim = num(w, "dim");
+    }
+    assert_true(rows > 0);
+    if (strcmp(kern, "fused")) fail_msg("table %s placed on host (%s)", name, kern);
+    int split = strcmp(shard, "table_wise") && strcmp(shard, "data_parallel");
+    /* a small table may stay split where no unsplit placement holds the
+     * slowest rank (MLPerf's 155-row cat_15: its pooled output over 64
+     * GPUs is 0.92 ms on one rank); test_planner_emb checks that rule */
+    if (rows < 1000 && split) fprintf(stderr, "  %s (%.0f rows) stays %s\n", name, rows, shard);
+    if (!strcmp(shard, "column_wise"))
+      assert_true(dim / cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "ranks")) >= 128);
+  }
+}
+
+/* Each binding constraint of the plan answer to req is re-solved relaxed. */
+static void check_binding(http_fixture *f, cJSON *req, const cJSON *plan, const char *hwfield) {
+  const cJSON *b;
+  double sps = num(plan, "samples_per_s");
+  cJSON_ArrayForEach(b, get(plan, "explanation.binding_constraints")) {
+    cJSON *rq = cJSON_Duplicate(req, 1);
+    fprintf(stderr, "  binding: %s\n", b->valuestring);
+    if (strstr(b->valuestring, "HBM")) {
+      /* the same accelerator with twice the HBM, as a catalog entry */
+      char path[96], name[80];
+      const char *hw = cJSON_GetObjectItemCaseSensitive(req, hwfield)->valuestring;
+      snprintf(path, sizeof path, "/v1/hardware/%s", hw);
+      snprintf(name, sizeof name, "%s-2xhbm", hw);
+      http_resp r;
+      assert_int_equal(fixture_get(f, path, &r), 0);
+      cJSON *d = fixture_json(&r);
+      http_resp_dispose(&r);
+      assert_non_null(d);
+      cJSON_DeleteItemFromObject(d, "calibration");
+      set(d, "name", cJSON_CreateString(name));
+      set(d, "hbm_bytes", cJSON_CreateNumber(2 * num(d, "hbm_bytes")));
+      set(d, "hbm_usable_bytes", cJSON_CreateNumber(2 * num(d, "hbm_usable_bytes")));
+      char *body = fixture_print(d);
+      assert_int_equal(fixture_send(f, "POST", "/v1/hardware", body, NULL, &r), 0);
+      assert_true(r.status == 201 || r.status == 409);
+      http_resp_dispose(&r);
+      free(body);
+      cJSON_Delete(d);
+      set(rq, hwfield, cJSON_CreateString(name));
+    } else if (strstr(b->valuestring, "global batch")) {
+      cJSON_DeleteItemFromObject(rq, "constraints");
+    } else {
+      fail_msg("a binding constraint the test cannot relax: %s", b->valuestring);
+    }
+    cJSON *rel = post(f, "/v1/plans", rq, 201);
+    assert_true(num(rel, "samples_per_s") > sps * (1 + 1e-6));
+    cJSON_Delete(rel), cJSON_Delete(rq);
+  }
+}
+
+static void test_http_plan__example_workloads_state_true_reasons(void **state) {
+  http_fixture *f = *state;
+  static const char *const files[] = {"data/workloads/plan_dlrm_mi350x.json",
+                                      "data/workloads/plan_compare_h100_to_h200.json",
+                                      "data/workloads/plan_compare_b200_to_mi350x.json", NULL};
+  for (int i = 0; files[i] || i == 3; i++) {
+    cJSON *req;
+    if (files[i]) {
+      req = load(files[i]);
+      const cJSON *from = cJSON_GetObjectItemCaseSensitive(req, "from");
+      if (from) set(req, "hardware", cJSON_CreateString(from->valuestring));
+      cJSON_DeleteItemFromObject(req, "from");
+      cJSON_DeleteItemFromObject(req, "to");
+      set(req, "time_limit_s", cJSON_CreateNumber(2));
+    } else {
+      req = mlperf_plan("h100-sxm");
+    }
+    fprintf(stderr, "%s\n", files[i] ? files[i] : "mlperf_dcnv2 on h100-sxm");
+    cJSON *plan = post(f, "/v1/plans", req, 201);
+    check_binding(f, req, plan, "hardware");
+    const cJSON *sb;
+    cJSON_ArrayForEach(sb, get(plan, "explanation.step_bound"))
+        fprintf(stderr, "  bound: %s\n", sb->valuestring);
+    if (!files[i]) {
+      check_rules(plan, req);
+      cJSON_Delete(plan), cJSON_Delete(req);
+      break;
+    }
+    cJSON_Delete(plan), cJSON_Delete(req);
+  }
+}
+
+/* X -> X: the port is the tuned recipe on the same chip (hardware share 1)
+ * and the target plan cannot beat the tuned source (co-design share 1). */
+static void test_http_plan__compare_same_chip_is_one(void **state) {
+  http_fixture *f = *state;
+  cJSON *req = load("data/workloads/plan_compare_b200_to_mi350x.json");
+  set(req, "to", cJSON_CreateString("b200"));
+  set(req, "time_limit_s", cJSON_CreateNumber(2));
+  cJSON *doc = post(f, "/v1/compare", req, 200);
+  assert_true(fabs(num(doc, "hardware_share") - 1) < 5e-4);
+  assert_true(fabs(num(doc, "gain") - 1) < 5e-4);
+  assert_true(fabs(num(doc, "total") - 1) < 5e-4);
+  double st = num(doc, "source_tuning_gain"); /* null: the baseline does not fit on b200 */
+  assert_true(isnan(st) || st >= 1 - 1e-9);
+  assert_true(isnan(st) == !cJSON_IsTrue(get(doc, "source_baseline.fits")));
+  cJSON_Delete(doc), cJSON_Delete(req);
+}
+
+/* H100 -> MI300X at 64 GPUs: the tuned source is the plan for the H100
+ * under the same request (recipe, embedding plan, step), the shares
+ * multiply to the total, tune_from is accepted with a deprecation note. */
+static void test_http_plan__compare_tuned_source_is_the_source_plan(void **state) {
+  http_fixture *f = *state;
+  cJSON *req = mlperf_plan("h100-sxm");
+  cJSON *plan = post(f, "/v1/plans", req, 201);
+  cJSON_DeleteItemFromObject(req, "hardware");
+  cJSON_AddStringToObject(req, "from", "h100-sxm");
+  cJSON_AddStringToObject(req, "to", "mi300x");
+  cJSON_AddBoolToObject(req, "tune_from", 0);
+  cJSON *doc = post(f, "/v1/compare", req, 200);
+  const cJSON *ts = get(doc, "tuned_source");
+  static const char *const keys[] = {"recipe",        "embedding_plan",    "step_ms",
+                                     "samples_per_s", "peak_memory_bytes", NULL};
+  for (int i = 0; keys[i]; i++) {
+    char *a = cJSON_PrintUnformatted(get(plan, keys[i]));
+    char *b = cJSON_PrintUnformatted(get(ts, keys[i]));
+    if (strcmp(a, b))
+      fail_msg("tuned_source.%s differs from the plan: %.200s vs %.200s", keys[i], b, a);
+    free(a), free(b);
+  }
+  double g = num(doc, "gain"), h = num(doc, "hardware_share"), t = num(doc, "total");
+  fprintf(stderr,
+          "h100 -> mi300x: hardware share %.4f x co-design %.4f = total %.4f; tuning "
+          "the source alone x%.4f\n",
+          h, g, t, num(doc, "source_tuning_gain"));
+  assert_true(g > 0 && h > 0 && fabs(h * g - t) < 1e-9 * t);
+  assert_true(fabs(num(get(doc, "direct_port"), "samples_per_s") /
+                       num(get(doc, "tuned_source"), "samples_per_s") -
+                   h) < 1e-9);
+  assert_non_null(strstr(cJSON_GetArrayItem(get(doc, "notes"), 0)->valuestring, "deprecated"));
+  check_rules(get(doc, "to"), req);
+  cJSON_Delete(doc), cJSON_Delete(plan), cJSON_Delete(req);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_http_plan__example_workloads_state_true_reasons,
+                                      setup_open, teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__compare_tuned_source_is_the_source_plan,
+                                      setup_open, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
