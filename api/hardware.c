@@ -34,6 +34,7 @@ static const num_field num_fields[] = {
     {"clock_mhz", 1, 1, 1e4, D(clock_hz), 1e6},
     {"peak_clock_mhz", 0, 1, 1e4, D(peak_clock_hz), 1e6},
     {"sustained_clock_mhz", 0, 1, 1e4, D(sustained_clock_hz), 1e6},
+    {"load_clock_mhz", 0, 1, 1e4, D(load_clock_hz), 1e6},
     {"hbm_bytes", 1, 1e6, 1e14, D(hbm_bytes), 1},
     {"hbm_usable_bytes", 0, 1e6, 1e14, D(hbm_usable_bytes), 1},
     {"hbm_bandwidth_bytes_per_s", 1, 1e9, 1e15, D(hbm_bw), 1},
@@ -57,7 +58,7 @@ static const char *const top_fields[] = {
     "clock_mhz", "hbm_bytes", "hbm_usable_bytes", "hbm_bandwidth_bytes_per_s", "l2_bytes",
     "llc_bytes", "smem_per_unit_bytes", "regs_per_unit", "scaleup_bandwidth_bytes_per_s",
     "scaleout_bandwidth_bytes_per_s", "host_link_bandwidth_bytes_per_s", "tdp_watts",
-    "price_per_hour_usd", "peak_clock_mhz", "sustained_clock_mhz",
+    "price_per_hour_usd", "peak_clock_mhz", "sustained_clock_mhz", "load_clock_mhz",
     "scaleup_link_bandwidth_bytes_per_s", "scaleup_topology", "in_switch_reduction", NULL};
 
 static const char *const dtype_fields[] = {"fp64", "fp32", "tf32", "bf16", "fp16",

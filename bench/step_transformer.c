@@ -104,6 +104,7 @@ static void score_steps(const cost_hw *hw, const cJSON *cases, const cJSON *rows
   }
 }
 
+int bench_transformer_h200(const cost_hw *hw_in);
 int bench_transformer_h200(const cost_hw *hw_in) {
   const char *dir = "data/measurements/h200-transformer";
   char p1[256], p2[256];

@@ -65,6 +65,11 @@ typedef struct {
    * (cost_clock_ratio). */
   double peak_clock_hz;
   double sustained_clock_hz;
+  /* The SM clock under a training step's continuous dense load, where the
+   * board's power cap binds (0 = no derating): the step models run their
+   * tensor work at load / (sustained or peak) of the op model's rate, whose
+   * calibration comes from short kernels timed from a cool GPU. */
+  double load_clock_hz;
   double hbm_bytes;                  /* physical capacity */
   double hbm_usable_bytes;           /* what a framework can allocate */
   double hbm_bw;                     /* bytes/s, datasheet peak */

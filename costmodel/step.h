@@ -112,7 +112,12 @@ typedef struct {
 } cost_dlrm;
 
 /* Transformer kernels (docs/step-model.md, "Transformers"). */
-typedef enum { COST_ATTN_FLASH = 0, COST_ATTN_UNFUSED, COST_ATTN__COUNT } cost_attention;
+typedef enum {
+  COST_ATTN_FLASH = 0,     /* SDPA / FlashAttention */
+  COST_ATTN_UNFUSED,       /* scores materialised, scale, mask and softmax as eager PyTorch ops */
+  COST_ATTN_FUSED_SOFTMAX, /* scores materialised, Megatron's fused scale-mask-softmax kernel */
+  COST_ATTN__COUNT
+} cost_attention;
 typedef enum { COST_MLP_GELU = 0, COST_MLP_SWIGLU, COST_MLP__COUNT } cost_mlp;
 typedef enum { COST_NORM_LAYERNORM = 0, COST_NORM_RMSNORM, COST_NORM__COUNT } cost_norm;
 typedef enum { COST_LOSS_EAGER = 0, COST_LOSS_FUSED, COST_LOSS__COUNT } cost_loss;

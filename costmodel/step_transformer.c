@@ -12,8 +12,9 @@
  * up: Shazeer, "GLU Variants Improve Transformer", 2020); backward is the
  * dgrad and wgrad GEMMs of each.
  * Attention core:
- *   unfused: scores [s, s] and context [s, hd] per head as batched GEMMs,
- *     the scale-mask-softmax and dropout streamed over the b a s^2 scores;
+ *   unfused / fused_softmax: scores [s, s] and context [s, hd] per head as
+ *     batched GEMMs, the scale, mask and softmax (eager ops, or Megatron's
+ *     fused kernel) and dropout streamed over the b a s^2 scores;
  *   flash (FlashAttention / SDPA: Dao et al., NeurIPS 2022; Dao,
  *     arXiv:2307.08691): 4 b (a/t) s^2 hd FLOPs forward, half of them for
  *     a causal mask (tiles above the diagonal are skipped), 2.5x that
@@ -194,6 +195,19 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
   return 0;
 }
 
+/* A training step keeps the GPU under dense load from end to end: where the
+ * board's power cap binds, its tensor cores run at the load clock, not at
+ * the clock of the short kernels the op model is calibrated on (hw->
+ * load_clock_hz: measured on the H200, data/measurements/h200-sustained).
+ * The GEMMs' times are scaled by (sustained or peak clock) / load clock.
+ * Flash attention is not: its sweep (attention_fit.json) ran right after
+ * the steps, on a GPU already at its load clock. */
+static double load_derate(const cost_hw *hw) {
+  double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz : hw->peak_clock_hz;
+  if (!(hw->load_clock_hz > 0) || !(ref > 0)) return 1.0;
+  return fmax(1.0, ref / hw->load_clock_hz);
+}
+
 static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe *r, int64_t b,
                        layer_t *L) {
   int dt = r->precision;
@@ -227,6 +241,9 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
     L->kernels_f += n_ffn * (glu ? 3 : 2);
     L->kernels_b += n_ffn * (glu ? 6 : 4);
   }
+  double der = load_derate(a->hw);
+  L->gemm_f *= der;
+  L->gemm_b *= der;
   double S = (double)b * (double)ht * (double)s * (double)s;
   if (m->attention == COST_ATTN_FLASH) {
     L->attn_f = flash_time(a, m, b, ht, dt, 0);
@@ -235,11 +252,21 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
     /* scores [s, s] and context [s, hd] per head as batched GEMMs */
     L->attn_f = step_gemm(a, s, s, hd, b * ht, dt, "nt") + step_gemm(a, s, hd, s, b * ht, dt, "nn");
     L->attn_b = 2 * L->attn_f;
-    /* fused scale-mask-softmax (read, write) + dropout (read, write, 1-byte
-     * mask); backward about twice */
-    double att_bytes = S * (2 * ab + (m->dropout > 0 ? 2 * ab + 1 : 0));
-    L->attn_f += step_stream(a, att_bytes);
-    L->attn_b += step_stream(a, 2 * att_bytes);
+    /* Megatron's fused scale-mask-softmax: one read and one write of the
+     * scores, backward about twice; eager PyTorch (the runner's unfused
+     * path) runs the scale, the mask and the softmax as three kernels (6 ab
+     * + the 1-byte mask forward; their backward 7 ab + 1); dropout adds a
+     * read, a write and a 1-byte mask, twice that backward */
+    double drop = m->dropout > 0 ? 2 * ab + 1 : 0;
+    int eager = m->attention == COST_ATTN_UNFUSED;
+    double att_f = S * ((eager ? 6 * ab + 1 : 2 * ab) + drop);
+    double att_b = eager ? S * (7 * ab + 1 + 2 * drop) : 2 * att_f;
+    L->attn_f += step_stream(a, att_f);
+    L->attn_b += step_stream(a, att_b);
+    if (eager) {
+      L->kernels_f += 3;
+      L->kernels_b += 3;
+    }
   }
   /* norms (read, write) and residual adds (2 reads, a write): 10 passes
    * over b s h, with the two dropouts (read, write, 1-byte mask) 16; the
@@ -321,9 +348,10 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
     rec = L.attn_f;
     rec_k = 4;
   }
-  double logit_f = step_gemm(a, b * s, V / t, h, 1, dt, "nt");
-  double logit_b =
-      step_gemm(a, b * s, h, V / t, 1, dt, "nn") + step_gemm(a, V / t, h, b * s, 1, dt, "tn");
+  double der = load_derate(a->hw);
+  double logit_f = der * step_gemm(a, b * s, V / t, h, 1, dt, "nt");
+  double logit_b = der * (step_gemm(a, b * s, h, V / t, 1, dt, "nn") +
+                          step_gemm(a, V / t, h, b * s, 1, dt, "tn"));
   /* cross-entropy over the fp32 logits, each of forward and backward: the
    * fused loss ~4 fp32 passes; eager (cast, log-softmax, nll and their
    * backward) 18 bytes per logit forward and 22 backward: 20 on average */
@@ -395,7 +423,7 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double tt = (double)t;
   int sp = r->sequence_parallel && t > 1;
   if (r->checkpointing == COST_CKPT_FULL)
-    per = 2.0 * sbh * ab / (sp ? tt : 1.0); /* each layer's input */
+    per = sbh * ab / (sp ? tt : 1.0); /* each layer's input (2 sbh bytes at 16 bits) */
   else
     per = act_layer(m, r, b, ab, r->checkpointing);
   double inflight = (double)(mb < p ? mb : p);
@@ -415,9 +443,13 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
   res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
   res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0;
-  res->mem_bytes[COST_MEM_ACTIVATIONS] =
-      per * (double)Lp * inflight + (p == 1 ? logits : 0) +
-      (r->checkpointing == COST_CKPT_FULL ? act_layer(m, r, b, ab, COST_CKPT_NONE) : 0);
+  /* with full recompute the loss's peak (before any layer's backward) and a
+   * recomputed layer's activations (during its backward, the logits freed)
+   * are not alive together: the larger of the two */
+  double lp = p == 1 ? logits : 0;
+  double extra =
+      r->checkpointing == COST_CKPT_FULL ? fmax(lp, act_layer(m, r, b, ab, COST_CKPT_NONE)) : lp;
+  res->mem_bytes[COST_MEM_ACTIVATIONS] = per * (double)Lp * inflight + extra;
   res->mem_bytes[COST_MEM_WORKSPACE] = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
 
   /* model FLOPs per GPU per step (no recompute): Narayanan et al. eq. 3 */

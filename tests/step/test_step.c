@@ -73,7 +73,7 @@ static void gpt(cost_workload *w, cost_recipe *r, int precision, int ckpt) {
                              .heads = 64,
                              .seq_len = 2048,
                              .vocab = 51200,
-                             .attention = COST_ATTN_UNFUSED,
+                             .attention = COST_ATTN_FUSED_SOFTMAX,
                              .loss = COST_LOSS_FUSED,
                              .dropout = 0.1};
   cost_recipe_init(r);
@@ -120,7 +120,7 @@ static void test_step__memory_grows_with_batch_shrinks_with_checkpointing(void *
   assert_true(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] >
               tf0.mem_bytes[COST_MEM_ACTIVATIONS] * 0.99);
   assert_true(tf0.mem_bytes[COST_MEM_ACTIVATIONS] < t0.mem_bytes[COST_MEM_ACTIVATIONS]);
-  w.tf.attention = COST_ATTN_UNFUSED;
+  w.tf.attention = COST_ATTN_FUSED_SOFTMAX;
   cost_step_result t1 = step(&w, &r);
   r.checkpointing = COST_CKPT_FULL;
   cost_step_result t2 = step(&w, &r);
@@ -170,13 +170,19 @@ static void test_step__activation_bytes_match_korthikanti_and_flash(void **state
   r.checkpointing = COST_CKPT_SELECTIVE;
   double sel = sbh * (10 + 24 / t) * L + logits;
   assert_true(fabs(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] / sel - 1) < 1e-12);
+  /* full: each layer's input (2 sbh at 16 bits) and, while a layer is
+   * recomputed, its activations once more (the loss's peak is over by then:
+   * the larger of the two) */
+  r.checkpointing = COST_CKPT_FULL;
+  double full = 2 * sbh * L + fmax(sbh * (10 + 24 / t + 5 * a * s / (h * t)), logits);
+  assert_true(fabs(step(&w, &r).mem_bytes[COST_MEM_ACTIVATIONS] / full - 1) < 1e-12);
   r.checkpointing = COST_CKPT_NONE;
   w.tf.attention = COST_ATTN_FLASH;
   double flash = sel + b * (a / t) * s * 4.0 * L;
   cost_step_result fr = step(&w, &r);
   assert_true(fabs(fr.mem_bytes[COST_MEM_ACTIVATIONS] / flash - 1) < 1e-12);
   /* and flash attention is faster than materialising the scores here */
-  w.tf.attention = COST_ATTN_UNFUSED;
+  w.tf.attention = COST_ATTN_FUSED_SOFTMAX;
   assert_true(fr.step_ms < step(&w, &r).step_ms);
 }
 
