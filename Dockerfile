@@ -1,6 +1,8 @@
 # cdplan: multi-stage build. Stage 1 builds on Debian 12 (bookworm) with
 # the -dev packages; stage 2 runs on bookworm-slim with only the runtime
-# libraries, as a non-root user, with the database on a volume.
+# libraries, as a non-root user, with the database on a volume. The runner
+# package (validate/gpu, with its MANIFEST) travels whole, found from the
+# working directory, so bundles are complete and cpu_selftest runs locally.
 FROM debian:bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
@@ -13,11 +15,13 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release \
     && install -D /build/cli/cdplan /out/usr/local/bin/cdplan \
     && mkdir -p /out/usr/share/cdplan/docs \
     && cp -r web /out/usr/share/cdplan/web \
-    && cp docs/openapi.yaml /out/usr/share/cdplan/docs/openapi.yaml
+    && cp docs/openapi.yaml /out/usr/share/cdplan/docs/openapi.yaml \
+    && mkdir -p /out/usr/share/cdplan/validate \
+    && cp -r validate/gpu /out/usr/share/cdplan/validate/gpu
 
 FROM debian:bookworm-slim
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libcjson1 libsqlite3-0 libglpk40 curl ca-certificates \
+      libmicrohttpd12 libcjson1 libsqlite3-0 libglpk40 curl ca-certificates python3 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /var/lib/cdplan --create-home --shell /usr/sbin/nologin cdplan
 COPY --from=build /out/ /

@@ -121,18 +121,32 @@ int val_write_bundle(const char *dir, const char *runner, int64_t id, const char
   if ((rc = val_write_file(path, job_json, strlen(job_json), 0644, err))) return rc;
   val_join(path, sizeof path, dir, "runner.py");
   if ((rc = copy_file(runner, path, 0755, err))) return rc;
-  /* kernel_sweep imports its Triton kernel from beside the runner. */
+  /* The modules runner.py imports (kernel_sweep's Triton kernel, the uvm
+   * bag, transformer_step) are listed in MANIFEST beside it: a bundle
+   * carries the whole package or is not written. */
   snprintf(src, sizeof src, "%s", runner);
   char *slash = strrchr(src, '/');
-  if (slash && (size_t)(slash - src) + sizeof "/triton_matmul.py" < sizeof src) {
-    strcpy(slash, "/triton_matmul.py");
-    FILE *f = fopen(src, "r");
-    if (f) {
-      fclose(f);
-      val_join(path, sizeof path, dir, "triton_matmul.py");
-      if ((rc = copy_file(src, path, 0644, err))) return rc;
+  size_t base = slash ? (size_t)(slash - src) + 1 : 0;
+  if (base + sizeof "MANIFEST" > sizeof src)
+    return svc_err_set(err, SVC_BAD_ARGS, "runner", "path too long: %s", runner);
+  strcpy(src + base, "MANIFEST");
+  char *man = NULL;
+  size_t mlen = 0;
+  if ((rc = svc_read_file(src, 1u << 16, &man, &mlen, err))) return rc;
+  for (char *line = man, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    if (!*line || *line == '#') continue;
+    if (strchr(line, '/') || base + strlen(line) + 1 > sizeof src) {
+      rc = svc_err_set(err, SVC_INTERNAL, "runner", "bad MANIFEST entry '%s'", line);
+      break;
     }
+    strcpy(src + base, line);
+    val_join(path, sizeof path, dir, line);
+    if ((rc = copy_file(src, path, 0644, err))) break;
   }
+  free(man);
+  if (rc) return rc;
   snprintf(script, sizeof script, run_sh, (long long)id);
   val_join(path, sizeof path, dir, "run.sh");
   return val_write_file(path, script, strlen(script), 0755, err);

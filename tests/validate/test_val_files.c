@@ -202,6 +202,12 @@ static void test_val_files__bundle_folder(void **state) {
   free(job);
   snprintf(p, sizeof p, "%s/runner.py", b);
   assert_int_equal(stat(p, &st), 0);
+  /* the whole runner package (validate/gpu/MANIFEST) travels with it */
+  const char *mods[] = {"triton_matmul.py", "uvm_bag.py", "transformer_step.py", "batch.py"};
+  for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
+    snprintf(p, sizeof p, "%s/%s", b, mods[i]);
+    assert_int_equal(stat(p, &st), 0);
+  }
   snprintf(p, sizeof p, "%s/run.sh", b);
   assert_int_equal(stat(p, &st), 0);
   assert_true(st.st_mode & S_IXUSR);
