@@ -47,6 +47,15 @@ int api_valid_name(const char *name);
 
 /* Decode + validate a hardware descriptor document into a cost_hw. */
 int api_hw_decode(const cJSON *doc, cost_hw *out, svc_err *err);
+
+/* Accelerator clocks (descriptors, published rows) lie in this range: a
+ * figure outside it is a mistake, most often GHz given for MHz. */
+#define API_CLOCK_MIN_MHZ 100
+#define API_CLOCK_MAX_MHZ 5000
+
+/* 0 when mhz is a plausible clock, else a 400 naming field (which says so
+ * when the figure looks like GHz). */
+int api_clock_check(double mhz, const char *field, svc_err *err);
 /* The named hardware from the catalog with its latest calibration
  * (calibration left zeroed when use_calibration is 0). 404 when unknown.
  * Cached; safe from many threads. */

@@ -90,8 +90,14 @@ static int one_row(api_ctx *ctx, const cJSON *it, int i, const char *label, api_
   snprintf(g->layout, sizeof g->layout, "%s", lay && strlen(lay) == 2 ? lay : "nn");
   const cJSON *clk = cJSON_GetObjectItemCaseSensitive(setup, "clock_mhz");
   if (clk && !cJSON_IsNull(clk)) {
-    if (!cJSON_IsNumber(clk) || !(clk->valuedouble >= 100 && clk->valuedouble <= 10000))
-      return bad(err, label, i, "setup.clock_mhz", "must be null or in [100, 10000] MHz");
+    if (!cJSON_IsNumber(clk) ||
+        !(clk->valuedouble >= API_CLOCK_MIN_MHZ && clk->valuedouble <= API_CLOCK_MAX_MHZ)) {
+      double v = cJSON_IsNumber(clk) ? clk->valuedouble : NAN;
+      return bad(err, label, i, "setup.clock_mhz",
+                 v * 1e3 >= API_CLOCK_MIN_MHZ && v * 1e3 <= API_CLOCK_MAX_MHZ
+                     ? "is in MHz, the figure looks like GHz (a clock lies in [100, 5000] MHz)"
+                     : "must be null or in [100, 5000] MHz");
+    }
     /* The clock the GEMM ran at (measured by the source): the sustained
      * clock of this row. */
     r->hw.sustained_clock_hz = clk->valuedouble * 1e6;

@@ -31,10 +31,11 @@ typedef struct {
 #define D(f) offsetof(cost_hw, f)
 #define NONE ((size_t)-1)
 static const num_field num_fields[] = {
-    {"clock_mhz", 1, 1, 1e4, D(clock_hz), 1e6},
-    {"peak_clock_mhz", 0, 1, 1e4, D(peak_clock_hz), 1e6},
-    {"sustained_clock_mhz", 0, 1, 1e4, D(sustained_clock_hz), 1e6},
-    {"load_clock_mhz", 0, 1, 1e4, D(load_clock_hz), 1e6},
+    /* clocks: any finite figure here, then api_clock_check's plausible range */
+    {"clock_mhz", 1, 0, 1e12, D(clock_hz), 1e6},
+    {"peak_clock_mhz", 0, 0, 1e12, D(peak_clock_hz), 1e6},
+    {"sustained_clock_mhz", 0, 0, 1e12, D(sustained_clock_hz), 1e6},
+    {"load_clock_mhz", 0, 0, 1e12, D(load_clock_hz), 1e6},
     {"hbm_bytes", 1, 1e6, 1e14, D(hbm_bytes), 1},
     {"hbm_usable_bytes", 0, 1e6, 1e14, D(hbm_usable_bytes), 1},
     {"hbm_bandwidth_bytes_per_s", 1, 1e9, 1e15, D(hbm_bw), 1},
@@ -63,6 +64,48 @@ static const char *const top_fields[] = {
 
 static const char *const dtype_fields[] = {"fp64", "fp32", "tf32", "bf16", "fp16",
                                            "fp8",  "fp6",  "fp4",  "int8", NULL};
+
+int api_clock_check(double mhz, const char *field, svc_err *err) {
+  if (mhz >= API_CLOCK_MIN_MHZ && mhz <= API_CLOCK_MAX_MHZ) return 0;
+  /* 1.98 for 1980 MHz: the figure was given in GHz */
+  if (mhz * 1e3 >= API_CLOCK_MIN_MHZ && mhz * 1e3 <= API_CLOCK_MAX_MHZ)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, field,
+                       "%s is in MHz: %g looks like GHz (%g MHz?); accelerator clocks lie in "
+                       "[%d, %d] MHz",
+                       field, mhz, mhz * 1e3, API_CLOCK_MIN_MHZ, API_CLOCK_MAX_MHZ);
+  return svc_err_set(err, SVC_OUT_OF_RANGE, field,
+                     "%s must be in [%d, %d] MHz, where accelerator clocks lie (got %g)", field,
+                     API_CLOCK_MIN_MHZ, API_CLOCK_MAX_MHZ, mhz);
+}
+
+/* The clocks given are plausible, and the clock a dense GEMM sustains is
+ * not above the one the peaks assume (peak_clock_mhz, else clock_mhz, the
+ * maximum): a sustained clock above it would price GEMMs past the peak. */
+static int check_clocks(const cJSON *doc, const cost_hw *hw, svc_err *err) {
+  static const char *const keys[] = {"clock_mhz", "peak_clock_mhz", "sustained_clock_mhz",
+                                     "load_clock_mhz"};
+  const double mhz[] = {hw->clock_hz / 1e6, hw->peak_clock_hz / 1e6, hw->sustained_clock_hz / 1e6,
+                        hw->load_clock_hz / 1e6};
+  int rc;
+  for (int i = 0; i < 4; i++)
+    if (cJSON_GetObjectItemCaseSensitive(doc, keys[i]) &&
+        (rc = api_clock_check(mhz[i], keys[i], err)))
+      return rc;
+  double top = hw->peak_clock_hz > 0 ? hw->peak_clock_hz : hw->clock_hz;
+  if (hw->sustained_clock_hz > top)
+    return svc_err_set(err, SVC_OUT_OF_RANGE, "sustained_clock_mhz",
+                       "sustained_clock_mhz (%g) exceeds %s (%g): a GEMM cannot sustain more "
+                       "than the clock its peaks assume",
+                       mhz[2], hw->peak_clock_hz > 0 ? "peak_clock_mhz" : "clock_mhz", top / 1e6);
+  double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz : top;
+  if (hw->load_clock_hz > ref)
+    return svc_err_set(
+        err, SVC_OUT_OF_RANGE, "load_clock_mhz",
+        "load_clock_mhz (%g) exceeds %s (%g): the clock under a step's "
+        "continuous load is not above the burst clock",
+        mhz[3], hw->sustained_clock_hz > 0 ? "sustained_clock_mhz" : "the peak clock", ref / 1e6);
+  return 0;
+}
 
 /* Every figure present needs a source: its own key, or its parent's. */
 static int check_sourced(const cJSON *doc, const cJSON *sources, const char *key, svc_err *err) {
@@ -245,6 +288,7 @@ int api_hw_decode(const cJSON *doc, cost_hw *hw, svc_err *err) {
     if ((rc = api_get_num(doc, nf->key, "", nf->required, nf->min, nf->max, &v, err))) return rc;
     *(double *)((char *)hw + nf->offset) = v * nf->scale;
   }
+  if ((rc = check_clocks(doc, hw, err))) return rc;
   if (hw->hbm_usable_bytes == 0) hw->hbm_usable_bytes = hw->hbm_bytes;
   if (hw->hbm_usable_bytes > hw->hbm_bytes)
     return svc_err_set(err, SVC_OUT_OF_RANGE, "hbm_usable_bytes",

@@ -310,6 +310,20 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   if ((rc = api_recipe_decode(cJSON_GetObjectItemCaseSensitive(req, "baseline"), "baseline",
                               &in->base, err)))
     return rc;
+  /* The cluster sets the GPUs: a baseline that states others would be
+   * planned silently on a cluster it did not describe. */
+  const cJSON *bl = cJSON_GetObjectItemCaseSensitive(req, "baseline");
+  if (cJSON_GetObjectItemCaseSensitive(bl, "gpus") && in->base.gpus != gpn * nodes)
+    return svc_err_set(err, SVC_BAD_FIELD, "baseline.gpus",
+                       "baseline.gpus (%lld) differs from the cluster's %lld GPUs "
+                       "(gpus_per_node %lld x nodes %lld); drop it or match the cluster",
+                       (long long)in->base.gpus, (long long)(gpn * nodes), (long long)gpn,
+                       (long long)nodes);
+  if (cJSON_GetObjectItemCaseSensitive(bl, "gpus_per_node") && in->base.gpus_per_node != gpn)
+    return svc_err_set(err, SVC_BAD_FIELD, "baseline.gpus_per_node",
+                       "baseline.gpus_per_node (%lld) differs from the cluster's gpus_per_node "
+                       "(%lld); set it in cluster",
+                       (long long)in->base.gpus_per_node, (long long)gpn);
   in->base.gpus = gpn * nodes;
   in->base.gpus_per_node = gpn;
   if ((rc = api_step_check(&pr->hw, &in->w, &in->base, "workload", "baseline", err)) ||

@@ -227,9 +227,65 @@ static void test_http_plan__compare_tuned_source_is_the_source_plan(void **state
   cJSON_Delete(doc), cJSON_Delete(plan), cJSON_Delete(req);
 }
 
+/* The error a request answered 400 names: field and message. */
+static void expect_400(const http_fixture *f, const char *path, const cJSON *req, const char *field,
+                       const char *says) {
+  cJSON *doc = post(f, path, req, 400);
+  const cJSON *fl = get(doc, "error.field"), *msg = get(doc, "error.message");
+  assert_true(cJSON_IsString(fl) && cJSON_IsString(msg));
+  if (strcmp(fl->valuestring, field) || !strstr(msg->valuestring, says))
+    fail_msg("%s: field %s (want %s), message '%s' (want '%s' in it)", path, fl->valuestring, field,
+             msg->valuestring, says);
+  cJSON_Delete(doc);
+}
+
+/* More GPUs per node than the accelerator's scale-up domain is a 400 for
+ * plan, compare (either side) and step (MI250X: 4 per domain); a plan
+ * baseline stating other GPUs than its cluster is one too. */
+/* get() for a member the test edits */
+static cJSON *mget(cJSON *o, const char *path) { return (cJSON *)get(o, path); }
+
+static void test_http_plan__gpus_beyond_the_scaleup_domain_refused(void **state) {
+  http_fixture *f = *state;
+  cJSON *cmp = load("data/workloads/plan_compare_b200_to_mi350x.json");
+  set(cmp, "time_limit_s", cJSON_CreateNumber(1));
+  cJSON *plan = cJSON_Duplicate(cmp, 1);
+  cJSON_DeleteItemFromObject(plan, "from");
+  cJSON_DeleteItemFromObject(plan, "to");
+  set(plan, "hardware", cJSON_CreateString("mi250x"));
+  expect_400(f, "/v1/plans", plan, "cluster.gpus_per_node", "4 GPUs per scale-up domain");
+  set(cmp, "to", cJSON_CreateString("mi250x"));
+  expect_400(f, "/v1/compare", cmp, "cluster.gpus_per_node", "to: ");
+  set(cmp, "from", cJSON_CreateString("mi250x"));
+  set(cmp, "to", cJSON_CreateString("b200"));
+  expect_400(f, "/v1/compare", cmp, "cluster.gpus_per_node", "from: ");
+  /* the cluster's fabric overrides change no domain size */
+  cJSON_AddNumberToObject(mget(plan, "cluster"), "scaleup_bandwidth_bytes_per_s", 1e12);
+  expect_400(f, "/v1/plans", plan, "cluster.gpus_per_node", "mi250x");
+
+  /* a baseline that disagrees with its cluster (b200, 8 x 1) */
+  set(plan, "hardware", cJSON_CreateString("b200"));
+  cJSON_AddNumberToObject(mget(plan, "baseline"), "gpus", 16);
+  expect_400(f, "/v1/plans", plan, "baseline.gpus", "8 GPUs");
+  cJSON_DeleteItemFromObject(mget(plan, "baseline"), "gpus");
+  cJSON_AddNumberToObject(mget(plan, "baseline"), "gpus_per_node", 4);
+  expect_400(f, "/v1/plans", plan, "baseline.gpus_per_node", "cluster");
+
+  cJSON *step = load("data/workloads/dlrm_h200_step.json");
+  set(step, "hardware", cJSON_CreateString("mi250x"));
+  set(mget(step, "recipe"), "gpus", cJSON_CreateNumber(8));
+  set(mget(step, "recipe"), "gpus_per_node", cJSON_CreateNumber(8));
+  expect_400(f, "/v1/step", step, "recipe.gpus_per_node", "4 GPUs per scale-up domain");
+  set(mget(step, "recipe"), "gpus_per_node", cJSON_CreateNumber(4));
+  cJSON_Delete(post(f, "/v1/step", step, 200));
+  cJSON_Delete(step), cJSON_Delete(plan), cJSON_Delete(cmp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_http_plan__example_workloads_state_true_reasons,
+                                      setup_open, teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__gpus_beyond_the_scaleup_domain_refused,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
                                       teardown),

@@ -386,9 +386,14 @@ static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
       "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1,\"role\":\"maybe\"}]",
       "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
       "\"n\":8,\"k\":8,\"dtype\":\"bf16\"},\"metric\":\"tflops\",\"value\":1,\"role\":\"check\"}]",
+      /* a clock in GHz by mistake */
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\",\"clock_mhz\":1.2},\"metric\":\"tflops\",\"value\":1,"
+      "\"role\":\"fit\"}]",
   };
-  static const char *const field[] = {"[0].setup.m/n/k", "[0].setup.hardware", "[0].value",
-                                      "[0].role", "files"};
+  static const char *const field[] = {"[0].setup.m/n/k", "[0].setup.hardware",
+                                      "[0].value",       "[0].role",
+                                      "files",           "[0].setup.clock_mhz"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const char *texts[1] = {bad[i]}, *labels[1] = {"pub.json"};
     size_t lens[1] = {strlen(bad[i])};
@@ -397,6 +402,80 @@ static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
     assert_string_equal(err.field, field[i]);
     assert_null(out);
   }
+}
+
+/* Clocks outside [100, 5000] MHz are mistakes (GHz for MHz most often),
+ * named with a hint; a sustained clock above the peaks' clock is refused;
+ * bandwidths that are negative, zero where required, huge or not finite
+ * name their field. */
+static void test_api_hw__implausible_clocks_and_bandwidths(void **state) {
+  api_ctx *ctx = *state;
+  static const char *const clocks[] = {"clock_mhz", "peak_clock_mhz", "sustained_clock_mhz"};
+  static const double bad_mhz[] = {1.98, 0, 50, 6000, 1.98e6};
+  svc_err err;
+  for (int c = 0; c < 3; c++)
+    for (size_t i = 0; i < sizeof bad_mhz / sizeof bad_mhz[0]; i++) {
+      cJSON *d = sample("clocky");
+      cJSON_DeleteItemFromObject(d, clocks[c]);
+      cJSON_AddNumberToObject(d, clocks[c], bad_mhz[i]);
+      cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), clocks[c], "test");
+      svc_err_clear(&err);
+      assert_int_equal(create(ctx, d, &err), -SVC_OUT_OF_RANGE);
+      assert_string_equal(err.field, clocks[c]);
+      if (bad_mhz[i] == 1.98) assert_non_null(strstr(err.message, "GHz"));
+      cJSON_Delete(d);
+    }
+  /* sustained above the peaks' clock (h200: peak_clock_mhz 1830) */
+  cJSON *d = sample("clocky");
+  cJSON_AddNumberToObject(d, "sustained_clock_mhz", 1900);
+  cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), "sustained_clock_mhz", "test");
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "sustained_clock_mhz");
+  /* ... and above clock_mhz where no peak clock is given */
+  d = sample("clocky");
+  cJSON_DeleteItemFromObject(d, "peak_clock_mhz");
+  cJSON_DeleteItemFromObject(cJSON_GetObjectItem(d, "sources"), "peak_clock_mhz");
+  cJSON_AddNumberToObject(d, "sustained_clock_mhz", 1990);
+  cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), "sustained_clock_mhz", "test");
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "sustained_clock_mhz");
+  /* a sustained clock under the peak one is accepted */
+  d = sample("clocky");
+  cJSON_AddNumberToObject(d, "sustained_clock_mhz", 1600);
+  cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), "sustained_clock_mhz", "test");
+  svc_err_clear(&err);
+  assert_int_equal(create(ctx, d, &err), 0);
+  cJSON_Delete(d);
+
+  static const char *const bws[] = {"hbm_bandwidth_bytes_per_s", "scaleup_bandwidth_bytes_per_s",
+                                    "scaleout_bandwidth_bytes_per_s",
+                                    "host_link_bandwidth_bytes_per_s"};
+  static const char *const bad_bw[] = {"-1", "1e300", "1e400", "-1e400"};
+  for (size_t b = 0; b < sizeof bws / sizeof bws[0]; b++)
+    for (size_t i = 0; i < sizeof bad_bw / sizeof bad_bw[0]; i++) {
+      d = sample("bw");
+      /* 1e400 parses to inf: the text goes in as it would on the wire */
+      cJSON *v = cJSON_Parse(bad_bw[i]);
+      assert_non_null(v);
+      cJSON_DeleteItemFromObject(d, bws[b]);
+      cJSON_AddItemToObject(d, bws[b], v);
+      if (!cJSON_GetObjectItem(cJSON_GetObjectItem(d, "sources"), bws[b]))
+        cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), bws[b], "test");
+      char *body = cJSON_PrintUnformatted(d), *out = NULL;
+      /* cJSON prints inf as null: send the raw figure instead */
+      char *at = strstr(body, "null");
+      char raw[1 << 14];
+      if (at) {
+        snprintf(raw, sizeof raw, "%.*s%s%s", (int)(at - body), body, bad_bw[i], at + 4);
+      } else {
+        snprintf(raw, sizeof raw, "%s", body);
+      }
+      svc_err_clear(&err);
+      int rc = api_hw_create(ctx, raw, strlen(raw), &out, &err);
+      if (rc != -SVC_OUT_OF_RANGE && rc != -SVC_BAD_FIELD && rc != -SVC_BAD_JSON)
+        fail_msg("%s = %s accepted (rc %d)", bws[b], bad_bw[i], rc);
+      if (rc != -SVC_BAD_JSON) assert_string_equal(err.field, bws[b]);
+      free(body), free(out);
+      cJSON_Delete(d);
+    }
 }
 
 int main(void) {
@@ -408,6 +487,7 @@ int main(void) {
       T(test_api_hw__published_calibration_rejects_bad_rows),
       T(test_api_hw__decode_converts_units),
       T(test_api_hw__rules_name_the_field),
+      T(test_api_hw__implausible_clocks_and_bandwidths),
       T(test_api_hw__bad_bodies),
       T(test_api_hw__create_get_replace_delete),
       T(test_api_hw__failed_replace_keeps_stored_doc),
