@@ -410,10 +410,11 @@ static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
  * name their field. */
 static void test_api_hw__implausible_clocks_and_bandwidths(void **state) {
   api_ctx *ctx = *state;
-  static const char *const clocks[] = {"clock_mhz", "peak_clock_mhz", "sustained_clock_mhz"};
+  static const char *const clocks[] = {"clock_mhz", "peak_clock_mhz", "sustained_clock_mhz",
+                                       "load_clock_mhz"};
   static const double bad_mhz[] = {1.98, 0, 50, 6000, 1.98e6};
   svc_err err;
-  for (int c = 0; c < 3; c++)
+  for (int c = 0; c < 4; c++)
     for (size_t i = 0; i < sizeof bad_mhz / sizeof bad_mhz[0]; i++) {
       cJSON *d = sample("clocky");
       cJSON_DeleteItemFromObject(d, clocks[c]);
@@ -437,6 +438,11 @@ static void test_api_hw__implausible_clocks_and_bandwidths(void **state) {
   cJSON_AddNumberToObject(d, "sustained_clock_mhz", 1990);
   cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), "sustained_clock_mhz", "test");
   expect_field(ctx, d, SVC_OUT_OF_RANGE, "sustained_clock_mhz");
+  /* the load clock (h200: 1500) above the sustained one */
+  d = sample("clocky");
+  cJSON_AddNumberToObject(d, "sustained_clock_mhz", 1400);
+  cJSON_AddStringToObject(cJSON_GetObjectItem(d, "sources"), "sustained_clock_mhz", "test");
+  expect_field(ctx, d, SVC_OUT_OF_RANGE, "load_clock_mhz");
   /* a sustained clock under the peak one is accepted */
   d = sample("clocky");
   cJSON_AddNumberToObject(d, "sustained_clock_mhz", 1600);
