@@ -3,7 +3,7 @@
 // /v1/validations, /v1/hardware) and draws the answers. Every API error is
 // shown next to what it concerns (api.js renderError).
 
-import { api, isAbort, renderError, clearError, errorBox, ApiError } from "./api.js";
+import { api, isAbort, renderError, clearError, errorBox, ApiError, getToken, setToken, onAuth } from "./api.js";
 import * as charts from "./charts.js";
 import { Catalog } from "./catalog.js";
 import { mainGemms } from "./gemms.js";
@@ -1108,6 +1108,65 @@ async function checkReference() {
   }
 }
 
+// ---------------------------------------------------------------- sign-in
+
+// Refused calls by "METHOD path": shown at the top until the same call
+// passes the auth check (or the token changes, which reloads the page).
+const refused = new Map();
+
+function routeKey(method, path) {
+  // one entry per route, not per id: /v1/plans/ab12 and /v1/plans/cd34 alike
+  return `${method} ${path.split("?")[0].replace(/\/v1\/(plans|validations|hardware)\/[^/]+/, "/v1/$1/{id}")}`;
+}
+
+function renderAuthBanner() {
+  const box = $("auth-banner");
+  if (!refused.size) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const list = [...refused.values()];
+  const noToken = !getToken();
+  const title = noToken
+    ? "This server needs an API token: nothing can be shown until you paste one."
+    : `The server refused ${list.length === 1 ? "a call" : `${list.length} calls`} with your token.`;
+  const ul = el("ul");
+  for (const e of list) {
+    ul.append(el("li", { "data-status": String(e.status), "data-scope": e.scope || "" },
+      el("code", { text: routeKey(e.method, e.path) }), ` — HTTP ${e.status}, needs the `,
+      el("strong", { class: "scope", text: e.scope || "?" }), ` scope: ${e.message}`));
+  }
+  const hint = list[0].hint;
+  box.replaceChildren(el("p", { class: "where", text: title }), ul, el("p", { class: "err-hint", text: hint }));
+  box.hidden = false;
+  if (noToken) $("signin").open = true;
+}
+
+function setupSignIn() {
+  const t = getToken();
+  $("token").value = t;
+  $("signin-summary").textContent = t ? "API token (set)" : "API token";
+  onAuth(({ ok, method, path, err }) => {
+    const k = routeKey(method, path);
+    if (ok) {
+      if (refused.delete(k)) renderAuthBanner();
+    } else {
+      refused.set(k, err);
+      renderAuthBanner();
+    }
+  });
+  $("token-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    setToken($("token").value.trim());
+    location.reload();
+  });
+  $("token-forget").addEventListener("click", () => {
+    setToken("");
+    location.reload();
+  });
+}
+
 // ---------------------------------------------------------------- start
 
 function fillHwSelects() {
@@ -1171,6 +1230,7 @@ async function loadExamples() {
 
 async function main() {
   const catalog = new Catalog($("catalog"));
+  setupSignIn();
   health();
   await Promise.all([loadCatalog(catalog), loadExamples()]);
   fillHwSelects();

@@ -114,6 +114,8 @@ export function table(container, columns, rows, caption = "") {
       if (col.cls) td.className = col.cls;
     }
   }
+  // a wide table scrolls inside its panel, never the page
+  container.classList.add("table-wrap");
   container.replaceChildren(t);
   return t;
 }
