@@ -9,8 +9,7 @@ import { Catalog } from "./catalog.js";
 import { mainGemms } from "./gemms.js";
 
 const $ = (id) => document.getElementById(id);
-const fmt = charts.fmt;
-const GB = 1e9;
+const { fmt, fmtMs, fmtRate, fmtBytes, GiB } = charts;
 const DEBOUNCE_MS = 250;
 
 const state = {
@@ -363,12 +362,12 @@ function cardFor(res, recipe, idx) {
     const s = step.value;
     const usable = num(s.hbm_usable_bytes) ?? h.hbm_usable_bytes ?? h.hbm_bytes;
     const peak = num(s.peak_memory_bytes);
-    row("Step time", `${fmt(num(s.step_ms))} ms`, `sum-${letter}-step`);
-    row("Throughput", `${fmt(num(s.samples_per_s))} ${isDlrm() ? "samples" : "sequences"}/s`, `sum-${letter}-tput`);
-    if (num(s.tokens_per_s)) row("Tokens/s", fmt(s.tokens_per_s));
+    row("Step time", fmtMs(num(s.step_ms)), `sum-${letter}-step`);
+    row("Throughput", fmtRate(num(s.samples_per_s), isDlrm() ? "samples" : "sequences"), `sum-${letter}-tput`);
+    if (num(s.tokens_per_s)) row("Tokens", fmtRate(s.tokens_per_s, "tokens"));
     if (peak !== null) {
       const fits = s.fits !== undefined ? !!s.fits : usable ? peak <= usable : true;
-      row("Peak memory / GPU", `${fmt(peak / GB)} GB of ${fmt(usable / GB)} GB${fits ? "" : " — does not fit"}`, `sum-${letter}-mem`, fits ? "" : "bad");
+      row("Peak memory / GPU", `${fmtBytes(peak)} of ${fmtBytes(usable)}${fits ? "" : " — does not fit"}`, `sum-${letter}-mem`, fits ? "" : "bad");
     }
     if (num(s.mfu) !== null) row("MFU", pct(s.mfu));
     if (s.provenance) row("How sure", provenanceText(s.provenance), `sum-${letter}-sure`);
@@ -377,7 +376,7 @@ function cardFor(res, recipe, idx) {
   }
   if (est.status === "fulfilled") {
     const total = est.value.reduce((t, g) => t + (num(g.r.ms) || 0) * (g.repeat || 1), 0);
-    row("Main GEMMs", `${fmt(total)} ms (${est.value.length} GEMMs)`, `sum-${letter}-gemm`);
+    row("Main GEMMs", `${fmtMs(total)} (${est.value.length} GEMMs)`, `sum-${letter}-gemm`);
   } else {
     row("Main GEMMs", "not estimated (see the roofline panel)", `sum-${letter}-gemm`, "bad");
   }
@@ -455,18 +454,18 @@ function renderMemory(results) {
   }
   const per = ok.map((r) => entries(pick(r.step.value, "memory", "memory_bytes"), ["bytes", "value"]));
   const names = [...new Set(per.flat().map((e) => e.name))];
-  const series = names.map((n) => ({ label: n, data: per.map((p) => ((p.find((e) => e.name === n) || {}).value ?? 0) / GB) }));
+  const series = names.map((n) => ({ label: n, data: per.map((p) => ((p.find((e) => e.name === n) || {}).value ?? 0) / GiB) }));
   const caps = ok.map((r) => {
     const h = state.hw.get(r.hw) || {};
-    return (num(r.step.value.hbm_usable_bytes) ?? h.hbm_usable_bytes ?? h.hbm_bytes ?? 0) / GB;
+    return (num(r.step.value.hbm_usable_bytes) ?? h.hbm_usable_bytes ?? h.hbm_bytes ?? 0) / GiB;
   });
   charts.stackedBars("mem-chart", ok.map((r) => r.hw), series, {
-    unit: "GB",
+    unit: "GiB",
     extra: [{ label: "usable HBM", data: caps, stack: "hbm", backgroundColor: "rgba(74,82,96,0.25)", borderColor: "#4a5260", borderWidth: 2 }],
   });
   charts.table(
     $("mem-table"),
-    [{ label: "Use", get: (n) => n }, ...ok.map((r, i) => ({ label: `${r.hw} GB`, get: (n) => (n === "peak" ? (num(r.step.value.peak_memory_bytes) ?? 0) / GB : n === "usable HBM" ? caps[i] : ((per[i].find((e) => e.name === n) || {}).value ?? 0) / GB) }))],
+    [{ label: "Use", get: (n) => n }, ...ok.map((r, i) => ({ label: `${r.hw} GiB`, get: (n) => (n === "peak" ? (num(r.step.value.peak_memory_bytes) ?? 0) / GiB : n === "usable HBM" ? caps[i] : ((per[i].find((e) => e.name === n) || {}).value ?? 0) / GiB) }))],
     [...names, "peak", "usable HBM"],
     "Memory per GPU by use",
   );
@@ -619,8 +618,8 @@ function showProgress(doc, t0, limit) {
   const inc = num(pick(prog, "incumbent_ms", "best_ms"));
   const bound = num(pick(prog, "bound_ms"));
   const gap = num(pick(prog, "gap"));
-  if (inc !== null) parts.push(`best ${fmt(inc)} ms`);
-  if (bound !== null) parts.push(`bound ${fmt(bound)} ms`);
+  if (inc !== null) parts.push(`best ${fmtMs(inc)}`);
+  if (bound !== null) parts.push(`bound ${fmtMs(bound)}`);
   if (gap !== null) parts.push(`gap ${pct(gap)}`);
   $("plan-status").textContent = `Plan ${doc.id ?? ""}: ${parts.join(", ")}`;
 }
@@ -716,9 +715,9 @@ function renderPlan(doc, req) {
     c.append(el("h3", { text: title }));
     const dl = el("dl");
     const add = (k, v) => dl.append(el("dt", { text: k }), el("dd", { text: v }));
-    add("Step time", `${fmt(num(obj.step_ms))} ms`);
-    add("Throughput", `${fmt(num(obj.samples_per_s))} /s`);
-    if (num(obj.peak_memory_bytes) !== null) add("Peak memory / GPU", `${fmt(obj.peak_memory_bytes / GB)} GB`);
+    add("Step time", fmtMs(num(obj.step_ms)));
+    add("Throughput", fmtRate(num(obj.samples_per_s), isDlrm() ? "samples" : "sequences"));
+    if (num(obj.peak_memory_bytes) !== null) add("Peak memory / GPU", fmtBytes(obj.peak_memory_bytes));
     if (obj.provenance) add("How sure", provenanceText(obj.provenance));
     c.append(dl);
     return c;
@@ -779,7 +778,7 @@ function renderPlan(doc, req) {
       { label: "Rank", get: (r) => pick(r, "rank") ?? "" },
       { label: "Embedding ms", get: (r) => num(pick(r, "embedding_ms", "load_ms")) },
       { label: "Step ms", get: (r) => num(pick(r, "step_ms", "ms")) },
-      { label: "Memory GB", get: (r) => (num(pick(r, "memory_bytes", "bytes")) ?? 0) / GB },
+      { label: "Memory / GPU", get: (r) => fmtBytes(num(pick(r, "memory_bytes", "bytes")) ?? 0) },
     ], ranks.slice(0, 256), "Per-rank load");
     det.append(box);
     ex.append(det);
@@ -909,9 +908,9 @@ function renderCompare(doc, req) {
     c.append(el("h3", { text: title }));
     const dl = el("dl");
     const p = pick(o, "prediction") || o;
-    dl.append(el("dt", { text: "Step time" }), el("dd", { text: `${fmt(num(p.step_ms))} ms` }));
-    dl.append(el("dt", { text: "Throughput" }), el("dd", { text: `${fmt(num(p.samples_per_s))} /s` }));
-    if (num(p.peak_memory_bytes) !== null) dl.append(el("dt", { text: "Peak memory / GPU" }), el("dd", { text: `${fmt(p.peak_memory_bytes / GB)} GB` }));
+    dl.append(el("dt", { text: "Step time" }), el("dd", { text: fmtMs(num(p.step_ms)) }));
+    dl.append(el("dt", { text: "Throughput" }), el("dd", { text: fmtRate(num(p.samples_per_s), isDlrm() ? "samples" : "sequences") }));
+    if (num(p.peak_memory_bytes) !== null) dl.append(el("dt", { text: "Peak memory / GPU" }), el("dd", { text: fmtBytes(p.peak_memory_bytes) }));
     c.append(dl);
     return c;
   };
@@ -934,10 +933,31 @@ function renderCompare(doc, req) {
   const list = Array.isArray(split) ? split : Object.entries(split || {}).map(([k, v]) => (typeof v === "object" ? { change: k, ...v } : { change: k, gain: v }));
   $("compare-nochange").hidden = list.length > 0;
   if (list.length) {
+    // Bars start at ×1 (no change): a gain reaches right of it, a loss left.
+    const ratios = list.map((c) => changeRatio(c) ?? 1);
+    const lo = Math.min(1, ...ratios), hi = Math.max(1, ...ratios);
+    const pad = Math.max(0.02, (hi - lo) * 0.08);
     charts.draw("compare-chart", {
       type: "bar",
-      data: { labels: list.map(changeName), datasets: [{ label: "gain", data: list.map((c) => changeRatio(c) ?? 0), backgroundColor: charts.PALETTE[0] }] },
-      options: { indexAxis: "y", plugins: { legend: { display: false } }, scales: { x: { title: { display: true, text: "throughput ratio" } } } },
+      data: {
+        labels: list.map((c) => charts.wrapLabel(changeName(c))),
+        datasets: [{
+          label: "gain",
+          data: ratios.map((r) => [1, r]),
+          backgroundColor: ratios.map((r) => (r >= 1 ? charts.PALETTE[0] : charts.PALETTE[3])),
+        }],
+      },
+      options: {
+        indexAxis: "y",
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { label: (c) => `×${fmt(c.raw[1])}` } },
+        },
+        scales: {
+          x: { min: Math.max(0, lo - pad), max: hi + pad, title: { display: true, text: "throughput ratio (×1 = no change)" }, ticks: { callback: (v) => `×${fmt(v)}` } },
+          y: { ticks: { autoSkip: false } },
+        },
+      },
     });
   } else charts.clear("compare-chart");
   charts.table($("compare-table"), [
@@ -1095,10 +1115,10 @@ async function checkReference() {
       const s = await api("POST", "/v1/step", { hardware: m.hardware, workload, recipe });
       const label = `b${r.batch} ${r.precision} d${r.dim} p${r.pooling}${r.top[0] === 1024 ? "" : " top1000"}`;
       pairs.push({ label, what: "step_ms", predicted: s.step_ms, measured: r.measured_step_ms });
-      if (num(s.peak_memory_bytes) !== null) pairs.push({ label, what: "peak_GB", predicted: s.peak_memory_bytes / GB, measured: r.measured_peak_bytes / GB });
+      if (num(s.peak_memory_bytes) !== null) pairs.push({ label, what: "peak_GiB", predicted: s.peak_memory_bytes / GiB, measured: r.measured_peak_bytes / GiB });
     }
     const med = renderValidation(pairs, m.title);
-    const mem = pairs.filter((p) => p.what === "peak_GB").map((p) => Math.abs(p.predicted - p.measured) / p.measured).sort((a, b) => a - b);
+    const mem = pairs.filter((p) => p.what === "peak_GiB").map((p) => Math.abs(p.predicted - p.measured) / p.measured).sort((a, b) => a - b);
     $("val-status").textContent = `${m.title}: median step-time error ${pct(med)}${mem.length ? `, median peak-memory error ${pct(mem[Math.floor(mem.length / 2)])}` : ""}. Source: ${m.source}.`;
   } catch (e) {
     $("val-status").textContent = "";
