@@ -670,6 +670,7 @@ async function runPlan(ev) {
     $("plan-status").textContent = `Plan ${id ?? ""} done in ${fmt((performance.now() - t0) / 1000, 2)} s` +
       (num(srch.combinations) !== null ? ` (${srch.combinations} recipes searched, ${srch.pruned ?? 0} pruned, ${srch.infeasible ?? 0} infeasible)` : "");
     renderPlan(doc, req);
+    if (hist.page > 0) loadHistory(null); // the new plan heads the history
   } catch (e) {
     $("plan-progress").hidden = true;
     $("plan-status").textContent = "Plan failed (see below)";
@@ -1128,6 +1129,77 @@ async function checkReference() {
   }
 }
 
+// ---------------------------------------------------------------- plan history
+
+// Pages of GET /v1/plans: `after` is the cursor of the page shown (null:
+// the newest), next the cursor of the page after it.
+const hist = { after: null, next: null, page: 0, rows: [] };
+
+function when(sec) {
+  if (!Number.isFinite(sec)) return "–";
+  const d = new Date(sec * 1000);
+  return d.toLocaleString("en-GB", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+async function loadHistory(after = null) {
+  const limit = $("hist-limit").value;
+  const q = `?limit=${encodeURIComponent(limit)}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+  $("hist-status").textContent = "Loading…";
+  try {
+    const doc = await api("GET", `/v1/plans${q}`);
+    clearError($("hist-error"));
+    hist.page = after ? hist.page + 1 : 1;
+    hist.after = after;
+    hist.next = doc.next_after || null;
+    hist.rows = Array.isArray(doc.plans) ? doc.plans : [];
+    renderHistory();
+    const n = hist.rows.length;
+    $("hist-status").textContent = n
+      ? `Page ${hist.page}: ${n} plan${n === 1 ? "" : "s"}${hist.next ? "; older ones remain" : "; the oldest shown"}`
+      : hist.page === 1 ? "No plans yet: run one above." : "No older plans.";
+  } catch (e) {
+    renderError($("hist-error"), e, "Plan history");
+    $("hist-status").textContent = "Could not load the plan hist.";
+  }
+  $("hist-older").disabled = !hist.next;
+}
+
+function renderHistory() {
+  const open = (p) => {
+    const b = el("button", { type: "button", class: "link", "aria-label": `Open plan ${p.id}`, text: "Open" });
+    b.addEventListener("click", () => openStoredPlan(p.id));
+    return b;
+  };
+  const recipe = (r) => (r && r.gpus ? `${r.gpus} GPU × ${Number(r.batch_per_gpu).toLocaleString("en-US")}, ${r.precision}` : "–");
+  const t = charts.table($("hist-table"), [
+    { label: "Made", get: (p) => when(p.created_at), cls: "text" },
+    { label: "Accelerator", get: (p) => p.hardware, cls: "text" },
+    { label: "Step time", get: (p) => fmtMs(num(p.step_ms)) },
+    { label: "Throughput", get: (p) => fmtRate(num(p.samples_per_s), "samples") },
+    { label: "Peak memory / GPU", get: (p) => fmtBytes(num(p.peak_memory_bytes)) },
+    { label: "vs baseline", get: (p) => (num(p.gain) === null ? "–" : `×${fmt(p.gain)}`) },
+    { label: "Gap", get: (p) => (num(p.gap) === null ? "–" : pct(p.gap)) },
+    { label: "Recipe", get: (p) => recipe(p.recipe), cls: "text" },
+    { label: "Plan", get: (p) => open(p), cls: "text" },
+  ], hist.rows, "Stored plans, newest first");
+  [...t.tBodies[0].rows].forEach((tr, i) => (tr.dataset.id = hist.rows[i].id));
+}
+
+async function openStoredPlan(id) {
+  $("hist-status").textContent = `Opening plan ${id}…`;
+  try {
+    const doc = await api("GET", `/v1/plans/${encodeURIComponent(id)}`);
+    clearError($("plan-error"));
+    state.lastPlan = doc;
+    renderPlan(doc, { hardware: doc.hardware });
+    $("plan-status").textContent = `Plan ${id} from the history`;
+    $("hist-status").textContent = `Plan ${id} opened in the plan panel.`;
+    $("plan-panel").scrollIntoView({ block: "start" });
+  } catch (e) {
+    renderError($("hist-error"), e, `Plan ${id}`);
+  }
+}
+
 // ---------------------------------------------------------------- sign-in
 
 // Refused calls by "METHOD path": shown at the top until the same call
@@ -1274,6 +1346,11 @@ async function main() {
   });
   $("plan-form").addEventListener("submit", runPlan);
   $("compare-form").addEventListener("submit", runCompare);
+  $("hist-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    loadHistory(null);
+  });
+  $("hist-older").addEventListener("click", () => hist.next && loadHistory(hist.next));
   $("compare-swap").addEventListener("click", () => {
     const f = $("cmp-from").value;
     $("cmp-from").value = $("cmp-to").value;
@@ -1291,6 +1368,7 @@ async function main() {
   $("val-reference").addEventListener("click", checkReference);
 
   if (state.examples.length) useExample(state.examples[0].id);
+  loadHistory(null);
   document.body.dataset.ready = "1";
 }
 
