@@ -134,7 +134,7 @@ export async function api(method, path, body, { signal } = {}) {
 // What to do about a refused call, in words.
 export function authHint(e, token) {
   if (e.status === 401 || !token)
-    return `This server needs an API token: paste one that holds the '${e.scope}' scope under "API token" at the top (an operator makes one with \`cdplan token create --scope ${e.scope}\`).`;
+    return `This server needs an API token: paste one that holds the '${e.scope}' scope under "API token" at the top (an operator makes one with: cdplan token create --scope ${e.scope}).`;
   const m = /lacks the '(\w+)' scope/.exec(e.message);
   if (m) return `Your token lacks the '${m[1]}' scope that ${e.method} ${e.path.split("?")[0]} needs: use a token made with --scope ${m[1]}.`;
   return `The server does not accept your token (mistyped, revoked or from another server); ${e.method} ${e.path.split("?")[0]} needs the '${e.scope}' scope.`;
