@@ -29,6 +29,17 @@ int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn pro
 /* GET /v1/plans/{id}: the stored document; 404 when unknown. */
 int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
 
+/* GET /v1/plans?limit=&after=: the stored plans, newest first, as
+ * {"plans":[{"id","created_at","hardware","objective","step_ms",
+ * "samples_per_s","peak_memory_bytes","hbm_usable_bytes","gap","gain",
+ * "recipe":{"gpus","batch_per_gpu","precision"}}],"next_after":ID|null}.
+ * limit (query text, NULL: API_PLAN_LIST_DEFAULT) is an integer in
+ * 1..API_PLAN_LIST_MAX; after (NULL: from the newest) is the id of the last
+ * plan of the previous page. 400 naming "limit" or "after" otherwise. */
+#define API_PLAN_LIST_DEFAULT 20
+#define API_PLAN_LIST_MAX 100
+int api_plan_list(api_ctx *ctx, const char *limit, const char *after, char **out, svc_err *err);
+
 /* POST /v1/compare: {"workload","from","to","cluster","baseline",...} ->
  * the recipe tuned for "from" run unchanged on "to" (the direct port)
  * against the plan made for "to", with the gain split by change. */

@@ -198,5 +198,11 @@ int hwdb_plan_put(hwdb *db, const char *id, const char *kind, const char *hw, co
 /* The plan with this id; 404 when none. */
 int hwdb_plan_get(hwdb *db, const char *id, hwdb_plan *out, svc_err *err);
 void hwdb_plan_dispose(hwdb_plan *p);
+/* Up to limit plans of this kind, newest first, older than the plan `after`
+ * (NULL: from the newest) into caller-owned out[limit] (*n filled; each
+ * with its result, request NULL; dispose each). *more: older ones remain.
+ * 400 naming "after" when no plan of this kind has that id. */
+int hwdb_plan_list(hwdb *db, const char *kind, const char *after, size_t limit, hwdb_plan *out,
+                   size_t *n, int *more, svc_err *err);
 
 #endif

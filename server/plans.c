@@ -1,8 +1,7 @@
 /* plans.c: the planner's resources — POST /v1/plans (solve and store a
- * plan), GET /v1/plans/{id}, POST /v1/compare (direct port vs re-plan).
- * Plans and compares are "heavy" routes: the route table caps how many run
- * at once so the other endpoints always keep worker threads (503 with
- * Retry-After beyond the cap). */
+ * plan), GET /v1/plans (the history, paged), GET /v1/plans/{id}, POST /v1/compare (direct port vs
+ * re-plan). Plans and compares are "heavy" routes: the route table caps how many run at once so the
+ * other endpoints always keep worker threads (503 with Retry-After beyond the cap). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
@@ -24,6 +23,15 @@ enum MHD_Result srv_plan_create(srv_req *r) {
   if (api_plan(r->s->api, r->body, r->body_len, &out, &err) < 0) return srv_reply_error(r, &err);
   location_of(out, loc, sizeof loc);
   return srv_reply_created(r, out, loc[0] ? loc : NULL);
+}
+
+enum MHD_Result srv_plan_list(srv_req *r) {
+  char *out = NULL;
+  svc_err err;
+  const char *limit = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "limit");
+  const char *after = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "after");
+  if (api_plan_list(r->s->api, limit, after, &out, &err) < 0) return srv_reply_error(r, &err);
+  return srv_reply_json(r, MHD_HTTP_OK, out);
 }
 
 enum MHD_Result srv_plan_get(srv_req *r) {

@@ -46,6 +46,7 @@ static const srv_route routes[] = {
     {"POST", "/v1/kernels/select", srv_kernels_select, SRV_SCOPE_READ, 1, 0, NULL},
     /* Planning solves an ILP: heavy, and it needs the plan scope. */
     {"POST", "/v1/plans", srv_plan_create, SRV_SCOPE_PLAN, 1, 1, NULL},
+    {"GET", "/v1/plans", srv_plan_list, SRV_SCOPE_READ, 0, 0, NULL},
     {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0, NULL},
     {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1, NULL},
     /* Validation runs dispatch work to GPUs. The runner posts its results

@@ -156,6 +156,7 @@ enum MHD_Result srv_step(srv_req *r);
 enum MHD_Result srv_kernels_select(srv_req *r);
 enum MHD_Result srv_plan_create(srv_req *r);
 enum MHD_Result srv_plan_get(srv_req *r);
+enum MHD_Result srv_plan_list(srv_req *r);
 enum MHD_Result srv_compare(srv_req *r);
 enum MHD_Result srv_validation_submit(srv_req *r);
 enum MHD_Result srv_validation_list(srv_req *r);

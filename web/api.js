@@ -1,6 +1,56 @@
 // api.js: calls to the cdplan REST API and the display of its errors.
 // Every failure becomes an ApiError carrying the server's {code, message,
 // field}; renderError shows it in the page (nothing is swallowed).
+// The API token (sessionStorage, so it ends with the tab) goes with every
+// call as "Authorization: Bearer ..."; 401/403 answers are also told to the
+// listeners of onAuth, which show them at the top of the page.
+
+const TOKEN_KEY = "cdplan.token";
+
+export function getToken() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+export function setToken(t) {
+  try {
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    /* storage refused (private mode): the token lasts until the page reloads */
+  }
+}
+
+// The scope a route needs (server/server.c's route table; README,
+// "Authentication"): shown when the server refuses a call.
+export function scopeFor(method, path) {
+  const p = path.split("?")[0];
+  if (method === "GET" || method === "HEAD") return "read";
+  if (["/v1/estimate", "/v1/step", "/v1/kernels/select"].includes(p)) return "read";
+  if (p === "/v1/plans" || p === "/v1/compare") return "plan";
+  if (p.startsWith("/v1/validations") && !p.endsWith("/calibrate")) return "dispatch";
+  return "admin";
+}
+
+const authListeners = [];
+// fn({ok, method, path, err}) after every /v1 call: err is the ApiError
+// of a 401/403, ok is true for an answer that passed the auth check.
+export function onAuth(fn) {
+  authListeners.push(fn);
+}
+
+function tellAuth(ev) {
+  for (const fn of authListeners) {
+    try {
+      fn(ev);
+    } catch {
+      /* a listener's failure must not break the call */
+    }
+  }
+}
 
 export class ApiError extends Error {
   constructor({ status = 0, code = "error", message = "", field = "", method = "", path = "", hint = "" }) {
@@ -34,6 +84,8 @@ function missingEndpointHint(status, method, path, doc, allow) {
 // of a superseded request (callers ignore those).
 export async function api(method, path, body, { signal } = {}) {
   const init = { method, signal, headers: { Accept: "application/json" } };
+  const token = getToken();
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -54,7 +106,7 @@ export async function api(method, path, body, { signal } = {}) {
   }
   if (!res.ok) {
     const er = (doc && doc.error) || {};
-    throw new ApiError({
+    const e = new ApiError({
       status: res.status,
       code: er.code || `http_${res.status}`,
       message: er.message || text.slice(0, 300) || res.statusText,
@@ -63,11 +115,29 @@ export async function api(method, path, body, { signal } = {}) {
       path,
       hint: missingEndpointHint(res.status, method, path, doc, res.headers.get("Allow")),
     });
+    if (res.status === 401 || res.status === 403) {
+      e.scope = scopeFor(method, path);
+      e.hint = e.hint || authHint(e, token);
+      tellAuth({ ok: false, method, path, err: e });
+    } else {
+      tellAuth({ ok: true, method, path });
+    }
+    throw e;
   }
+  tellAuth({ ok: true, method, path });
   if (doc === null) {
     throw new ApiError({ status: res.status, code: "bad_response", message: "the server's answer is not JSON", method, path });
   }
   return doc;
+}
+
+// What to do about a refused call, in words.
+export function authHint(e, token) {
+  if (e.status === 401 || !token)
+    return `This server needs an API token: paste one that holds the '${e.scope}' scope under "API token" at the top (an operator makes one with: cdplan token create --scope ${e.scope}).`;
+  const m = /lacks the '(\w+)' scope/.exec(e.message);
+  if (m) return `Your token lacks the '${m[1]}' scope that ${e.method} ${e.path.split("?")[0]} needs: use a token made with --scope ${m[1]}.`;
+  return `The server does not accept your token (mistyped, revoked or from another server); ${e.method} ${e.path.split("?")[0]} needs the '${e.scope}' scope.`;
 }
 
 export function isAbort(e) {

@@ -3,14 +3,13 @@
 // /v1/validations, /v1/hardware) and draws the answers. Every API error is
 // shown next to what it concerns (api.js renderError).
 
-import { api, isAbort, renderError, clearError, errorBox, ApiError } from "./api.js";
+import { api, isAbort, renderError, clearError, errorBox, ApiError, getToken, setToken, onAuth } from "./api.js";
 import * as charts from "./charts.js";
 import { Catalog } from "./catalog.js";
 import { mainGemms } from "./gemms.js";
 
 const $ = (id) => document.getElementById(id);
-const fmt = charts.fmt;
-const GB = 1e9;
+const { fmt, fmtMs, fmtRate, fmtBytes, GiB } = charts;
 const DEBOUNCE_MS = 250;
 
 const state = {
@@ -363,12 +362,12 @@ function cardFor(res, recipe, idx) {
     const s = step.value;
     const usable = num(s.hbm_usable_bytes) ?? h.hbm_usable_bytes ?? h.hbm_bytes;
     const peak = num(s.peak_memory_bytes);
-    row("Step time", `${fmt(num(s.step_ms))} ms`, `sum-${letter}-step`);
-    row("Throughput", `${fmt(num(s.samples_per_s))} ${isDlrm() ? "samples" : "sequences"}/s`, `sum-${letter}-tput`);
-    if (num(s.tokens_per_s)) row("Tokens/s", fmt(s.tokens_per_s));
+    row("Step time", fmtMs(num(s.step_ms)), `sum-${letter}-step`);
+    row("Throughput", fmtRate(num(s.samples_per_s), isDlrm() ? "samples" : "sequences"), `sum-${letter}-tput`);
+    if (num(s.tokens_per_s)) row("Tokens", fmtRate(s.tokens_per_s, "tokens"));
     if (peak !== null) {
       const fits = s.fits !== undefined ? !!s.fits : usable ? peak <= usable : true;
-      row("Peak memory / GPU", `${fmt(peak / GB)} GB of ${fmt(usable / GB)} GB${fits ? "" : " — does not fit"}`, `sum-${letter}-mem`, fits ? "" : "bad");
+      row("Peak memory / GPU", `${fmtBytes(peak)} of ${fmtBytes(usable)}${fits ? "" : " — does not fit"}`, `sum-${letter}-mem`, fits ? "" : "bad");
     }
     if (num(s.mfu) !== null) row("MFU", pct(s.mfu));
     if (s.provenance) row("How sure", provenanceText(s.provenance), `sum-${letter}-sure`);
@@ -377,7 +376,7 @@ function cardFor(res, recipe, idx) {
   }
   if (est.status === "fulfilled") {
     const total = est.value.reduce((t, g) => t + (num(g.r.ms) || 0) * (g.repeat || 1), 0);
-    row("Main GEMMs", `${fmt(total)} ms (${est.value.length} GEMMs)`, `sum-${letter}-gemm`);
+    row("Main GEMMs", `${fmtMs(total)} (${est.value.length} GEMMs)`, `sum-${letter}-gemm`);
   } else {
     row("Main GEMMs", "not estimated (see the roofline panel)", `sum-${letter}-gemm`, "bad");
   }
@@ -455,18 +454,18 @@ function renderMemory(results) {
   }
   const per = ok.map((r) => entries(pick(r.step.value, "memory", "memory_bytes"), ["bytes", "value"]));
   const names = [...new Set(per.flat().map((e) => e.name))];
-  const series = names.map((n) => ({ label: n, data: per.map((p) => ((p.find((e) => e.name === n) || {}).value ?? 0) / GB) }));
+  const series = names.map((n) => ({ label: n, data: per.map((p) => ((p.find((e) => e.name === n) || {}).value ?? 0) / GiB) }));
   const caps = ok.map((r) => {
     const h = state.hw.get(r.hw) || {};
-    return (num(r.step.value.hbm_usable_bytes) ?? h.hbm_usable_bytes ?? h.hbm_bytes ?? 0) / GB;
+    return (num(r.step.value.hbm_usable_bytes) ?? h.hbm_usable_bytes ?? h.hbm_bytes ?? 0) / GiB;
   });
   charts.stackedBars("mem-chart", ok.map((r) => r.hw), series, {
-    unit: "GB",
+    unit: "GiB",
     extra: [{ label: "usable HBM", data: caps, stack: "hbm", backgroundColor: "rgba(74,82,96,0.25)", borderColor: "#4a5260", borderWidth: 2 }],
   });
   charts.table(
     $("mem-table"),
-    [{ label: "Use", get: (n) => n }, ...ok.map((r, i) => ({ label: `${r.hw} GB`, get: (n) => (n === "peak" ? (num(r.step.value.peak_memory_bytes) ?? 0) / GB : n === "usable HBM" ? caps[i] : ((per[i].find((e) => e.name === n) || {}).value ?? 0) / GB) }))],
+    [{ label: "Use", get: (n) => n }, ...ok.map((r, i) => ({ label: `${r.hw} GiB`, get: (n) => (n === "peak" ? (num(r.step.value.peak_memory_bytes) ?? 0) / GiB : n === "usable HBM" ? caps[i] : ((per[i].find((e) => e.name === n) || {}).value ?? 0) / GiB) }))],
     [...names, "peak", "usable HBM"],
     "Memory per GPU by use",
   );
@@ -619,8 +618,8 @@ function showProgress(doc, t0, limit) {
   const inc = num(pick(prog, "incumbent_ms", "best_ms"));
   const bound = num(pick(prog, "bound_ms"));
   const gap = num(pick(prog, "gap"));
-  if (inc !== null) parts.push(`best ${fmt(inc)} ms`);
-  if (bound !== null) parts.push(`bound ${fmt(bound)} ms`);
+  if (inc !== null) parts.push(`best ${fmtMs(inc)}`);
+  if (bound !== null) parts.push(`bound ${fmtMs(bound)}`);
   if (gap !== null) parts.push(`gap ${pct(gap)}`);
   $("plan-status").textContent = `Plan ${doc.id ?? ""}: ${parts.join(", ")}`;
 }
@@ -671,6 +670,7 @@ async function runPlan(ev) {
     $("plan-status").textContent = `Plan ${id ?? ""} done in ${fmt((performance.now() - t0) / 1000, 2)} s` +
       (num(srch.combinations) !== null ? ` (${srch.combinations} recipes searched, ${srch.pruned ?? 0} pruned, ${srch.infeasible ?? 0} infeasible)` : "");
     renderPlan(doc, req);
+    if (hist.page > 0) loadHistory(null); // the new plan heads the history
   } catch (e) {
     $("plan-progress").hidden = true;
     $("plan-status").textContent = "Plan failed (see below)";
@@ -716,9 +716,9 @@ function renderPlan(doc, req) {
     c.append(el("h3", { text: title }));
     const dl = el("dl");
     const add = (k, v) => dl.append(el("dt", { text: k }), el("dd", { text: v }));
-    add("Step time", `${fmt(num(obj.step_ms))} ms`);
-    add("Throughput", `${fmt(num(obj.samples_per_s))} /s`);
-    if (num(obj.peak_memory_bytes) !== null) add("Peak memory / GPU", `${fmt(obj.peak_memory_bytes / GB)} GB`);
+    add("Step time", fmtMs(num(obj.step_ms)));
+    add("Throughput", fmtRate(num(obj.samples_per_s), isDlrm() ? "samples" : "sequences"));
+    if (num(obj.peak_memory_bytes) !== null) add("Peak memory / GPU", fmtBytes(obj.peak_memory_bytes));
     if (obj.provenance) add("How sure", provenanceText(obj.provenance));
     c.append(dl);
     return c;
@@ -779,7 +779,7 @@ function renderPlan(doc, req) {
       { label: "Rank", get: (r) => pick(r, "rank") ?? "" },
       { label: "Embedding ms", get: (r) => num(pick(r, "embedding_ms", "load_ms")) },
       { label: "Step ms", get: (r) => num(pick(r, "step_ms", "ms")) },
-      { label: "Memory GB", get: (r) => (num(pick(r, "memory_bytes", "bytes")) ?? 0) / GB },
+      { label: "Memory / GPU", get: (r) => fmtBytes(num(pick(r, "memory_bytes", "bytes")) ?? 0) },
     ], ranks.slice(0, 256), "Per-rank load");
     det.append(box);
     ex.append(det);
@@ -909,9 +909,9 @@ function renderCompare(doc, req) {
     c.append(el("h3", { text: title }));
     const dl = el("dl");
     const p = pick(o, "prediction") || o;
-    dl.append(el("dt", { text: "Step time" }), el("dd", { text: `${fmt(num(p.step_ms))} ms` }));
-    dl.append(el("dt", { text: "Throughput" }), el("dd", { text: `${fmt(num(p.samples_per_s))} /s` }));
-    if (num(p.peak_memory_bytes) !== null) dl.append(el("dt", { text: "Peak memory / GPU" }), el("dd", { text: `${fmt(p.peak_memory_bytes / GB)} GB` }));
+    dl.append(el("dt", { text: "Step time" }), el("dd", { text: fmtMs(num(p.step_ms)) }));
+    dl.append(el("dt", { text: "Throughput" }), el("dd", { text: fmtRate(num(p.samples_per_s), isDlrm() ? "samples" : "sequences") }));
+    if (num(p.peak_memory_bytes) !== null) dl.append(el("dt", { text: "Peak memory / GPU" }), el("dd", { text: fmtBytes(p.peak_memory_bytes) }));
     c.append(dl);
     return c;
   };
@@ -934,10 +934,31 @@ function renderCompare(doc, req) {
   const list = Array.isArray(split) ? split : Object.entries(split || {}).map(([k, v]) => (typeof v === "object" ? { change: k, ...v } : { change: k, gain: v }));
   $("compare-nochange").hidden = list.length > 0;
   if (list.length) {
+    // Bars start at ×1 (no change): a gain reaches right of it, a loss left.
+    const ratios = list.map((c) => changeRatio(c) ?? 1);
+    const lo = Math.min(1, ...ratios), hi = Math.max(1, ...ratios);
+    const pad = Math.max(0.02, (hi - lo) * 0.08);
     charts.draw("compare-chart", {
       type: "bar",
-      data: { labels: list.map(changeName), datasets: [{ label: "gain", data: list.map((c) => changeRatio(c) ?? 0), backgroundColor: charts.PALETTE[0] }] },
-      options: { indexAxis: "y", plugins: { legend: { display: false } }, scales: { x: { title: { display: true, text: "throughput ratio" } } } },
+      data: {
+        labels: list.map((c) => charts.wrapLabel(changeName(c))),
+        datasets: [{
+          label: "gain",
+          data: ratios.map((r) => [1, r]),
+          backgroundColor: ratios.map((r) => (r >= 1 ? charts.PALETTE[0] : charts.PALETTE[3])),
+        }],
+      },
+      options: {
+        indexAxis: "y",
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { label: (c) => `×${fmt(c.raw[1])}` } },
+        },
+        scales: {
+          x: { min: Math.max(0, lo - pad), max: hi + pad, title: { display: true, text: "throughput ratio (×1 = no change)" }, ticks: { callback: (v) => `×${fmt(v)}` } },
+          y: { ticks: { autoSkip: false } },
+        },
+      },
     });
   } else charts.clear("compare-chart");
   charts.table($("compare-table"), [
@@ -1095,10 +1116,10 @@ async function checkReference() {
       const s = await api("POST", "/v1/step", { hardware: m.hardware, workload, recipe });
       const label = `b${r.batch} ${r.precision} d${r.dim} p${r.pooling}${r.top[0] === 1024 ? "" : " top1000"}`;
       pairs.push({ label, what: "step_ms", predicted: s.step_ms, measured: r.measured_step_ms });
-      if (num(s.peak_memory_bytes) !== null) pairs.push({ label, what: "peak_GB", predicted: s.peak_memory_bytes / GB, measured: r.measured_peak_bytes / GB });
+      if (num(s.peak_memory_bytes) !== null) pairs.push({ label, what: "peak_GiB", predicted: s.peak_memory_bytes / GiB, measured: r.measured_peak_bytes / GiB });
     }
     const med = renderValidation(pairs, m.title);
-    const mem = pairs.filter((p) => p.what === "peak_GB").map((p) => Math.abs(p.predicted - p.measured) / p.measured).sort((a, b) => a - b);
+    const mem = pairs.filter((p) => p.what === "peak_GiB").map((p) => Math.abs(p.predicted - p.measured) / p.measured).sort((a, b) => a - b);
     $("val-status").textContent = `${m.title}: median step-time error ${pct(med)}${mem.length ? `, median peak-memory error ${pct(mem[Math.floor(mem.length / 2)])}` : ""}. Source: ${m.source}.`;
   } catch (e) {
     $("val-status").textContent = "";
@@ -1106,6 +1127,136 @@ async function checkReference() {
   } finally {
     $("val-reference").disabled = false;
   }
+}
+
+// ---------------------------------------------------------------- plan history
+
+// Pages of GET /v1/plans: `after` is the cursor of the page shown (null:
+// the newest), next the cursor of the page after it.
+const hist = { after: null, next: null, page: 0, rows: [] };
+
+function when(sec) {
+  if (!Number.isFinite(sec)) return "–";
+  const d = new Date(sec * 1000);
+  return d.toLocaleString("en-GB", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+async function loadHistory(after = null) {
+  const limit = $("hist-limit").value;
+  const q = `?limit=${encodeURIComponent(limit)}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+  $("hist-status").textContent = "Loading…";
+  try {
+    const doc = await api("GET", `/v1/plans${q}`);
+    clearError($("hist-error"));
+    hist.page = after ? hist.page + 1 : 1;
+    hist.after = after;
+    hist.next = doc.next_after || null;
+    hist.rows = Array.isArray(doc.plans) ? doc.plans : [];
+    renderHistory();
+    const n = hist.rows.length;
+    $("hist-status").textContent = n
+      ? `Page ${hist.page}: ${n} plan${n === 1 ? "" : "s"}${hist.next ? "; older ones remain" : "; the oldest shown"}`
+      : hist.page === 1 ? "No plans yet: run one above." : "No older plans.";
+  } catch (e) {
+    renderError($("hist-error"), e, "Plan history");
+    $("hist-status").textContent = "Could not load the plan hist.";
+  }
+  $("hist-older").disabled = !hist.next;
+}
+
+function renderHistory() {
+  const open = (p) => {
+    const b = el("button", { type: "button", class: "link", "aria-label": `Open plan ${p.id}`, text: "Open" });
+    b.addEventListener("click", () => openStoredPlan(p.id));
+    return b;
+  };
+  const recipe = (r) => (r && r.gpus ? `${r.gpus} GPU × ${Number(r.batch_per_gpu).toLocaleString("en-US")}, ${r.precision}` : "–");
+  const t = charts.table($("hist-table"), [
+    { label: "Made", get: (p) => when(p.created_at), cls: "text" },
+    { label: "Accelerator", get: (p) => p.hardware, cls: "text" },
+    { label: "Step time", get: (p) => fmtMs(num(p.step_ms)) },
+    { label: "Throughput", get: (p) => fmtRate(num(p.samples_per_s), "samples") },
+    { label: "Peak memory / GPU", get: (p) => fmtBytes(num(p.peak_memory_bytes)) },
+    { label: "vs baseline", get: (p) => (num(p.gain) === null ? "–" : `×${fmt(p.gain)}`) },
+    { label: "Gap", get: (p) => (num(p.gap) === null ? "–" : pct(p.gap)) },
+    { label: "Recipe", get: (p) => recipe(p.recipe), cls: "text" },
+    { label: "Plan", get: (p) => open(p), cls: "text" },
+  ], hist.rows, "Stored plans, newest first");
+  [...t.tBodies[0].rows].forEach((tr, i) => (tr.dataset.id = hist.rows[i].id));
+}
+
+async function openStoredPlan(id) {
+  $("hist-status").textContent = `Opening plan ${id}…`;
+  try {
+    const doc = await api("GET", `/v1/plans/${encodeURIComponent(id)}`);
+    clearError($("plan-error"));
+    state.lastPlan = doc;
+    renderPlan(doc, { hardware: doc.hardware });
+    $("plan-status").textContent = `Plan ${id} from the history`;
+    $("hist-status").textContent = `Plan ${id} opened in the plan panel.`;
+    $("plan-panel").scrollIntoView({ block: "start" });
+  } catch (e) {
+    renderError($("hist-error"), e, `Plan ${id}`);
+  }
+}
+
+// ---------------------------------------------------------------- sign-in
+
+// Refused calls by "METHOD path": shown at the top until the same call
+// passes the auth check (or the token changes, which reloads the page).
+const refused = new Map();
+
+function routeKey(method, path) {
+  // one entry per route, not per id: /v1/plans/ab12 and /v1/plans/cd34 alike
+  return `${method} ${path.split("?")[0].replace(/\/v1\/(plans|validations|hardware)\/[^/]+/, "/v1/$1/{id}")}`;
+}
+
+function renderAuthBanner() {
+  const box = $("auth-banner");
+  if (!refused.size) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const list = [...refused.values()];
+  const noToken = !getToken();
+  const title = noToken
+    ? "This server needs an API token: nothing can be shown until you paste one."
+    : `The server refused ${list.length === 1 ? "a call" : `${list.length} calls`} with your token.`;
+  const ul = el("ul");
+  for (const e of list) {
+    ul.append(el("li", { "data-status": String(e.status), "data-scope": e.scope || "" },
+      el("code", { text: routeKey(e.method, e.path) }), ` — HTTP ${e.status}, needs the `,
+      el("strong", { class: "scope", text: e.scope || "?" }), ` scope: ${e.message}`));
+  }
+  const hint = list[0].hint;
+  box.replaceChildren(el("p", { class: "where", text: title }), ul, el("p", { class: "err-hint", text: hint }));
+  box.hidden = false;
+  if (noToken) $("signin").open = true;
+}
+
+function setupSignIn() {
+  const t = getToken();
+  $("token").value = t;
+  $("signin-summary").textContent = t ? "API token (set)" : "API token";
+  onAuth(({ ok, method, path, err }) => {
+    const k = routeKey(method, path);
+    if (ok) {
+      if (refused.delete(k)) renderAuthBanner();
+    } else {
+      refused.set(k, err);
+      renderAuthBanner();
+    }
+  });
+  $("token-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    setToken($("token").value.trim());
+    location.reload();
+  });
+  $("token-forget").addEventListener("click", () => {
+    setToken("");
+    location.reload();
+  });
 }
 
 // ---------------------------------------------------------------- start
@@ -1171,6 +1322,7 @@ async function loadExamples() {
 
 async function main() {
   const catalog = new Catalog($("catalog"));
+  setupSignIn();
   health();
   await Promise.all([loadCatalog(catalog), loadExamples()]);
   fillHwSelects();
@@ -1194,6 +1346,11 @@ async function main() {
   });
   $("plan-form").addEventListener("submit", runPlan);
   $("compare-form").addEventListener("submit", runCompare);
+  $("hist-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    loadHistory(null);
+  });
+  $("hist-older").addEventListener("click", () => hist.next && loadHistory(hist.next));
   $("compare-swap").addEventListener("click", () => {
     const f = $("cmp-from").value;
     $("cmp-from").value = $("cmp-to").value;
@@ -1211,6 +1368,7 @@ async function main() {
   $("val-reference").addEventListener("click", checkReference);
 
   if (state.examples.length) useExample(state.examples[0].id);
+  loadHistory(null);
   document.body.dataset.ready = "1";
 }
 

@@ -4,7 +4,8 @@
 
 import { fmt } from "./charts.js";
 
-const GB = 1e9;
+const GB = 1e9; // bandwidths: decimal, as the datasheets
+const GiB = 2 ** 30; // capacities: binary (H200 hbm_bytes = 141 × 2^30)
 const peak = (d) => (h) => (h.peak_tflops && h.peak_tflops[d]) ?? null;
 
 export const COLUMNS = [
@@ -13,13 +14,13 @@ export const COLUMNS = [
   { key: "arch", label: "Arch", text: true, get: (h) => h.arch, src: null },
   { key: "compute_units", label: "CUs/SMs", get: (h) => h.compute_units, src: "compute_units" },
   { key: "clock_mhz", label: "Clock MHz", get: (h) => h.clock_mhz, src: "clock_mhz" },
-  { key: "hbm", label: "HBM GB", get: (h) => h.hbm_bytes / GB, src: "hbm_bytes" },
-  { key: "hbm_usable", label: "Usable GB", get: (h) => (h.hbm_usable_bytes ?? null) && h.hbm_usable_bytes / GB, src: "hbm_usable_bytes" },
+  { key: "hbm", label: "HBM GiB", get: (h) => h.hbm_bytes / GiB, src: "hbm_bytes" },
+  { key: "hbm_usable", label: "Usable GiB", get: (h) => (h.hbm_usable_bytes ?? null) && h.hbm_usable_bytes / GiB, src: "hbm_usable_bytes" },
   { key: "bw", label: "HBM TB/s", get: (h) => h.hbm_bandwidth_bytes_per_s / 1e12, src: "hbm_bandwidth_bytes_per_s" },
   { key: "bf16", label: "BF16 TFLOP/s", get: peak("bf16"), src: "peak_tflops" },
   { key: "fp8", label: "FP8 TFLOP/s", get: peak("fp8"), src: "peak_tflops" },
   { key: "fp32", label: "FP32 TFLOP/s", get: peak("fp32"), src: "peak_tflops" },
-  { key: "l2", label: "L2 MB", get: (h) => (h.l2_bytes ?? null) && h.l2_bytes / 2 ** 20, src: "l2_bytes" },
+  { key: "l2", label: "L2 MiB", get: (h) => (h.l2_bytes ?? null) && h.l2_bytes / 2 ** 20, src: "l2_bytes" },
   { key: "scaleup", label: "Scale-up GB/s", get: (h) => (h.scaleup_bandwidth_bytes_per_s ?? null) && h.scaleup_bandwidth_bytes_per_s / GB, src: "scaleup_bandwidth_bytes_per_s" },
   { key: "hostlink", label: "Host link GB/s", get: (h) => (h.host_link_bandwidth_bytes_per_s ?? null) && h.host_link_bandwidth_bytes_per_s / GB, src: "host_link_bandwidth_bytes_per_s" },
   { key: "tdp", label: "TDP W", get: (h) => h.tdp_watts ?? null, src: "tdp_watts" },

@@ -45,6 +45,23 @@ export function clear(id) {
   if (canvas) canvas.parentElement.hidden = true;
 }
 
+// A long category label as lines of at most `width` characters (Chart.js
+// draws an array label as several lines), so that it is never cut.
+export function wrapLabel(text, width = 22) {
+  const words = String(text).split(/(?<=[ ,_])/);
+  const lines = [];
+  let cur = "";
+  for (const w of words) {
+    if (cur && (cur + w).length > width) {
+      lines.push(cur.trim());
+      cur = "";
+    }
+    cur += w;
+  }
+  if (cur.trim()) lines.push(cur.trim());
+  return lines.length > 1 ? lines : lines[0] || "";
+}
+
 // Log-axis ticks: label the powers of ten only.
 export const decadeTicks = {
   callback: (v) => {
@@ -78,12 +95,55 @@ export function stackedBars(id, labels, series, { unit = "", horizontal = false,
   });
 }
 
+// Numbers as people read them: never an exponent. Plain numbers keep
+// digits + 1 significant digits; from a million up they take an SI prefix.
 export function fmt(v, digits = 3) {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
   if (typeof v !== "number") return String(v);
-  const a = Math.abs(v);
-  if (a !== 0 && (a >= 1e6 || a < 1e-3)) return v.toExponential(2);
+  if (!Number.isFinite(v)) return v > 0 ? "∞" : "−∞";
+  if (Math.abs(v) >= 1e6) return si(v);
   return v.toLocaleString("en-US", { maximumSignificantDigits: digits + 1 });
+}
+
+const PREFIX = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+
+function sig3(x) {
+  return x.toLocaleString("en-US", { maximumSignificantDigits: 3 });
+}
+
+// 25,800,000 -> "25.8 M", 12,345 -> "12.3 k", 812 -> "812".
+export function si(v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return fmt(v);
+  const a = Math.abs(v);
+  for (const [f, p] of PREFIX) if (a >= f * 0.9995) return `${sig3(v / f)} ${p}`;
+  return sig3(v);
+}
+
+// A rate: fmtRate(2.58e7, "samples") -> "25.8 M samples/s".
+export function fmtRate(v, what = "") {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  return `${si(v)} ${what}/s`.replace(" /s", "/s");
+}
+
+// Milliseconds with three significant digits (whole ms from 100 up), in
+// µs below 0.01 ms: "152 ms", "12.4 ms", "1.23 ms", "0.123 ms", "4.5 µs".
+export function fmtMs(v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  const a = Math.abs(v);
+  if (a >= 100) return `${Math.round(v).toLocaleString("en-US")} ms`;
+  if (a > 0 && a < 0.01) return `${sig3(v * 1000)} µs`;
+  return `${sig3(v)} ms`;
+}
+
+// Memory sizes in binary units, as HBM capacities are built (the catalog's
+// hbm_bytes for the H200 is 141 × 2^30): GiB = 2^30 bytes, MiB below 1 GiB.
+// Bandwidths stay decimal (GB/s, TB/s = 10^9, 10^12 bytes/s) as in the
+// datasheets and the API's *_bytes_per_s fields.
+export const GiB = 2 ** 30;
+export function fmtBytes(b) {
+  if (b === null || b === undefined || !Number.isFinite(b)) return "–";
+  if (Math.abs(b) >= GiB || b === 0) return `${sig3(b / GiB)} GiB`;
+  return `${sig3(b / 2 ** 20)} MiB`;
 }
 
 // Fill container with a table: columns [{label, get, cls}], rows.
@@ -114,6 +174,8 @@ export function table(container, columns, rows, caption = "") {
       if (col.cls) td.className = col.cls;
     }
   }
+  // a wide table scrolls inside its panel, never the page
+  container.classList.add("table-wrap");
   container.replaceChildren(t);
   return t;
 }

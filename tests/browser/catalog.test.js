@@ -24,10 +24,10 @@ run(__filename, [
   ["sort by a column with the mouse", async ({ page, base }) => {
     const { doc } = await apiCall(base, "GET", "/v1/hardware");
     const byHbm = doc.hardware.slice().sort((a, b) => b.hbm_bytes - a.hbm_bytes || a.name.localeCompare(b.name)).map((h) => h.name);
-    await page.getByRole("button", { name: "Sort by HBM GB" }).click();
+    await page.getByRole("button", { name: "Sort by HBM GiB" }).click();
     assert(JSON.stringify(await names(page)) === JSON.stringify(byHbm), `descending by HBM: ${await names(page)} vs ${byHbm}`);
     assert((await page.getAttribute('#catalog th[data-key="hbm"]', "aria-sort")) === "descending", "aria-sort descending");
-    await page.getByRole("button", { name: "Sort by HBM GB" }).click();
+    await page.getByRole("button", { name: "Sort by HBM GiB" }).click();
     const asc = await names(page);
     assert(asc[0] === byHbm[byHbm.length - 1] || doc.hardware.find((h) => h.name === asc[0]).hbm_bytes === doc.hardware.find((h) => h.name === byHbm[byHbm.length - 1]).hbm_bytes, `ascending starts with the smallest HBM (${asc[0]})`);
     assert((await page.getAttribute('#catalog th[data-key="hbm"]', "aria-sort")) === "ascending", "aria-sort ascending");

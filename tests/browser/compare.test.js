@@ -3,7 +3,11 @@
 "use strict";
 const { run, assert, openDashboard, nextPrediction } = require("./lib.js");
 
-const msOf = (text) => Number(/([\d.,]+(?:e[-+]?\d+)?) ms/.exec(text)[1].replace(/,/g, ""));
+// "12.4 ms", "1,234 ms" or "4.5 µs" -> ms
+const msOf = (text) => {
+  const m = /([\d.,]+) (ms|µs)/.exec(text);
+  return Number(m[1].replace(/,/g, "")) / (m[2] === "µs" ? 1000 : 1);
+};
 
 run(__filename, [
   ["pick a second accelerator and see both", async ({ page, routes, shot }) => {
@@ -16,7 +20,8 @@ run(__filename, [
     const b = msOf(await page.textContent("#sum-b-gemm"));
     assert(a > 0 && b > 0 && a !== b, `GEMM times differ: h200 ${a} ms, mi350x ${b} ms`);
     const ratio = await page.textContent("#sum-ratio-gemm");
-    assert(Math.abs(Number(ratio.replace(/[×,]/g, "")) - a / b) < 0.01 * (a / b), `ratio ${ratio} = ${a / b}`);
+    // times are shown to 3 significant digits (±0.5% each), the ratio from the exact ones
+    assert(Math.abs(Number(ratio.replace(/[×,]/g, "")) - a / b) < 0.011 * (a / b), `ratio ${ratio} = ${a / b}`);
     const sets = await page.evaluate(() => window.Chart.getChart("roofline-chart").data.datasets.map((d) => d.label));
     assert(sets.length === 4 && sets.some((s) => /^mi350x roofline/.test(s)) && sets.some((s) => /^h200 GEMMs/.test(s)), `two rooflines with their GEMMs: ${sets}`);
     const heads = await page.locator("#gemm-table thead th").allTextContents();
@@ -72,6 +77,18 @@ run(__filename, [
     if (rows) {
       const labels = await page.evaluate(() => window.Chart.getChart("compare-chart").data.labels);
       assert(labels.length === rows, "one bar per change");
+      // bars are drawn from ×1 (no change), each to its change's ratio
+      const bars = await page.evaluate(() => {
+        const ch = window.Chart.getChart("compare-chart");
+        const x = ch.scales.x;
+        return { one: x.getPixelForValue(1), min: x.min, data: ch.data.datasets[0].data, bases: ch.getDatasetMeta(0).data.map((b) => b.base) };
+      });
+      assert(bars.min > 0, `the ratio axis does not start at 0 (min ${bars.min})`);
+      bars.bases.forEach((b, i) => assert(Math.abs(b - bars.one) < 1, `bar ${i} starts at ×1 (${b} px, ×1 at ${bars.one} px)`));
+      doc.gain_by_change.forEach((c, i) => {
+        const want = c.speedup ?? c.ratio ?? c.gain_ratio ?? c.gain;
+        assert(Math.abs(bars.data[i][1] - want) < 1e-9, `bar ${i} ends at the API's ratio ${want} (${bars.data[i][1]})`);
+      });
     }
     await shot("compare-b200-mi350x");
   }],

@@ -281,12 +281,71 @@ static void test_http_plan__gpus_beyond_the_scaleup_domain_refused(void **state)
   cJSON_Delete(step), cJSON_Delete(plan), cJSON_Delete(cmp);
 }
 
+static cJSON *get_json(const http_fixture *f, const char *path, int want) {
+  http_resp r;
+  assert_int_equal(fixture_send(f, "GET", path, NULL, NULL, &r), 0);
+  expect_status(&r, want);
+  cJSON *doc = fixture_json(&r);
+  http_resp_dispose(&r);
+  assert_non_null(doc);
+  return doc;
+}
+
+/* GET /v1/plans: newest first, pages by the next_after cursor, each entry
+ * the stored plan's figures; bad limit/after are 400 naming the field. */
+static void test_http_plan__list_pages_newest_first(void **state) {
+  http_fixture *f = *state;
+  const char *hws[] = {"mi350x", "h200", "b200"};
+  char ids[3][40], path[128];
+  double tput[3];
+  for (int i = 0; i < 3; i++) {
+    cJSON *req = load("data/workloads/plan_dlrm_mi350x.json");
+    set(req, "hardware", cJSON_CreateString(hws[i]));
+    set(req, "time_limit_s", cJSON_CreateNumber(2));
+    cJSON *doc = post(f, "/v1/plans", req, 201);
+    snprintf(ids[i], sizeof ids[i], "%s", cJSON_GetObjectItem(doc, "id")->valuestring);
+    tput[i] = num(doc, "samples_per_s");
+    cJSON_Delete(doc), cJSON_Delete(req);
+  }
+  cJSON *p1 = get_json(f, "/v1/plans?limit=2", 200);
+  const cJSON *list = cJSON_GetObjectItem(p1, "plans");
+  assert_int_equal(cJSON_GetArraySize(list), 2);
+  for (int i = 0; i < 2; i++) {
+    const cJSON *e = cJSON_GetArrayItem(list, i);
+    assert_string_equal(cJSON_GetObjectItem(e, "id")->valuestring, ids[2 - i]);
+    assert_string_equal(cJSON_GetObjectItem(e, "hardware")->valuestring, hws[2 - i]);
+    assert_true(num(e, "samples_per_s") == tput[2 - i]);
+  }
+  assert_string_equal(cJSON_GetObjectItem(p1, "next_after")->valuestring, ids[1]);
+  snprintf(path, sizeof path, "/v1/plans?limit=2&after=%s", ids[1]);
+  cJSON *p2 = get_json(f, path, 200);
+  list = cJSON_GetObjectItem(p2, "plans");
+  assert_int_equal(cJSON_GetArraySize(list), 1);
+  assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "id")->valuestring, ids[0]);
+  assert_true(cJSON_IsNull(cJSON_GetObjectItem(p2, "next_after")));
+  cJSON_Delete(p1), cJSON_Delete(p2);
+  const char *bad[][2] = {{"/v1/plans?limit=0", "limit"},
+                          {"/v1/plans?limit=101", "limit"},
+                          {"/v1/plans?limit=-1", "limit"},
+                          {"/v1/plans?limit=", "limit"},
+                          {"/v1/plans?after=xyz", "after"},
+                          {"/v1/plans?after=", "after"},
+                          {"/v1/plans?after=0000000000000000", "after"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cJSON *e = get_json(f, bad[i][0], 400);
+    assert_string_equal(get(e, "error.field")->valuestring, bad[i][1]);
+    cJSON_Delete(e);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_http_plan__example_workloads_state_true_reasons,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__gpus_beyond_the_scaleup_domain_refused,
                                       setup_open, teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__list_pages_newest_first, setup_open,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_tuned_source_is_the_source_plan,
