@@ -2,10 +2,12 @@
  * nccl-tests / rccl-tests bus bandwidths
  * (data/measurements/published/collectives.json; COLLECTIVES.md there
  * names the sources). Rows carry a role, assigned per source: the
- * collective parameters are fitted on "fit" rows only (least squares on
- * log busbw, coordinate search inside each parameter's bounds) and both
- * halves are scored with the datasheet defaults and with the fit; the
- * targets are scored on the "check" rows, which no fit ever sees.
+ * latency floors are fitted on "fit" rows only (sum of |log busbw error|,
+ * coordinate search inside each parameter's bounds; the link efficiencies
+ * stay the shipped per-technology values, themselves fitted on the fit
+ * rows) and both halves are scored with the shipped defaults and with the
+ * fit; the targets are scored on the "check" rows, which no fit ever sees.
+ * Every scored row is printed with the algorithm and protocol picked.
  *
  * How a row becomes an op: the hardware's descriptor from the catalog
  * compiled into cdplan; gpus_per_node is the ranks of one scale-up domain
@@ -119,11 +121,9 @@ static int load(api_ctx *ctx, const char *path, row *rows, int *n) {
   return 0;
 }
 
-/* Parameters by architecture: the link technology sets the achieved
- * fraction (NVLink through NVSwitch, NVLink through an NVL72's two switch
- * tiers, xGMI point to point), so bus_eff and nvls_eff are fitted per
- * arch on that arch's fit rows; an arch without fit rows gets the joint
- * fit (parameters fitted without any of its own rows). */
+/* Parameter sets: joint NULL = each row's shipped defaults; joint set
+ * and no per-arch entries = each row's pfit (defaults with the fitted
+ * latencies). Per-arch entries are kept for a per-technology fit. */
 #define MAX_ARCH 16
 typedef struct {
   char arch[32];

@@ -44,7 +44,8 @@
  * max(node, network) put at up to 2x the measured (MI350X 32 MiB: 99 %
  * with the shipped latencies).
  * The answer's terms say which links and algorithm were used (nodes,
- * gpus_per_node, the per-GPU bandwidths, the algorithm code), so a
+ * gpus_per_node, the per-GPU bandwidths, the algorithm and protocol
+ * codes, the text naming both), so a
  * multi-node request is never silently priced at single-node speed.
  */
 #include <math.h>
@@ -58,8 +59,8 @@
  * 512 KiB per channel) at the full bandwidth. Their per-step latencies
  * relative to Simple follow tuning.cc's hwLat table (ring, NVLink:
  * 0.6 / 1.9 / 3.4 us; network: 2.7 / 4.0 / 14 us); coll_alpha_node_us and
- * coll_alpha_cluster_us are Simple's. LL128 only where NVLink carries it
- * (NCCL enables it on NVLink switch systems; RCCL ships it off by default
+ * coll_alpha_cluster_us are Simple's. LL128 only inside one NVLink domain
+ * (a modelling choice: NCCL enables it on NVLink switch systems; RCCL ships it off by default
  * on xGMI, RCCL docs "RCCL environment variables": RCCL_LL128_FORCE_ENABLE). */
 enum { PROTO_LL = 0, PROTO_LL128, PROTO_SIMPLE, PROTO__COUNT };
 static const double proto_bw[PROTO__COUNT] = {0.5, 120.0 / 128.0, 1.0};
@@ -74,8 +75,7 @@ enum { ALG_RING = 0, ALG_TREE, ALG_NVLS, ALG_HIER, ALG_PAIRWISE, ALG__COUNT };
 
 #define ALG_TEXTS(p)                                                                               \
   {                                                                                                \
-    "ring over the scale-up links, " p, "tree across nodes, chains inside, " p,                    \
-        "in-switch reduction (NVLS), " p,                                                          \
+    "ring over the scale-up links, " p, "tree across nodes, " p, "in-switch reduction (NVLS), " p, \
         "ring: scale-up links inside nodes, one NIC per GPU across, " p, "pairwise exchange, " p   \
   }
 static const char *const alg_text[PROTO__COUNT][ALG__COUNT] = {ALG_TEXTS("LL"), ALG_TEXTS("LL128"),
