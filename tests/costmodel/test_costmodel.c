@@ -302,9 +302,24 @@ static void test_costmodel_collective__topology(void **state) {
   cost_collective_op c = {COST_COLL_ALLREDUCE, 4294967296.0, 32, COST_SCOPE_CLUSTER, 8};
   assert_int_equal(cost_collective(&hw, &c, &r), 0);
   double nic = hw.scaleout_bw * 0.9, up = hw.scaleup_bw * 0.8;
-  double t = fmax(2.0 * 7 / 8 * c.bytes / up, 2.0 * 3 / 4 * c.bytes / 8 / nic) * 1e3;
+  /* Simple overlaps the node and network phases over 4 GiB / (32 x 8 MiB)
+   * = 16 pieces: max + min / 16. */
+  double tu = 2.0 * 7 / 8 * c.bytes / up, tn = 2.0 * 3 / 4 * c.bytes / 8 / nic;
+  double t = (fmax(tu, tn) + fmin(tu, tn) / 16) * 1e3;
   assert_true(r.ms > t && r.ms < 1.01 * t);
   assert_non_null(r.detail);
+  assert_non_null(strstr(r.detail, "Simple"));
+  /* 64 MiB over the same 4 nodes is one piece: the phases add up. */
+  cost_collective_op mid = c;
+  mid.bytes = 64.0 * 1024 * 1024;
+  cost_result rm;
+  assert_int_equal(cost_collective(&hw, &mid, &rm), 0);
+  double tsum = (2.0 * 7 / 8 * mid.bytes / up + 2.0 * 3 / 4 * mid.bytes / 8 / nic) * 1e3;
+  assert_true(rm.ms > tsum); /* LL's 2 x max is slower still */
+  /* 64 KiB: latency-bound, the LL protocol (half bandwidth, short steps). */
+  mid.bytes = 65536;
+  assert_int_equal(cost_collective(&hw, &mid, &rm), 0);
+  assert_non_null(strstr(rm.detail, "LL"));
   c.gpus_per_node = 1;
   assert_int_equal(cost_collective(&hw, &c, &flat), 0);
   assert_true(flat.ms > 6 * r.ms); /* one NIC per ring step, not eight */
