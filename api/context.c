@@ -213,13 +213,19 @@ int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *
   return 0;
 }
 
-int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
-                    int *version, svc_err *err) {
+/* A calibration's parameters as the JSON object hwdb stores. */
+static char *calib_params_text(const cost_calib *calib) {
   cJSON *params = cJSON_CreateObject();
   for (int i = 0; i < calib->n; i++)
     cJSON_AddNumberToObject(params, calib->names[i], calib->values[i]);
   char *text = api_print(params);
   cJSON_Delete(params);
+  return text;
+}
+
+int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
+                    int *version, svc_err *err) {
+  char *text = calib_params_text(calib);
   if (!text) return svc_err_set(err, SVC_NOMEM, "", NULL);
   int rc = hwdb_calib_add(ctx->db, hw, text, report_json, version, err);
   free(text);
@@ -229,11 +235,7 @@ int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const
 
 int api_arch_calib_store(api_ctx *ctx, const char *arch, const cost_calib *calib,
                          const char *report_json, int *version, svc_err *err) {
-  cJSON *params = cJSON_CreateObject();
-  for (int i = 0; i < calib->n; i++)
-    cJSON_AddNumberToObject(params, calib->names[i], calib->values[i]);
-  char *text = api_print(params);
-  cJSON_Delete(params);
+  char *text = calib_params_text(calib);
   if (!text) return svc_err_set(err, SVC_NOMEM, "", NULL);
   int rc = hwdb_arch_calib_add(ctx->db, arch, text, report_json, version, err);
   free(text);

@@ -27,11 +27,12 @@
 enum { M_SHEET, M_FIT, M__N };
 static const char *const mname[M__N] = {"datasheet", "fit-only"};
 
+/* The whole file (common's svc_read_file; *len bytes); NULL when it
+ * cannot be read. */
 static char *slurp(const char *path, size_t *len) {
-  char *t = NULL;
+  char *text = NULL;
   svc_err err;
-  if (svc_read_file(path, 64u << 20, &t, len, &err)) return NULL;
-  return t;
+  return svc_read_file(path, 64u << 20, &text, len, &err) ? NULL : text;
 }
 
 static double predict(const cost_hw *hw, const api_pub_row *r) {

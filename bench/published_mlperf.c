@@ -26,20 +26,12 @@ typedef struct {
   double meas, pred;
 } mrow;
 
+/* The whole file (common's svc_read_file; *len bytes); NULL when it
+ * cannot be read. */
 static char *slurp_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0', *len = (size_t)n;
-  return b;
+  char *text = NULL;
+  svc_err err;
+  return svc_read_file(path, 64u << 20, &text, len, &err) ? NULL : text;
 }
 
 static cJSON *load_json(const char *path) {

@@ -38,7 +38,9 @@ double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_d);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
-static double vmax(const double *v, int n) {
+/* Max of v[0..n) (0 when n <= 0). Also bench/step_transformer.c's. */
+double bench_max(const double *v, int n);
+double bench_max(const double *v, int n) {
   double m = 0;
   for (int i = 0; i < n; i++) m = fmax(m, v[i]);
   return m;
@@ -148,9 +150,9 @@ static stats evaluate(const cost_hw *hw, const api_step_meas *m, const double *p
   }
   st.tau = kendall(pt, mt, kt, &st.rank_equal);
   st.n = kt;
-  st.max_t = vmax(et, kt);
+  st.max_t = bench_max(et, kt);
   st.med_t = bench_median(et, kt);
-  st.max_m = vmax(em, km);
+  st.max_m = bench_max(em, km);
   st.med_m = bench_median(em, km);
   if (print)
     printf("  step time: median %.1f%%, max %.1f%% | peak memory: median %.1f%%, max %.1f%% | "

@@ -17,20 +17,8 @@
 #include "api/api_step.h"
 #include "api/measure.h"
 
-static int cmp(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-static double med(double *v, int n) {
-  if (n <= 0) return NAN;
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-static double mx(const double *v, int n) {
-  double m = 0;
-  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
-  return m;
-}
+double bench_median(double *v, int n);    /* bench/step_accuracy.c (sorts v) */
+double bench_max(const double *v, int n); /* bench/step_accuracy.c */
 
 static cJSON *load(const char *path) {
   char *text = NULL;
@@ -53,19 +41,6 @@ static int load_flash(const char *path, cost_flash_sample **s, size_t *n) {
   int rc = api_flash_load(text, len, s, n, &err);
   free(text);
   return rc;
-}
-
-/* median and max |pred/meas - 1| of the sweep, forward and backward rows */
-static void flash_err(const cost_hw *hw, const cost_flash_sample *s, size_t n, double *md,
-                      double *mxe) {
-  double *e = calloc(2 * n + 1, sizeof *e);
-  int k = 0;
-  for (size_t i = 0; e && i < n; i++)
-    for (int d = 0; d < 2; d++)
-      e[k++] = fabs(cost_flash_ms(hw, &s[i], d) / (d ? s[i].bwd_ms : s[i].fwd_ms) - 1);
-  *mxe = e ? mx(e, k) : NAN;
-  *md = e ? med(e, k) : NAN;
-  free(e);
 }
 
 typedef struct {
@@ -128,8 +103,8 @@ int bench_transformer_h200(const cost_hw *hw_in) {
     return 1;
   }
   double d0, d1, f0, f1;
-  flash_err(&hw, chk, nc, &d0, &d1);
-  flash_err(&hwf, chk, nc, &f0, &f1);
+  cost_flash_error(&hw, chk, nc, &d0, &d1);
+  cost_flash_error(&hwf, chk, nc, &f0, &f1);
   printf("  flash fit on %zu shapes: eff fwd %.3f bwd %.3f, block fwd %.2f bwd %.2f tiles, "
          "hd0 %.0f (in-sample median %.1f%%)\n",
          nf, rep.eff_f, rep.eff_b, rep.block_f, rep.block_b, rep.hd0, 100 * rep.median_err);
@@ -161,15 +136,16 @@ int bench_transformer_h200(const cost_hw *hw_in) {
   for (int k = 0; k < 2; k++) {
     printf("  %-5s n=%d  time: datasheet median %.1f%% max %.1f%%, flash fitted median %.1f%% "
            "max %.1f%%; memory median %.1f%% max %.1f%%\n",
-           nm[k], b.n[k], 100 * med(a.t[k], a.n[k]), 100 * mx(a.t[k], a.n[k]),
-           100 * med(b.t[k], b.n[k]), 100 * mx(b.t[k], b.n[k]), 100 * med(b.m[k], b.n[k]),
-           100 * mx(b.m[k], b.n[k]));
+           nm[k], b.n[k], 100 * bench_median(a.t[k], a.n[k]), 100 * bench_max(a.t[k], a.n[k]),
+           100 * bench_median(b.t[k], b.n[k]), 100 * bench_max(b.t[k], b.n[k]),
+           100 * bench_median(b.m[k], b.n[k]), 100 * bench_max(b.m[k], b.n[k]));
     printf("{\"bench\":\"step_accuracy\",\"section\":\"transformer_h200_%s\",\"n\":%d,"
            "\"datasheet\":{\"step_median\":%.4f,\"step_max\":%.4f},"
            "\"flash_fitted\":{\"step_median\":%.4f,\"step_max\":%.4f,\"mem_median\":%.4f,"
            "\"mem_max\":%.4f}}\n",
-           nm[k], b.n[k], med(a.t[k], a.n[k]), mx(a.t[k], a.n[k]), med(b.t[k], b.n[k]),
-           mx(b.t[k], b.n[k]), med(b.m[k], b.n[k]), mx(b.m[k], b.n[k]));
+           nm[k], b.n[k], bench_median(a.t[k], a.n[k]), bench_max(a.t[k], a.n[k]),
+           bench_median(b.t[k], b.n[k]), bench_max(b.t[k], b.n[k]), bench_median(b.m[k], b.n[k]),
+           bench_max(b.m[k], b.n[k]));
   }
   cJSON_Delete(cd);
   cJSON_Delete(sd);

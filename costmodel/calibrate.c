@@ -330,27 +330,6 @@ cleanup:
 
 /* ---- Per-architecture fit on published GEMM throughputs ----------------- */
 
-/* The efficiency parameter a GEMM dtype's time rests on (gemm.c's
- * mapping: fp8 and narrower share the low-precision MMA path). */
-static int arch_eff_param(int dt) {
-  switch (dt) {
-  case COST_DT_FP64:
-    return P_EFF_FP64;
-  case COST_DT_FP32:
-    return P_EFF_FP32;
-  case COST_DT_TF32:
-    return P_EFF_TF32;
-  case COST_DT_BF16:
-    return P_EFF_BF16;
-  case COST_DT_FP16:
-    return P_EFF_FP16;
-  case COST_DT_INT8:
-    return P_EFF_INT8;
-  default:
-    return P_EFF_FP8;
-  }
-}
-
 /* log(pred/meas) of row r with parameter id set to v (others as resolved
  * for the row's own descriptor); 0 and *ok = 0 when the model refuses. */
 static double arch_log_err(const cost_arch_row *r, int id, double v, int *ok) {
@@ -367,7 +346,8 @@ static double arch_loss(const cost_arch_row *rows, size_t n, int id, double v) {
   double L = 0;
   for (size_t i = 0; i < n; i++) {
     int ok;
-    if (rows[i].s.kind != COST_OP_GEMM || arch_eff_param(rows[i].s.u.gemm.dtype) != id) continue;
+    if (rows[i].s.kind != COST_OP_GEMM || cost_gemm_eff_param(rows[i].s.u.gemm.dtype) != id)
+      continue;
     double e = arch_log_err(&rows[i], id, v, &ok) / ROBUST_C;
     if (ok) L += log1p(e * e);
   }
@@ -379,7 +359,7 @@ static double arch_median_err(const cost_arch_row *rows, size_t n, const cost_ca
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     if (rows[i].s.kind != COST_OP_GEMM || !(rows[i].s.ms > 0)) continue;
-    int id = arch_eff_param(rows[i].s.u.gemm.dtype), ok;
+    int id = cost_gemm_eff_param(rows[i].s.u.gemm.dtype), ok;
     double v = NAN;
     for (int k = 0; c && k < c->n; k++)
       if (!strcmp(c->names[k], cost_param_table[id].name)) v = c->values[k];
@@ -402,7 +382,7 @@ int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
     if (rows[i].s.kind != COST_OP_GEMM || !(rows[i].s.ms > 0) || !isfinite(rows[i].s.ms)) continue;
     arch_log_err(&rows[i], -1, 0, &ok);
     if (!ok) continue;
-    used[arch_eff_param(rows[i].s.u.gemm.dtype)] = 1;
+    used[cost_gemm_eff_param(rows[i].s.u.gemm.dtype)] = 1;
     nrows++;
   }
   if (nrows == 0) return COST_EINVAL;

@@ -61,6 +61,10 @@ extern const cost_param_def cost_param_table[P__COUNT];
 
 /* Datasheet default of parameter id for hw (some depend on the hardware). */
 double cost_param_default(const cost_hw *hw, int id);
+
+/* The efficiency parameter (P_EFF_*) a GEMM of dtype dt runs at: fp8 and
+ * narrower share the low-precision MMA path. */
+int cost_gemm_eff_param(int dt);
 /* Fill p[P__COUNT]: hw->calib values where named, defaults elsewhere. */
 void cost_params_resolve(const cost_hw *hw, double *p);
 

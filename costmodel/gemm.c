@@ -54,7 +54,7 @@ static const tile amp_tiles[] = {{256, 64}, {64, 256}, {128, 128}, {128, 64}, {6
 static const tile simt_tiles[] = {{128, 128}, {128, 64}, {64, 64}};
 static const int splits[] = {1, 2, 4, 8, 16, 32};
 
-static int eff_param(int dt) {
+int cost_gemm_eff_param(int dt) {
   switch (dt) {
   case COST_DT_FP64:
     return P_EFF_FP64;
@@ -158,7 +158,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   const tile *tiles = tensor ? (aligned ? (amp ? amp_tiles : tc_tiles) : ua_tiles) : simt_tiles;
   int nt = tensor ? 6 : 3;
   double cu = hw->compute_units, clk = hw->clock_hz;
-  double peak_sm = peak * p[amp ? P_EFF_TF32_SYNC : eff_param(dt)] / cu;
+  double peak_sm = peak * p[amp ? P_EFF_TF32_SYNC : cost_gemm_eff_param(dt)] / cu;
   double smem_bw = 128.0 * clk; /* 32 banks x 4 B per clock (CUDA guide) */
   /* The fallback kernels load at most 4 bytes per lane (gemm.json: bf16
    * with 4- and 8-byte aligned leading dims run alike, ~1.5x the 2-byte
@@ -178,7 +178,8 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   if (M == 1 || N == 1) {
     /* A matrix-vector product: cuBLAS dispatches GEMV kernels, bound by
      * streaming the matrix once (no tiles, no alignment fast path). */
-    double t_mem = base_bytes / bw, t_c = 2.0 * M * N * K * batch / (peak * p[eff_param(dt)]);
+    double t_mem = base_bytes / bw,
+           t_c = 2.0 * M * N * K * batch / (peak * p[cost_gemm_eff_param(dt)]);
     best = (cand){
         sqrt(t_mem * t_mem + t_c * t_c) + fill, t_c, t_mem, 1, base_bytes, 0, 0, t_c, 1, 1, 1};
     nt = 0;
@@ -276,7 +277,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   cost_term_add(out, "align_bytes", al);
   cost_term_add(out, "align_penalty", best.t_math > 0 ? fmax(1.0, best.t_tile / best.t_math) : 1);
   cost_term_add(out, "peak_flops_per_s", peak);
-  cost_term_add(out, "efficiency", p[amp ? P_EFF_TF32_SYNC : eff_param(dt)]);
+  cost_term_add(out, "efficiency", p[amp ? P_EFF_TF32_SYNC : cost_gemm_eff_param(dt)]);
   return 0;
 }
 

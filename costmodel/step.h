@@ -337,6 +337,12 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
  * calibration; NAN when it cannot be priced. */
 double cost_flash_ms(const cost_hw *hw, const cost_flash_sample *s, int bwd);
 
+/* Median and max |predicted/measured - 1| over the forward and backward
+ * times of s[0..n) under hw's calibration (NAN when none is priced).
+ * 0, or COST_EINVAL when out of memory. */
+int cost_flash_error(const cost_hw *hw, const cost_flash_sample *s, size_t n, double *median,
+                     double *max);
+
 /* One whole-step measurement. */
 typedef struct {
   cost_workload w;

@@ -103,9 +103,24 @@ double cost_flash_ms(const cost_hw *hw, const cost_flash_sample *s, int bwd) {
          flash_kernel_s(hw, prof, bw, s->b, s->heads, s->kv_heads, s->s, s->hd, COST_DT_BF16, bwd);
 }
 
-static int cmp_dbl(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
+int cost_flash_error(const cost_hw *hw, const cost_flash_sample *s, size_t n, double *median,
+                     double *max) {
+  double *e = calloc(2 * n + 1, sizeof *e);
+  int k = 0;
+  *median = *max = NAN;
+  if (!e) return COST_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    for (int d = 0; d < 2; d++) {
+      double meas = d ? s[i].bwd_ms : s[i].fwd_ms, pr = cost_flash_ms(hw, &s[i], d);
+      if (meas > 0 && isfinite(pr)) e[k++] = fabs(pr / meas - 1);
+    }
+  if (k) {
+    *max = 0;
+    for (int i = 0; i < k; i++) *max = fmax(*max, e[i]);
+    *median = step_median(e, k);
+  }
+  free(e);
+  return 0;
 }
 
 /* sum of squared log residuals of one direction at (blk, hd0), the
@@ -145,17 +160,9 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
   cost_hw h = *hw;
   h.calib = *calib;
   step_profile_resolve(&h, prof);
-  double *e = calloc(2 * n + 1, sizeof *e);
-  if (!e) return COST_EINVAL;
   cost_flash_fit_report r = {.n = (int)used};
-  int k = 0;
-  for (size_t i = 0; i < n; i++)
-    for (int d = 0; d < 2; d++) {
-      double meas = d ? s[i].bwd_ms : s[i].fwd_ms, pr = cost_flash_ms(&h, &s[i], d);
-      if (meas > 0 && isfinite(pr)) e[k++] = fabs(pr / meas - 1);
-    }
-  qsort(e, (size_t)k, sizeof *e, cmp_dbl);
-  r.median_err_before = k ? (k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2])) : NAN;
+  double ignore;
+  if (cost_flash_error(&h, s, n, &r.median_err_before, &ignore)) return COST_EINVAL;
   /* forward: block term and head-dim term on a grid; backward: its block
    * term with the forward's head-dim term (the same softmax work per tile) */
   double best = INFINITY;
@@ -174,22 +181,10 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
       step_calib_set(&c, "step_flash_eff_bwd", r.eff_b) ||
       step_calib_set(&c, "step_flash_block_fwd", r.block_f) ||
       step_calib_set(&c, "step_flash_block_bwd", r.block_b) ||
-      step_calib_set(&c, "step_flash_hd0", r.hd0)) {
-    free(e);
+      step_calib_set(&c, "step_flash_hd0", r.hd0))
     return COST_ENOHW;
-  }
   h.calib = c;
-  k = 0;
-  r.max_err = 0;
-  for (size_t i = 0; i < n; i++)
-    for (int d = 0; d < 2; d++) {
-      double meas = d ? s[i].bwd_ms : s[i].fwd_ms, pr = cost_flash_ms(&h, &s[i], d);
-      if (meas > 0 && isfinite(pr)) e[k++] = fabs(pr / meas - 1);
-    }
-  qsort(e, (size_t)k, sizeof *e, cmp_dbl);
-  for (int i = 0; i < k; i++) r.max_err = fmax(r.max_err, e[i]);
-  r.median_err = k ? (k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2])) : NAN;
-  free(e);
+  if (cost_flash_error(&h, s, n, &r.median_err, &r.max_err)) return COST_EINVAL;
   *calib = c;
   if (rep) *rep = r;
   return 0;

@@ -58,35 +58,42 @@ cleanup:
   return rc;
 }
 
-int hwdb_calib_latest(hwdb *db, const char *hw, hwdb_calib *out, svc_err *err) {
+/* The newest version of one key's calibration: sql selects version, params,
+ * report, created_at for ?1; field and what name a missing one. */
+static int calib_latest(hwdb *db, const char *sql, const char *key, const char *field,
+                        const char *what, hwdb_calib *out, svc_err *err) {
   sqlite3_stmt *st = NULL;
   int rc = 0, step;
   memset(out, 0, sizeof *out);
   sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c,
-                         "SELECT version, params, report, created_at FROM calibration "
-                         "WHERE hw = ?1 ORDER BY version DESC LIMIT 1",
-                         -1, &st, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK) {
     rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
   }
-  sqlite3_bind_text(st, 1, hw, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
   step = sqlite3_step(st);
   if (step == SQLITE_ROW) {
-    svc_strlcpy(out->hw, hw, sizeof out->hw);
+    svc_strlcpy(out->hw, key, sizeof out->hw);
     out->version = sqlite3_column_int(st, 0);
     out->params = hwdb_strdup_col(st, 1);
     out->report = hwdb_strdup_col(st, 2);
     out->created_at = sqlite3_column_int64(st, 3);
   } else if (step == SQLITE_DONE) {
-    rc = svc_err_set(err, SVC_NOT_FOUND, "hardware", "no calibration for '%s'", hw);
+    rc = svc_err_set(err, SVC_NOT_FOUND, field, "no calibration for %s'%s'", what, key);
   } else {
-    rc = hwdb_fail_conn(c, err, "read calibration");
+    rc = hwdb_fail_conn(c, err, *what ? "read arch calibration" : "read calibration");
   }
 cleanup:
   sqlite3_finalize(st);
   hwdb_reader_done(db);
   return rc;
+}
+
+int hwdb_calib_latest(hwdb *db, const char *hw, hwdb_calib *out, svc_err *err) {
+  return calib_latest(db,
+                      "SELECT version, params, report, created_at FROM calibration "
+                      "WHERE hw = ?1 ORDER BY version DESC LIMIT 1",
+                      hw, "hardware", "", out, err);
 }
 
 void hwdb_calib_dispose(hwdb_calib *c) {
@@ -131,32 +138,8 @@ cleanup:
 }
 
 int hwdb_arch_calib_latest(hwdb *db, const char *arch, hwdb_calib *out, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, step;
-  memset(out, 0, sizeof *out);
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c,
-                         "SELECT version, params, report, created_at FROM arch_calibration "
-                         "WHERE arch = ?1 ORDER BY version DESC LIMIT 1",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) {
-    svc_strlcpy(out->hw, arch, sizeof out->hw);
-    out->version = sqlite3_column_int(st, 0);
-    out->params = hwdb_strdup_col(st, 1);
-    out->report = hwdb_strdup_col(st, 2);
-    out->created_at = sqlite3_column_int64(st, 3);
-  } else if (step == SQLITE_DONE) {
-    rc = svc_err_set(err, SVC_NOT_FOUND, "arch", "no calibration for architecture '%s'", arch);
-  } else {
-    rc = hwdb_fail_conn(c, err, "read arch calibration");
-  }
-cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
-  return rc;
+  return calib_latest(db,
+                      "SELECT version, params, report, created_at FROM arch_calibration "
+                      "WHERE arch = ?1 ORDER BY version DESC LIMIT 1",
+                      arch, "arch", "architecture ", out, err);
 }
