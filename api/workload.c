@@ -70,8 +70,8 @@ static int get_widths(const cJSON *o, const char *key, const char *path, int64_t
 }
 
 static int decode_table(const cJSON *t, const char *p, cost_table *o, svc_err *err) {
-  static const char *const fields[] = {"name",  "rows",     "dim",       "pooling",
-                                       "count", "sharding", "placement", NULL};
+  static const char *const fields[] = {"name",     "rows",      "dim",        "pooling", "count",
+                                       "sharding", "placement", "row_shards", NULL};
   const char *name = NULL;
   int rc;
   memset(o, 0, sizeof *o);
@@ -86,7 +86,8 @@ static int decode_table(const cJSON *t, const char *p, cost_table *o, svc_err *e
       (rc = api_get_int(t, "pooling", p, 0, 1, 100000, &o->pooling, err)) ||
       (rc = api_get_int(t, "count", p, 0, 1, API_STEP_MAX_TABLE_COUNT, &o->count, err)) ||
       (rc = get_enum(t, "sharding", p, cost_sharding_parse, &o->sharding, err)) ||
-      (rc = get_enum(t, "placement", p, cost_placement_parse, &o->placement, err)))
+      (rc = get_enum(t, "placement", p, cost_placement_parse, &o->placement, err)) ||
+      (rc = api_get_int(t, "row_shards", p, 0, 1, 1048576, &o->row_shards, err)))
     return rc;
   if (name) svc_strlcpy(o->name, name, sizeof o->name);
   return 0;
@@ -327,6 +328,18 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
                          "%s (%lld) must equal the bottom MLP's output width (%lld) for the dot "
                          "interaction",
                          f, (long long)dim, (long long)xdim);
+    /* row_shards: the GPUs a row_wise table is split over, the nodes
+     * (scale-up domains) a table_row_wise one is */
+    int tsh = t->sharding >= 0 ? t->sharding : r->sharding;
+    int64_t gpn = r->gpus_per_node > 0 && r->gpus_per_node < r->gpus ? r->gpus_per_node : r->gpus;
+    int64_t most = tsh == COST_SHARD_ROW_WISE ? r->gpus : (r->gpus + gpn - 1) / gpn;
+    if (t->row_shards > 0 && tsh != COST_SHARD_ROW_WISE && tsh != COST_SHARD_TABLE_ROW_WISE)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, tp, "row_shards"),
+                         "%s applies to row_wise and table_row_wise tables only", f);
+    if (t->row_shards > most)
+      return svc_err_set(err, SVC_OUT_OF_RANGE, api_path(f, sizeof f, tp, "row_shards"),
+                         "%s (%lld) must not exceed the %s (%lld)", f, (long long)t->row_shards,
+                         tsh == COST_SHARD_ROW_WISE ? "gpus" : "nodes", (long long)most);
     if ((t->placement >= 0 ? t->placement : r->placement) == COST_PLACE_UVM &&
         !(hw->host_link_bw > 0))
       return svc_err_set(err, SVC_BAD_FIELD,

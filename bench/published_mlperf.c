@@ -4,8 +4,9 @@
  * the result logs). Each row is priced through api_step, the code behind
  * POST /v1/step, with the MLPerf model (data/workloads/mlperf_dcnv2.json)
  * and the submission's recipe as the row states it: GPUs, GPUs per
- * scale-up domain, per-GPU batch, precision, optimizers and the per-table
- * sharding the submission's planner gave. Scored on both halves (roles per
+ * scale-up domain, per-GPU batch, precision, optimizers, framework
+ * (hugectr) and the per-table sharding the submission's planner gave
+ * (row_shards: the GPUs a row-split table is split over). Scored on both halves (roles per
  * source); nothing here is fitted. Also prints whether the predicted order
  * of systems at each GPU count matches the measured one. */
 #include <cjson/cJSON.h>
@@ -60,8 +61,10 @@ static char *request(const cJSON *model, const cJSON *s) {
   cJSON *t;
   const cJSON *opt = cJSON_GetObjectItemCaseSensitive(s, "optimizers");
   cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(w, "tables")) {
-    const char *how = jstr(sh, jstr(t, "name") ? jstr(t, "name") : "");
+    const char *name = jstr(t, "name") ? jstr(t, "name") : "", *how = jstr(sh, name);
+    double k = jnum(cJSON_GetObjectItemCaseSensitive(s, "row_shards"), name);
     if (how) cJSON_AddItemToObject(t, "sharding", cJSON_CreateString(how));
+    if (k > 0) cJSON_AddNumberToObject(t, "row_shards", k);
   }
   if (opt) cJSON_ReplaceItemInObject(w, "optimizers", cJSON_Duplicate(opt, 1));
   cJSON_AddItemToObject(req, "hardware", cJSON_CreateString(jstr(s, "hardware")));

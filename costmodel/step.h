@@ -59,7 +59,15 @@ typedef enum {
   COST_CKPT_FULL,
   COST_CKPT__COUNT
 } cost_ckpt;
-typedef enum { COST_FW_PYTORCH_EAGER = 0, COST_FW_TORCHREC_FBGEMM, COST_FW__COUNT } cost_framework;
+/* hugectr: NVIDIA Merlin HugeCTR as the MLPerf DLRM-DCNv2 submissions run
+ * it (train.py: use_cuda_graph, grouped_all_reduce, mixed precision,
+ * hierarchical embedding exchange); docs/step-model.md, "HugeCTR". */
+typedef enum {
+  COST_FW_PYTORCH_EAGER = 0,
+  COST_FW_TORCHREC_FBGEMM,
+  COST_FW_HUGECTR,
+  COST_FW__COUNT
+} cost_framework;
 typedef enum { COST_DP_DDP = 0, COST_DP_FSDP, COST_DP__COUNT } cost_dense_parallel;
 typedef enum { COST_INTER_DOT = 0, COST_INTER_DCN, COST_INTER__COUNT } cost_interaction;
 
@@ -95,6 +103,9 @@ typedef struct {
   int64_t rows, dim, pooling, count;
   int sharding;  /* cost_sharding or -1 */
   int placement; /* cost_placement or -1 */
+  /* row_wise only: the GPUs its rows are split over (HugeCTR's row splits,
+   * e.g. 4 of 8); 0 = all of the job's GPUs */
+  int64_t row_shards;
 } cost_table;
 
 typedef struct {

@@ -242,6 +242,23 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
   }
 }
 
+/* Bytes per element of the pooled embeddings exchanged between GPUs and
+ * of the gradients all-reduced. The pooled rows leave in the table's
+ * dtype (at least 16 bits), the gradients of fp32 master weights in fp32
+ * (PyTorch AMP, DDP). HugeCTR under mixed precision exchanges and
+ * all-reduces half: its embedding collection's emb_type and wgrad_type
+ * are Half (HugeCTR src/pybind/model.cpp, EmbeddingCollectionConfig), and
+ * the dense gradients are all-reduced as GroupedExchangeWgrad<__half>. */
+static double exch_bytes(const cost_recipe *r) {
+  double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision);
+  if (r->framework == COST_FW_HUGECTR && cost_dtype_bytes((cost_dtype)r->precision) == 2)
+    return 2.0;
+  return eb < 2 ? 2 : eb;
+}
+static double wgrad_bytes(const cost_recipe *r) {
+  return r->framework == COST_FW_HUGECTR ? cost_dtype_bytes((cost_dtype)r->precision) : 4.0;
+}
+
 /* Sharding of the tables across gpus: data-parallel, row- and
  * column-wise shards load every GPU alike; table-wise tables are placed
  * by LPT (longest processing time first) and the busiest GPU counts. */
@@ -253,6 +270,7 @@ static int cmp_item(const void *x, const void *y) {
 typedef struct {
   emb_load even, busiest;
   double a2a_bytes;     /* per rank, forward (backward the same) */
+  double rail_bytes;    /* HugeCTR hierarchical: per rank, the all-to-all over one rail */
   double rs_bytes;      /* row-wise: reduce-scatter forward / allgather backward */
   double rs_node_bytes; /* table-row-wise: the same inside one node (per node, mean) */
   double dp_grad_bytes; /* data-parallel tables: allreduced gradients */
@@ -321,7 +339,10 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
     const cost_table *t = &d->tables[i];
     int sh = t->sharding >= 0 ? t->sharding : r->sharding;
     if (G > 1 && sh == COST_SHARD_TABLE_WISE && t->count % G) n_tw++;
-    if (G > 1 && sh == COST_SHARD_TABLE_ROW_WISE) n_twrw++;
+    if (G > 1 && sh == COST_SHARD_ROW_WISE && t->row_shards > 0 && t->row_shards < G)
+      n_tw += (size_t)t->row_shards;
+    if (G > 1 && sh == COST_SHARD_TABLE_ROW_WISE)
+      n_twrw += t->row_shards > 1 && t->row_shards < N ? (size_t)t->row_shards : 1;
   }
   /* the remainders of count mod G go through LPT, one item per table */
   if (n_tw && !(items = calloc(n_tw, sizeof *items))) return COST_EINVAL;
@@ -335,7 +356,7 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
     int sh = G > 1 ? (t->sharding >= 0 ? t->sharding : r->sharding) : COST_SHARD_DATA_PARALLEL;
     int pc = t->placement >= 0 ? t->placement : r->placement;
     int64_t dim = step_pad(t->dim, r->pad_to), cnt = t->count > 0 ? t->count : 1;
-    double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = eb < 2 ? 2 : eb;
+    double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = exch_bytes(r);
     emb_load l;
     pl->n_tables += cnt;
     pl->interaction_dim += dim * cnt;
@@ -365,6 +386,29 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
       break;
     }
     case COST_SHARD_ROW_WISE:
+      if (t->row_shards > 0 && t->row_shards < G) {
+        /* split over k of the G GPUs (HugeCTR's uniform model-parallel
+         * embedding, embedding/operators/communication.cpp: each shard
+         * looks up its rows for the global batch and sends every GPU the
+         * partial sums of its samples, ncclSend/ncclRecv to each peer; the
+         * owner adds the k parts): k shards of 1/k of the work go by LPT
+         * with the table-wise tables, and each GPU receives k partial rows
+         * per sample -- an all-to-all of k x B x dim, backward the same */
+        int64_t ks = t->row_shards;
+        table_load(a, d, r, (t->rows + ks - 1) / ks, dim, G * B, t->pooling, pc, &l);
+        l.t_f /= (double)ks;
+        l.t_b /= (double)ks;
+        l.t_opt /= (double)ks;
+        l.sparse_grad_bytes /= (double)ks;
+        l.lookups /= (double)ks;
+        for (int64_t j = 0; j < ks; j++, k++) {
+          items[k].l = l;
+          load_add(&items[k].l, &l, (double)cnt - 1.0);
+          items[k].cost = (l.t_f + l.t_b + l.t_opt + l.host_s) * (double)cnt;
+        }
+        pl->a2a_bytes += (double)ks * (double)B * (double)dim * ob * (double)cnt;
+        break;
+      }
       table_load(a, d, r, (t->rows + G - 1) / G, dim, G * B, t->pooling, pc, &l);
       /* each GPU sees about 1/G of the global lookups */
       l.t_f /= (double)G;
@@ -375,24 +419,50 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
       load_add(&pl->even, &l, (double)cnt);
       pl->rs_bytes += (double)G * (double)B * (double)dim * ob * (double)cnt;
       break;
-    case COST_SHARD_TABLE_ROW_WISE:
+    case COST_SHARD_TABLE_ROW_WISE: {
       /* the node's GPUs serve the global batch for the table (each about
        * 1/g of its lookups, LPT below), reduce-scatter the partial sums
        * inside the node, and the pooled rows leave by all-to-all as for
        * table-wise (TorchRec's TWRW; HugeCTR's hierarchical embedding,
-       * the MLPerf DLRM-DCNv2 submissions' hier_auto plan) */
-      table_load(a, d, r, t->rows, dim, G * B, t->pooling, pc, &l); /* 1/g of it below */
-      items2[k2].l = l;
-      items2[k2].cost = (l.t_f + l.t_b + l.t_opt + l.host_s) * (double)cnt;
-      load_add(&items2[k2].l, &l, (double)cnt - 1.0);
-      k2++;
-      pl->rs_node_bytes += (double)G * (double)B * (double)dim * ob * (double)cnt / (double)N;
-      pl->a2a_bytes += (double)B * (double)dim * ob * (double)cnt;
+       * the MLPerf DLRM-DCNv2 submissions' hier_auto plan). row_shards k:
+       * the rows are split over k nodes (hier_auto plans tables over the
+       * nodes and gives every GPU of a node the node's whole list: the
+       * submissions' sharding/__init__.py, generate_plan), each node
+       * serving 1/k of the lookups and sending partial sums that the
+       * owner of each sample adds. */
+      int64_t kn = t->row_shards > 1 && t->row_shards < N ? t->row_shards : 1;
+      table_load(a, d, r, (t->rows + kn - 1) / kn, dim, G * B, t->pooling, pc,
+                 &l); /* 1/(k g) of it below */
+      l.t_f /= (double)kn;
+      l.t_b /= (double)kn;
+      l.t_opt /= (double)kn;
+      l.sparse_grad_bytes /= (double)kn;
+      l.lookups /= (double)kn;
+      for (int64_t j = 0; j < kn; j++, k2++) {
+        items2[k2].l = l;
+        items2[k2].cost = (l.t_f + l.t_b + l.t_opt + l.host_s) * (double)cnt;
+        load_add(&items2[k2].l, &l, (double)cnt - 1.0);
+      }
+      double x = (double)kn * (double)B * (double)dim * ob * (double)cnt;
+      pl->rs_node_bytes += (double)G * x / (double)N;
+      /* HugeCTR's hierarchical exchange (embedding/
+       * hier_model_parallel_embedding.cpp, operators/communication.cpp
+       * hier_communicate): after the reduction in the node, GPU i of each
+       * node sends to GPU i of every other node only -- an all-to-all of N
+       * ranks over one rail, each through its own NIC */
+      if (r->framework == COST_FW_HUGECTR && N > 1)
+        pl->rail_bytes += x;
+      else
+        pl->a2a_bytes += x;
       break;
+    }
     default: /* data parallel (and every table on one GPU) */
       table_load(a, d, r, t->rows, dim, B, t->pooling, pc, &l);
       load_add(&pl->even, &l, (double)cnt);
-      if (G > 1 && pc == COST_PLACE_HBM) pl->dp_grad_bytes += l.table_bytes * (double)cnt;
+      if (G > 1 && pc == COST_PLACE_HBM)
+        pl->dp_grad_bytes += (r->framework == COST_FW_HUGECTR ? l.table_bytes / eb * wgrad_bytes(r)
+                                                              : l.table_bytes) *
+                             (double)cnt;
       break;
     }
   }
@@ -517,8 +587,9 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   int64_t G = r->gpus, B = r->batch_per_gpu;
   int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER;
   double ab = cost_dtype_bytes((cost_dtype)dt);
-  double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = eb < 2 ? 2 : eb;
+  double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = exch_bytes(r);
   int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
+  int hctr = r->framework == COST_FW_HUGECTR;
   emb_plan pl;
   mlp_acc mb = {0}, mt = {0};
   int rc;
@@ -549,12 +620,14 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   int ck_full = r->checkpointing == COST_CKPT_FULL,
       ck_sel = r->checkpointing == COST_CKPT_SELECTIVE;
   int64_t in = d->dense_features;
+  double gpu_before_bottom = a->gpu[PH_FB];
   for (int i = 0; i < d->n_bottom; i++) {
     int64_t out = step_pad(d->bottom[i], r->pad_to);
     linear(a, r, B, in, out, 1, i > 0, ck_full, &mb);
     in = out;
   }
   int64_t xdim = in;
+  double bottom_s = a->gpu[PH_FB] - gpu_before_bottom;
   double data_bytes = (double)B * ((double)d->dense_features * 4.0 + 4.0) + pl.even.idx_bytes +
                       pl.busiest.idx_bytes;
   double bottom_saved = mb.saved + (cast ? (double)B * (double)d->dense_features * ab : 0);
@@ -576,18 +649,32 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   step_host_serial(a, E.host_s);
   if (!eager) step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 3 * a->launch_s, 3, 3);
 
-  /* communication of the embeddings (on the critical path) */
+  /* communication of the embeddings (on the critical path). HugeCTR runs
+   * the exchange on its own stream beside the bottom MLP, forward and
+   * backward (HugeCTR v3.1 release notes, "Compute-communication overlap -
+   * Generalized embedding and bottom MLP overlap"; train.py:
+   * train_intra_iteration_overlap=True), so only what outlasts the bottom
+   * MLP is exposed there. */
   if (G > 1) {
+    int64_t gn = r->gpus_per_node > 0 && r->gpus_per_node < G ? r->gpus_per_node : G;
+    double hide = hctr ? bottom_s : 0, x;
     double t = step_coll(a, COST_COLL_ALLTOALL, pl.a2a_bytes, G, r->gpus_per_node);
-    step_comm(a, COST_KC_ALLTOALL, 2 * t, 2 * t, t > 0 ? 2 : 0);
+    double tr = step_coll(a, COST_COLL_ALLTOALL, pl.rail_bytes, (G + gn - 1) / gn, 1);
+    x = 2 * (t + tr);
+    step_comm(a, COST_KC_ALLTOALL, x, x - hide, t + tr > 0 ? 2 : 0);
+    hide = fmax(0.0, hide - x);
     t = step_coll(a, COST_COLL_REDUCESCATTER, pl.rs_bytes, G, r->gpus_per_node);
     double t2 = step_coll(a, COST_COLL_ALLGATHER, pl.rs_bytes, G, r->gpus_per_node);
-    int64_t gn = r->gpus_per_node > 0 && r->gpus_per_node < G ? r->gpus_per_node : G;
     t += step_coll(a, COST_COLL_REDUCESCATTER, pl.rs_node_bytes, gn, gn);
     t2 += step_coll(a, COST_COLL_ALLGATHER, pl.rs_node_bytes, gn, gn);
-    step_comm(a, COST_KC_ALLGATHER_RS, t + t2, t + t2, t > 0 ? 2 : 0);
-    t = step_coll(a, COST_COLL_ALLREDUCE, pl.dp_grad_bytes, G, r->gpus_per_node);
-    step_comm(a, COST_KC_ALLREDUCE, t, t, t > 0 ? 1 : 0);
+    step_comm(a, COST_KC_ALLGATHER_RS, t + t2, t + t2 - hide, t > 0 ? 2 : 0);
+    /* HugeCTR all-reduces the data-parallel tables' gradients in one call
+     * with the dense ones (grouped_all_reduce=True: AllreduceStrategy
+     * GroupDense), priced with them below */
+    if (!hctr) {
+      t = step_coll(a, COST_COLL_ALLREDUCE, pl.dp_grad_bytes, G, r->gpus_per_node);
+      step_comm(a, COST_KC_ALLREDUCE, t, t, t > 0 ? 1 : 0);
+    }
   }
 
   /* interaction */
@@ -691,6 +778,13 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
       double ag = step_coll(a, COST_COLL_ALLGATHER, P * ab, G, r->gpus_per_node);
       double rs = step_coll(a, COST_COLL_REDUCESCATTER, P * 4, G, r->gpus_per_node);
       step_comm(a, COST_KC_ALLGATHER_RS, 2 * ag + rs, fmax(2 * ag + rs - bwd_dense, ag), 3);
+    } else if (hctr) {
+      /* one grouped all-reduce of every dense and data-parallel-table
+       * gradient, in half under mixed precision (GroupedExchangeWgrad),
+       * issued when the backward is done: exposed */
+      double ar = step_coll(a, COST_COLL_ALLREDUCE, P * wgrad_bytes(r) + pl.dp_grad_bytes, G,
+                            r->gpus_per_node);
+      step_comm(a, COST_KC_ALLREDUCE, ar, ar, 1);
     } else {
       /* DDP buckets (25 MB) overlap the backward; the last bucket is exposed */
       double ar = step_coll(a, COST_COLL_ALLREDUCE, P * 4, G, r->gpus_per_node);

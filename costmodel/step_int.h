@@ -15,6 +15,13 @@
 
 enum { PH_FB = 0, PH_OPT = 1, PH__COUNT };
 
+/* Host time of a step captured as one CUDA graph: one cudaGraphLaunch
+ * (a few us: NVIDIA technical blog "Constant Time Launch for Straight-Line
+ * CUDA Graphs and Other Performance Enhancements", 2024) plus the C++
+ * loop around it; an order of magnitude, not fitted: MLPerf steps are
+ * 1.4-3.8 ms of GPU work, which it never approaches. */
+#define STEP_GRAPH_US 20.0
+
 typedef struct {
   const cost_hw *hw;
   const double *prof; /* profile vector, COST_SP__COUNT */
@@ -29,6 +36,7 @@ typedef struct {
   double host_ws;     /* bytes the host-placed tables' CPU work touches per step */
   double host_serial; /* seconds of host-placed tables' CPU work, serial with the GPU */
   int sync_opt;       /* optimizer phase is serial */
+  int graph;          /* the step is one captured CUDA graph (HugeCTR) */
   int err;            /* first op-model error */
 } step_acc;
 

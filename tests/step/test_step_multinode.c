@@ -1,0 +1,254 @@
+/* Multi-node DLRM steps (issue 19): the hugectr framework profile (one
+ * CUDA graph per step, half-precision exchange and gradients, one grouped
+ * all-reduce, the hierarchical rail all-to-all), row_shards (a row-split
+ * table over k GPUs or k nodes, as HugeCTR's planners split them), FSDP's
+ * all-gather / reduce-scatter through the hierarchical collectives, and
+ * the request checks of the new fields over POST /v1/step's code. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "api/api_int.h"
+#include "api/api_step.h"
+
+static api_ctx *ctx;
+static cost_hw h100;
+static cost_table tabs[26];
+
+static int setup(void **state) {
+  (void)state;
+  svc_err err;
+  if (api_ctx_new(&ctx, ":memory:", &err)) fail_msg("%s", err.message);
+  if (api_hw_lookup(ctx, "h100-sxm", 0, &h100, &err)) fail_msg("%s", err.message);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  api_ctx_free(ctx);
+  return 0;
+}
+
+/* The MLPerf DLRM-DCNv2 shape (data/workloads/mlperf_dcnv2.json): 26
+ * tables of dim 128 with their multi-hot sizes, DCN with rank 512, fp16
+ * dense, fp32 tables, Adagrad; 64 GPUs of 8 per node unless changed. */
+static void dcnv2(cost_workload *w, cost_recipe *r, int sharding, int framework) {
+  static const int64_t rows[26] = {40000000, 39060,  17295,    7424,    20265,  3,        7122,
+                                   1543,     63,     40000000, 3067956, 405282, 10,       2209,
+                                   11938,    155,    4,        976,     14,     40000000, 40000000,
+                                   40000000, 590152, 12973,    108,     36};
+  static const int64_t hot[26] = {3, 2, 1, 2, 6, 1, 1,  1,   1,  7,  3, 8, 1,
+                                  6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1};
+  memset(w, 0, sizeof *w);
+  for (int i = 0; i < 26; i++)
+    tabs[i] = (cost_table){.rows = rows[i],
+                           .dim = 128,
+                           .pooling = hot[i],
+                           .count = 1,
+                           .sharding = rows[i] < 30000 ? COST_SHARD_DATA_PARALLEL : -1,
+                           .placement = -1};
+  w->kind = COST_WL_DLRM;
+  w->dlrm = (cost_dlrm){.dense_features = 13,
+                        .n_tables = 26,
+                        .tables = tabs,
+                        .n_bottom = 3,
+                        .n_top = 5,
+                        .bottom = {512, 256, 128},
+                        .top = {1024, 1024, 512, 256, 1},
+                        .interaction = COST_INTER_DCN,
+                        .cross_layers = 3,
+                        .cross_rank = 512,
+                        .dense_optimizer = COST_OPT_ADAGRAD,
+                        .sparse_optimizer = COST_OPT_ADAGRAD};
+  cost_recipe_init(r);
+  r->gpus = 64;
+  r->gpus_per_node = 8;
+  r->batch_per_gpu = 2112;
+  r->precision = COST_DT_FP16;
+  r->embedding_precision = COST_DT_FP32;
+  r->sharding = sharding;
+  r->framework = framework;
+}
+
+static cost_step_result step(const cost_workload *w, const cost_recipe *r) {
+  cost_step_result res;
+  int rc = cost_step(&h100, w, r, &res);
+  if (rc) fail_msg("cost_step refused: %d", rc);
+  assert_true(res.step_ms > 0);
+  return res;
+}
+
+/* One CUDA graph per step: no per-op dispatch, so the host is no floor;
+ * the same recipe under TorchRec dispatches every op from Python. */
+static void test_step__hugectr_graph_has_no_dispatch_floor(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_TORCHREC_FBGEMM);
+  cost_step_result tr = step(&w, &r);
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
+  cost_step_result hc = step(&w, &r);
+  assert_true(tr.host_ms > 0.5);
+  assert_true(hc.host_ms < 0.05);
+  assert_true(hc.step_ms < tr.step_ms);
+  assert_int_equal(cost_framework_parse("hugectr"), COST_FW_HUGECTR);
+  assert_string_equal(cost_framework_name(COST_FW_HUGECTR), "hugectr");
+}
+
+/* HugeCTR under mixed precision exchanges half-precision pooled rows over
+ * one rail and all-reduces half gradients in one grouped call. */
+static void test_step__hugectr_exchanges_half_over_the_rail(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_TORCHREC_FBGEMM);
+  cost_step_result tr = step(&w, &r);
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
+  cost_step_result hc = step(&w, &r);
+  assert_true(hc.class_ms[COST_KC_ALLTOALL] > 0);
+  assert_true(hc.class_ms[COST_KC_ALLTOALL] < 0.7 * tr.class_ms[COST_KC_ALLTOALL]);
+  assert_true(hc.class_ms[COST_KC_ALLGATHER_RS] < 0.7 * tr.class_ms[COST_KC_ALLGATHER_RS]);
+  assert_int_equal(hc.class_kernels[COST_KC_ALLREDUCE], 1); /* grouped */
+  assert_true(tr.class_kernels[COST_KC_ALLREDUCE] > 1);     /* DDP buckets + the DP tables */
+  /* fp32 dense under HugeCTR: full-width exchange, as TorchRec's */
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
+  r.precision = COST_DT_FP32;
+  cost_step_result f32 = step(&w, &r);
+  assert_true(f32.class_ms[COST_KC_ALLGATHER_RS] > 1.5 * hc.class_ms[COST_KC_ALLGATHER_RS]);
+}
+
+/* A row-wise table split over k of the G GPUs: k shards go to k GPUs
+ * (their busiest GPU does more lookups than when all G share them), and
+ * the partial sums travel by all-to-all instead of a reduce-scatter over
+ * all G ranks. */
+static void test_step__row_shards_split_over_k_gpus(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dcnv2(&w, &r, COST_SHARD_TABLE_WISE, COST_FW_HUGECTR);
+  r.gpus_per_node = 64; /* one NVLink domain, as the GB200 row */
+  tabs[20].sharding = COST_SHARD_ROW_WISE;
+  cost_step_result all = step(&w, &r);
+  tabs[20].row_shards = 32;
+  cost_step_result k32 = step(&w, &r);
+  assert_true(all.class_ms[COST_KC_ALLGATHER_RS] > 0);
+  assert_true(k32.class_ms[COST_KC_ALLGATHER_RS] == 0);
+  assert_true(k32.class_ms[COST_KC_ALLTOALL] > all.class_ms[COST_KC_ALLTOALL]);
+  assert_true(k32.comp_ms[COST_COMP_COMMUNICATION] < all.comp_ms[COST_COMP_COMMUNICATION]);
+  tabs[20].row_shards = 2; /* 2 GPUs carry the 100-hot table: a busier GPU */
+  cost_step_result k2 = step(&w, &r);
+  assert_true(k2.class_ms[COST_KC_EMB_FWD] > k32.class_ms[COST_KC_EMB_FWD]);
+}
+
+/* table_row_wise over k nodes (hier_auto's row splits): the heaviest
+ * table's lookups spread over k nodes' GPUs instead of one node's. */
+static void test_step__table_row_wise_row_shards_over_nodes(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
+  cost_step_result one = step(&w, &r);
+  tabs[20].row_shards = 4;
+  cost_step_result four = step(&w, &r);
+  assert_true(four.gpu_ms < 0.8 * one.gpu_ms);
+  assert_true(four.class_ms[COST_KC_EMB_FWD] < one.class_ms[COST_KC_EMB_FWD]);
+}
+
+/* FSDP: the dense weights are sharded over all GPUs; each step
+ * all-gathers them (forward and backward) and reduce-scatters the
+ * gradients through the hierarchical collectives, so fewer GPUs per node
+ * (more of each collective across the network) make it slower. */
+static void test_step__fsdp_gathers_and_scatters_hierarchically(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  dcnv2(&w, &r, COST_SHARD_TABLE_WISE, COST_FW_TORCHREC_FBGEMM);
+  r.gpus = 16;
+  cost_step_result ddp = step(&w, &r);
+  r.dense_parallel = COST_DP_FSDP;
+  cost_step_result f8 = step(&w, &r);
+  r.gpus_per_node = 2;
+  cost_step_result f2 = step(&w, &r);
+  assert_true(f8.class_ms[COST_KC_ALLGATHER_RS] > ddp.class_ms[COST_KC_ALLGATHER_RS]);
+  assert_true(f8.class_ms[COST_KC_ALLREDUCE] < ddp.class_ms[COST_KC_ALLREDUCE]);
+  assert_true(f2.class_ms[COST_KC_ALLGATHER_RS] > 1.5 * f8.class_ms[COST_KC_ALLGATHER_RS]);
+  /* weights and optimizer state: 1/16 of DDP's fp32 copies */
+  assert_true(f8.mem_bytes[COST_MEM_OPTIMIZER_STATE] * 15 <
+              ddp.mem_bytes[COST_MEM_OPTIMIZER_STATE]);
+  assert_int_equal(cost_dense_parallel_parse("fsdp"), COST_DP_FSDP);
+}
+
+/* ---- POST /v1/step's checks of the new fields ---------------------------- */
+
+static const char *const good =
+    "{\"hardware\":\"h100-sxm\",\"workload\":{\"kind\":\"dlrm\",\"dense_features\":13,"
+    "\"tables\":[{\"name\":\"a\",\"rows\":40000000,\"dim\":128,\"pooling\":100,"
+    "\"sharding\":\"row_wise\",\"row_shards\":4},{\"name\":\"b\",\"rows\":3000000,\"dim\":128,"
+    "\"pooling\":3,\"sharding\":\"table_row_wise\"}],\"bottom_mlp\":[512,256,128],"
+    "\"top_mlp\":[1024,256,1],\"interaction\":\"dcn\",\"cross_layers\":3,\"cross_rank\":512,"
+    "\"optimizers\":{\"dense\":\"adagrad\",\"sparse\":\"adagrad\"}},\"recipe\":{\"gpus\":64,"
+    "\"gpus_per_node\":8,\"batch_per_gpu\":2112,\"precision\":\"fp16\",\"framework\":\"hugectr\","
+    "\"dense_parallel\":\"fsdp\"}}";
+
+static char *edit(const char *from, const char *to) {
+  static char buf[4096];
+  const char *p = strstr(good, from);
+  if (!p) fail_msg("'%s' not in the request", from);
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - good), good, to, p + strlen(from));
+  return buf;
+}
+
+static void expect_error(const char *body, int code, const char *field) {
+  char *out = NULL;
+  svc_err err;
+  svc_err_clear(&err);
+  int rc = api_step(ctx, body, strlen(body), &out, &err);
+  if (rc != -code) fail_msg("%s\n: got %d (%s) want %d", body, rc, err.message, -code);
+  if (strcmp(err.field, field)) fail_msg("field %s, want %s (%s)", err.field, field, err.message);
+  assert_null(out);
+}
+
+static void test_api_step__multinode_fields(void **state) {
+  (void)state;
+  char *out = NULL;
+  svc_err err;
+  if (api_step(ctx, good, strlen(good), &out, &err)) fail_msg("%s (%s)", err.message, err.field);
+  cJSON *doc = cJSON_Parse(out);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "samples_per_s")) > 0);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "host_ms")) < 0.05);
+  cJSON_Delete(doc);
+  free(out);
+  /* row_shards: more GPUs than the job's, more nodes than it has, on a
+   * table that is not split by rows, not a count */
+  expect_error(edit("\"row_shards\":4", "\"row_shards\":65"), SVC_OUT_OF_RANGE,
+               "workload.tables[0].row_shards");
+  expect_error(edit("\"table_row_wise\"}", "\"table_row_wise\",\"row_shards\":9}"),
+               SVC_OUT_OF_RANGE, "workload.tables[1].row_shards");
+  expect_error(edit("\"sharding\":\"row_wise\"", "\"sharding\":\"table_wise\""), SVC_BAD_FIELD,
+               "workload.tables[0].row_shards");
+  expect_error(edit("\"row_shards\":4", "\"row_shards\":2.5"), SVC_BAD_FIELD,
+               "workload.tables[0].row_shards");
+  expect_error(edit("\"row_shards\":4", "\"row_shards\":0"), SVC_OUT_OF_RANGE,
+               "workload.tables[0].row_shards");
+  expect_error(edit("\"hugectr\"", "\"tensorflow\""), SVC_BAD_FIELD, "recipe.framework");
+  expect_error(edit("\"fsdp\"", "\"zero3\""), SVC_BAD_FIELD, "recipe.dense_parallel");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_step__hugectr_graph_has_no_dispatch_floor),
+      cmocka_unit_test(test_step__hugectr_exchanges_half_over_the_rail),
+      cmocka_unit_test(test_step__row_shards_split_over_k_gpus),
+      cmocka_unit_test(test_step__table_row_wise_row_shards_over_nodes),
+      cmocka_unit_test(test_step__fsdp_gathers_and_scatters_hierarchically),
+      cmocka_unit_test(test_api_step__multinode_fields),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
