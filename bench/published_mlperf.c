@@ -87,17 +87,22 @@ static int cmp_dbl(const void *a, const void *b) {
 }
 
 /* Median |error| over rows of role (NULL: any) and scale (0: one node of
- * 8, 1: more GPUs, -1: any). */
-static double med_err(const mrow *m, int n, const char *role, int multi, int *count) {
+ * 8, 1: more GPUs, -1: any; gpus > 0: that GPU count only). */
+static double med_err_at(const mrow *m, int n, const char *role, int multi, int gpus, int *count) {
   double e[MAX_MLPERF];
   int k = 0;
   for (int i = 0; i < n; i++)
-    if ((!role || !strcmp(m[i].role, role)) && (multi < 0 || (m[i].gpus > 8) == multi))
+    if ((!role || !strcmp(m[i].role, role)) && (multi < 0 || (m[i].gpus > 8) == multi) &&
+        (gpus <= 0 || m[i].gpus == gpus))
       e[k++] = fabs(m[i].pred / m[i].meas - 1);
   *count = k;
   if (!k) return NAN;
   qsort(e, (size_t)k, sizeof *e, cmp_dbl);
   return k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2]);
+}
+
+static double med_err(const mrow *m, int n, const char *role, int multi, int *count) {
+  return med_err_at(m, n, role, multi, 0, count);
 }
 
 /* Ordering at one GPU count: the systems' mean measured and predicted
@@ -185,6 +190,13 @@ int mlperf_score(api_ctx *ctx, const char *rows_path, const char *model_path) {
   printf("  check rows on 8 GPUs (n=%d) %.1f%%, on 16-128 GPUs (n=%d) %.1f%%\n", c8, e8 * 100, cm,
          em * 100);
   static const int counts[] = {8, 16, 32, 64, 128};
+  printf("  check rows by GPU count (target 25%% at each of 8, 64, 128):");
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+    int c;
+    double e = med_err_at(m, n, "check", -1, counts[k], &c);
+    if (c) printf(" %d GPUs (n=%d) %.1f%%%s", counts[k], c, e * 100, k + 1 < 5 ? "," : "");
+  }
+  printf("\n");
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
     ordering(m, n, counts[k], &pairs, &right);
   printf("  system pairs ordered right: %d of %d\n", right, pairs);
