@@ -256,7 +256,8 @@ static double exch_bytes(const cost_recipe *r) {
   return eb < 2 ? 2 : eb;
 }
 static double wgrad_bytes(const cost_recipe *r) {
-  return r->framework == COST_FW_HUGECTR ? cost_dtype_bytes((cost_dtype)r->precision) : 4.0;
+  return r->framework == COST_FW_HUGECTR && cost_dtype_bytes((cost_dtype)r->precision) == 2 ? 2.0
+                                                                                            : 4.0;
 }
 
 /* Sharding of the tables across gpus: data-parallel, row- and
