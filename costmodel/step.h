@@ -103,8 +103,8 @@ typedef struct {
   int64_t rows, dim, pooling, count;
   int sharding;  /* cost_sharding or -1 */
   int placement; /* cost_placement or -1 */
-  /* row_wise only: the GPUs its rows are split over (HugeCTR's row splits,
-   * e.g. 4 of 8); 0 = all of the job's GPUs */
+  /* row_wise: the GPUs its rows are split over (HugeCTR's row splits,
+   * e.g. 4 of 8); table_row_wise: the nodes; 0 = all GPUs / one node */
   int64_t row_shards;
 } cost_table;
 

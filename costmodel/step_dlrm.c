@@ -779,6 +779,10 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
       double ag = step_coll(a, COST_COLL_ALLGATHER, P * ab, G, r->gpus_per_node);
       double rs = step_coll(a, COST_COLL_REDUCESCATTER, P * 4, G, r->gpus_per_node);
       step_comm(a, COST_KC_ALLGATHER_RS, 2 * ag + rs, fmax(2 * ag + rs - bwd_dense, ag), 3);
+      if (hctr) { /* the data-parallel tables' gradients, not grouped with sharded ones */
+        double t = step_coll(a, COST_COLL_ALLREDUCE, pl.dp_grad_bytes, G, r->gpus_per_node);
+        step_comm(a, COST_KC_ALLREDUCE, t, t, t > 0 ? 1 : 0);
+      }
     } else if (hctr) {
       /* one grouped all-reduce of every dense and data-parallel-table
        * gradient, in half under mixed precision (GroupedExchangeWgrad),

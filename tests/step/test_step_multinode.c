@@ -123,6 +123,13 @@ static void test_step__hugectr_exchanges_half_over_the_rail(void **state) {
   r.precision = COST_DT_FP32;
   cost_step_result f32 = step(&w, &r);
   assert_true(f32.class_ms[COST_KC_ALLGATHER_RS] > 1.5 * hc.class_ms[COST_KC_ALLGATHER_RS]);
+  /* FSDP shards the dense gradients; the data-parallel tables' are still
+   * all-reduced */
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
+  r.dense_parallel = COST_DP_FSDP;
+  cost_step_result fs = step(&w, &r);
+  assert_int_equal(fs.class_kernels[COST_KC_ALLREDUCE], 1);
+  assert_true(fs.class_ms[COST_KC_ALLREDUCE] > 0);
 }
 
 /* A row-wise table split over k of the G GPUs: k shards go to k GPUs
