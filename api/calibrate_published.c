@@ -88,6 +88,20 @@ static int one_row(api_ctx *ctx, const cJSON *it, int i, const char *label, api_
     return bad(err, label, i, "setup.dtype", "is not a known dtype");
   const char *lay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(setup, "layout"));
   snprintf(g->layout, sizeof g->layout, "%s", lay && strlen(lay) == 2 ? lay : "nn");
+  const char *cm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(setup, "c_major"));
+  if (cm && strcmp(cm, "row") && strcmp(cm, "col"))
+    return bad(err, label, i, "setup.c_major", "must be \"row\" or \"col\"");
+  if (cm && !strcmp(cm, "col")) {
+    /* A column-major C[M,N] (BLAS, hipblaslt-bench, cuBLASLt) is the
+     * row-major C^T[N,M] = B^T A^T: M and N swap, B^T becomes the first
+     * operand and A^T the second, each with its storage letter flipped. */
+    int64_t t = g->m;
+    char la = g->layout[0], lb = g->layout[1];
+    g->m = g->n;
+    g->n = t;
+    g->layout[0] = lb == 'n' ? 't' : 'n';
+    g->layout[1] = la == 'n' ? 't' : 'n';
+  }
   const cJSON *clk = cJSON_GetObjectItemCaseSensitive(setup, "clock_mhz");
   if (clk && !cJSON_IsNull(clk)) {
     if (!cJSON_IsNumber(clk) ||
