@@ -213,6 +213,23 @@ int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *
   return 0;
 }
 
+int api_calib_level(const cost_hw *hw) {
+  if (!(hw->calib.version > 0)) return API_CALIB_DATASHEET;
+  return hw->calib.per_arch ? API_CALIB_ARCH : API_CALIB_OWN;
+}
+
+int api_hw_lookup_level(api_ctx *ctx, const char *name, int level, cost_hw *out, svc_err *err) {
+  hwdb_calib c;
+  int rc = api_hw_lookup(ctx, name, level >= API_CALIB_OWN, out, err);
+  if (rc || level != API_CALIB_ARCH || !out->arch[0]) return rc;
+  /* Its architecture's published-data calibration, never its own. */
+  if (hwdb_arch_calib_latest(ctx->db, out->arch, &c, NULL) == 0) {
+    if (decode_calib(c.params, c.version, &out->calib) == 0) out->calib.per_arch = 1;
+    hwdb_calib_dispose(&c);
+  }
+  return 0;
+}
+
 /* A calibration's parameters as the JSON object hwdb stores. */
 static char *calib_params_text(const cost_calib *calib) {
   cJSON *params = cJSON_CreateObject();
