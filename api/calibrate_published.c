@@ -198,6 +198,9 @@ int api_published_fit(const api_pub_row *rows, size_t n, int all_rows, const cha
 /* The descriptor row r is priced on under the fits (its arch's, if any). */
 void api_published_apply(const api_pub_row *r, const api_arch_fit *fits, int nfits, cost_hw *hw) {
   *hw = r->hw;
+  const char *fb = cost_arch_fallback(r->hw.arch);
+  for (int f = 0; f < nfits; f++)
+    if (fb && !strcmp(fits[f].arch, fb)) hw->calib = fits[f].calib;
   for (int f = 0; f < nfits; f++)
     if (!strcmp(fits[f].arch, r->hw.arch)) hw->calib = fits[f].calib;
 }

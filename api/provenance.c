@@ -39,10 +39,10 @@ static const gemm_band gemm_bands[] = {
 };
 
 /* The per-architecture fit on fit rows only, scored on check rows
- * (bench/published_gemm, 2026-12-05). */
+ * (bench/published_gemm, 2026-12-05; MI355X: CDNA3's, its fallback). */
 static const gemm_band arch_bands[] = {
-    {"h100-sxm", 0.032}, {"h200", 0.067},   {"b200", 0.224},
-    {"gb200", 0.203},    {"mi300x", 0.203}, {"mi325x", 0.051},
+    {"h100-sxm", 0.032}, {"h200", 0.067},   {"b200", 0.224},   {"gb200", 0.203},
+    {"mi300x", 0.203},   {"mi325x", 0.051}, {"mi355x", 0.044},
 };
 
 static double lookup(const gemm_band *t, size_t n, const char *hw) {
@@ -85,6 +85,9 @@ cJSON *api_provenance_json(const cost_hw *hw) {
   const char *basis;
   if (calibrated)
     basis = "calibrated: parameters fitted to measurements of this accelerator";
+  else if (per_arch && hw->calib.per_arch == 2)
+    basis = "calibrated per architecture: achievable fractions fitted to published measurements "
+            "of the related architecture calibration_arch names (none of this one's)";
   else if (per_arch)
     basis = "calibrated per architecture: achievable fractions fitted to published measurements "
             "of accelerators of this architecture";
@@ -94,7 +97,11 @@ cJSON *api_provenance_json(const cost_hw *hw) {
     basis = "datasheet figures only: no measurement of this accelerator checks them";
   cJSON_AddStringToObject(o, "hardware", hw->name);
   cJSON_AddNumberToObject(o, "calibration", hw->calib.version);
-  if (per_arch) cJSON_AddStringToObject(o, "calibration_arch", hw->arch);
+  if (per_arch) {
+    /* per_arch 2: the calibration of the arch this one falls back to */
+    const char *fb = hw->calib.per_arch == 2 ? cost_arch_fallback(hw->arch) : NULL;
+    cJSON_AddStringToObject(o, "calibration_arch", fb ? fb : hw->arch);
+  }
   cJSON_AddStringToObject(o, "basis", basis);
   b = cJSON_AddObjectToObject(o, "error_band");
   band(b, "gemm", calibrated && !strcmp(hw->name, "h200") ? H200_GEMM_HELDOUT : g);

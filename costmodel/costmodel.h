@@ -45,7 +45,7 @@ typedef struct {
 typedef struct {
   int version;  /* 0 = none */
   int per_arch; /* 1: fitted per architecture on published measurements (cost_calibrate_arch),
-                   not on this accelerator */
+                   not on this accelerator; 2: the arch's fallback's (cost_arch_fallback) */
   int n;        /* parameters in use */
   char names[COST_MAX_CALIB][32];
   double values[COST_MAX_CALIB];
@@ -235,6 +235,9 @@ const cost_power_model *cost_power_model_of(const cost_hw *hw);
 /* f / f_peak at tdp_w for a dtype whose peak is peak_flops (FLOP/s). */
 double cost_power_clock_ratio(const cost_power_model *pm, double tdp_w, double peak_flops,
                               int dtype);
+/* The architecture whose published-data calibration an arch without one
+ * borrows (cdna4 -> cdna3), or NULL. */
+const char *cost_arch_fallback(const char *arch);
 /* Least-squares fit (log clock) of one P0 and a k per dtype present. */
 int cost_power_fit(const cost_power_point *pt, size_t n, cost_power_model *out);
 int cost_elementwise(const cost_hw *hw, const cost_elementwise_op *op, cost_result *out);

@@ -123,3 +123,11 @@ int cost_power_fit(const cost_power_point *pt, size_t n, cost_power_model *out) 
 }
 
 int cost_gemm_fill_once(const cost_hw *hw) { return hw && !strcmp(hw->arch, "blackwell"); }
+
+/* The architecture whose published-data calibration stands in for one
+ * without its own: CDNA4 takes CDNA3's (the same hipBLASLt library and
+ * matrix-core lineage; the power model above makes the same assumption
+ * about its energy per FLOP). NULL: none. */
+const char *cost_arch_fallback(const char *arch) {
+  return arch && !strcmp(arch, "cdna4") ? "cdna3" : NULL;
+}

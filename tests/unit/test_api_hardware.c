@@ -279,16 +279,16 @@ static void test_api_hw__calibration_shows_and_feeds_lookup(void **state) {
   c.n = 1;
   strcpy(c.names[0], "mem_eff");
   c.values[0] = 0.77;
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
-  assert_int_equal(api_calib_store(ctx, "mi300x", &c, NULL, &v, &err), 0);
+  assert_int_equal(api_calib_store(ctx, "b200", &c, NULL, &v, &err), 0);
   assert_int_equal(v, 1);
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 1);
   assert_string_equal(hw.calib.names[0], "mem_eff");
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 0, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 0, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
-  assert_int_equal(api_hw_get(ctx, "mi300x", &out, &err), 0);
+  assert_int_equal(api_hw_get(ctx, "b200", &out, &err), 0);
   assert_non_null(strstr(out, "\"calibration\":{\"version\":1"));
   free(out);
   assert_int_equal(api_hw_lookup(ctx, "nope", 1, &hw, &err), -SVC_NOT_FOUND);
@@ -317,8 +317,26 @@ static void test_api_hw__shipped_calibrations_seeded(void **state) {
   cJSON *p = api_provenance_json(&hw);
   assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(p, "basis")), "architecture"));
   cJSON_Delete(p);
+  /* CDNA3 ships its own arch fit; CDNA4 (no published fit row) borrows
+   * it and says so; Blackwell ships none (its fit-only band was worse
+   * than the datasheet's): datasheet figures */
   assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 1);
+  assert_int_equal(api_hw_lookup(ctx, "mi355x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 2);
+  p = api_provenance_json(&hw);
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p, "calibration_arch")), "cdna3");
+  cJSON_Delete(p);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
+  /* api_hw_lookup_level: the H200 at its arch's level is the H100's */
+  cost_hw h100;
+  assert_int_equal(api_hw_lookup_level(ctx, "h200", API_CALIB_ARCH, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "h100-sxm", 1, &h100, &err), 0);
+  assert_int_equal(api_calib_level(&hw), API_CALIB_ARCH);
+  assert_true(cost_param_value(&hw, "gemm_eff_bf16") == cost_param_value(&h100, "gemm_eff_bf16"));
+  assert_int_equal(api_hw_lookup_level(ctx, "h200", API_CALIB_DATASHEET, &hw, &err), 0);
+  assert_int_equal(api_calib_level(&hw), API_CALIB_DATASHEET);
 }
 
 static const char pub_rows[] =
