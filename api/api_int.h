@@ -60,6 +60,14 @@ int api_clock_check(double mhz, const char *field, svc_err *err);
  * (calibration left zeroed when use_calibration is 0). 404 when unknown.
  * Cached; safe from many threads. */
 int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out, svc_err *err);
+/* What a descriptor's figures rest on, lowest first: datasheet only, its
+ * architecture's calibration on published rows, its own measurements. */
+enum { API_CALIB_DATASHEET = 0, API_CALIB_ARCH = 1, API_CALIB_OWN = 2 };
+int api_calib_level(const cost_hw *hw);
+/* The named hardware at a calibration level: DATASHEET none, ARCH its
+ * architecture's (datasheet where the arch has none), OWN the latest
+ * (its own, else its architecture's). */
+int api_hw_lookup_level(api_ctx *ctx, const char *name, int level, cost_hw *out, svc_err *err);
 /* The fabric members a request's cluster object may carry (a user's own
  * network: scaleout_bandwidth_bytes_per_s per GPU, scaleup_bandwidth_
  * bytes_per_s, in_switch_reduction) applied over hw; names[] gets them

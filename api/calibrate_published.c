@@ -88,6 +88,20 @@ static int one_row(api_ctx *ctx, const cJSON *it, int i, const char *label, api_
     return bad(err, label, i, "setup.dtype", "is not a known dtype");
   const char *lay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(setup, "layout"));
   snprintf(g->layout, sizeof g->layout, "%s", lay && strlen(lay) == 2 ? lay : "nn");
+  const char *cm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(setup, "c_major"));
+  if (cm && strcmp(cm, "row") && strcmp(cm, "col"))
+    return bad(err, label, i, "setup.c_major", "must be \"row\" or \"col\"");
+  if (cm && !strcmp(cm, "col")) {
+    /* A column-major C[M,N] (BLAS, hipblaslt-bench, cuBLASLt) is the
+     * row-major C^T[N,M] = B^T A^T: M and N swap, B^T becomes the first
+     * operand and A^T the second, each with its storage letter flipped. */
+    int64_t t = g->m;
+    char la = g->layout[0], lb = g->layout[1];
+    g->m = g->n;
+    g->n = t;
+    g->layout[0] = lb == 'n' ? 't' : 'n';
+    g->layout[1] = la == 'n' ? 't' : 'n';
+  }
   const cJSON *clk = cJSON_GetObjectItemCaseSensitive(setup, "clock_mhz");
   if (clk && !cJSON_IsNull(clk)) {
     if (!cJSON_IsNumber(clk) ||
@@ -184,6 +198,9 @@ int api_published_fit(const api_pub_row *rows, size_t n, int all_rows, const cha
 /* The descriptor row r is priced on under the fits (its arch's, if any). */
 void api_published_apply(const api_pub_row *r, const api_arch_fit *fits, int nfits, cost_hw *hw) {
   *hw = r->hw;
+  const char *fb = cost_arch_fallback(r->hw.arch);
+  for (int f = 0; f < nfits; f++)
+    if (fb && !strcmp(fits[f].arch, fb)) hw->calib = fits[f].calib;
   for (int f = 0; f < nfits; f++)
     if (!strcmp(fits[f].arch, r->hw.arch)) hw->calib = fits[f].calib;
 }

@@ -148,6 +148,24 @@ static int decode_calib(const char *params, int version, cost_calib *out) {
   return 0;
 }
 
+/* No calibration of its own: its architecture's, fitted to published
+ * measurements (api/calibrate_published.c), else the one of the arch it
+ * falls back to (cost_arch_fallback: per_arch 2). */
+static void arch_calib(api_ctx *ctx, cost_hw *hw) {
+  hwdb_calib c;
+  const char *arch = hw->arch;
+  for (int step = 1; step <= 2 && arch && arch[0]; step++, arch = cost_arch_fallback(hw->arch)) {
+    if (hwdb_arch_calib_latest(ctx->db, arch, &c, NULL)) continue;
+    if (decode_calib(c.params, c.version, &hw->calib))
+      svc_log(SVC_LOG_WARN, "arch calibration %d of %s is unreadable; using datasheet figures",
+              c.version, arch);
+    else
+      hw->calib.per_arch = step;
+    hwdb_calib_dispose(&c);
+    return;
+  }
+}
+
 static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc_err *err) {
   hwdb_hw row;
   hwdb_calib c;
@@ -165,15 +183,8 @@ static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc
       svc_log(SVC_LOG_WARN, "calibration %d of %s is unreadable; using datasheet figures",
               c.version, name);
     hwdb_calib_dispose(&c);
-  } else if (hw->arch[0] && hwdb_arch_calib_latest(ctx->db, hw->arch, &c, NULL) == 0) {
-    /* No calibration of its own: its architecture's, fitted to published
-     * measurements (api/calibrate_published.c). */
-    if (decode_calib(c.params, c.version, &hw->calib))
-      svc_log(SVC_LOG_WARN, "arch calibration %d of %s is unreadable; using datasheet figures",
-              c.version, hw->arch);
-    else
-      hw->calib.per_arch = 1;
-    hwdb_calib_dispose(&c);
+  } else {
+    arch_calib(ctx, hw);
   }
   return 0;
 }
@@ -211,6 +222,18 @@ int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *
   }
   pthread_mutex_unlock(&ctx->cache_lock);
   return 0;
+}
+
+int api_calib_level(const cost_hw *hw) {
+  if (!(hw->calib.version > 0)) return API_CALIB_DATASHEET;
+  return hw->calib.per_arch ? API_CALIB_ARCH : API_CALIB_OWN;
+}
+
+int api_hw_lookup_level(api_ctx *ctx, const char *name, int level, cost_hw *out, svc_err *err) {
+  int rc = api_hw_lookup(ctx, name, level >= API_CALIB_OWN, out, err);
+  /* Its architecture's published-data calibration, never its own. */
+  if (!rc && level == API_CALIB_ARCH) arch_calib(ctx, out);
+  return rc;
 }
 
 /* A calibration's parameters as the JSON object hwdb stores. */

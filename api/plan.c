@@ -718,6 +718,7 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
       cJSON_GetObjectItemCaseSensitive(planned, "explanation"), "changes");
   cJSON_AddItemToObject(doc, "gain_by_change", cJSON_Duplicate(by, 1));
   cJSON_AddItemToObject(doc, "gain_confidence", api_ratio_confidence_json(&a.req.hw, &b.req.hw));
+  if ((rc = api_compare_basis(ctx, &a.req, &b.req, &ra.best, hw_share, doc, err))) goto cleanup;
   if (tf) {
     cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
     cJSON_AddItemToArray(notes, cJSON_CreateString("tune_from is deprecated and ignored: the tuned "

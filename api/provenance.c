@@ -5,7 +5,7 @@
  * nobody has checked -- and the error band of each op class, taken from
  * the held-out score of the benchmark that checks it.
  *
- * The bands are the benchmarks' figures of 2026-12-03 (README,
+ * The bands are the benchmarks' figures of 2026-12-03 (GEMM: 2026-12-05) (README,
  * "Benchmarks"): median |pred/meas - 1| on rows never fitted:
  *   GEMM        bench/published_gemm check rows per accelerator; the H200's
  *               own held-out GEMMs (bench/costmodel_accuracy) when it is
@@ -29,16 +29,20 @@ typedef struct {
   double gemm; /* 0 = not checked */
 } gemm_band;
 
-/* Datasheet figures, rows priced at the clock their source states. */
+/* Datasheet figures, rows priced at the clock their source states
+ * (bench/published_gemm, 2026-12-05: power-limited clocks for CDNA boards
+ * without a measured one, Blackwell's tile fill once per CTA, column-major
+ * C read as such). */
 static const gemm_band gemm_bands[] = {
-    {"h100-sxm", 0.102}, {"h200", 0.033},   {"b200", 0.116},   {"gb200", 0.155},
-    {"mi300x", 0.155},   {"mi325x", 0.094}, {"mi355x", 0.220},
+    {"h100-sxm", 0.089}, {"h200", 0.033},   {"b200", 0.047},   {"gb200", 0.036},
+    {"mi300x", 0.155},   {"mi325x", 0.094}, {"mi355x", 0.173},
 };
 
 /* The per-architecture fit on fit rows only, scored on check rows
- * (bench/published_gemm, 2026-12-03). */
+ * (bench/published_gemm, 2026-12-05; MI355X: CDNA3's, its fallback). */
 static const gemm_band arch_bands[] = {
-    {"h100-sxm", 0.038}, {"b200", 0.255}, {"gb200", 0.273}, {"mi300x", 0.203}, {"mi325x", 0.051},
+    {"h100-sxm", 0.032}, {"h200", 0.067},   {"b200", 0.224},   {"gb200", 0.203},
+    {"mi300x", 0.203},   {"mi325x", 0.051}, {"mi355x", 0.044},
 };
 
 static double lookup(const gemm_band *t, size_t n, const char *hw) {
@@ -81,6 +85,9 @@ cJSON *api_provenance_json(const cost_hw *hw) {
   const char *basis;
   if (calibrated)
     basis = "calibrated: parameters fitted to measurements of this accelerator";
+  else if (per_arch && hw->calib.per_arch == 2)
+    basis = "calibrated per architecture: achievable fractions fitted to published measurements "
+            "of the related architecture calibration_arch names (none of this one's)";
   else if (per_arch)
     basis = "calibrated per architecture: achievable fractions fitted to published measurements "
             "of accelerators of this architecture";
@@ -90,7 +97,11 @@ cJSON *api_provenance_json(const cost_hw *hw) {
     basis = "datasheet figures only: no measurement of this accelerator checks them";
   cJSON_AddStringToObject(o, "hardware", hw->name);
   cJSON_AddNumberToObject(o, "calibration", hw->calib.version);
-  if (per_arch) cJSON_AddStringToObject(o, "calibration_arch", hw->arch);
+  if (per_arch) {
+    /* per_arch 2: the calibration of the arch this one falls back to */
+    const char *fb = hw->calib.per_arch == 2 ? cost_arch_fallback(hw->arch) : NULL;
+    cJSON_AddStringToObject(o, "calibration_arch", fb ? fb : hw->arch);
+  }
   cJSON_AddStringToObject(o, "basis", basis);
   b = cJSON_AddObjectToObject(o, "error_band");
   band(b, "gemm", calibrated && !strcmp(hw->name, "h200") ? H200_GEMM_HELDOUT : g);
@@ -110,14 +121,17 @@ cJSON *api_provenance_json(const cost_hw *hw) {
 
 /* Cross-accelerator ratios: bench/published_gemm scores the predicted
  * GEMM-throughput ratio of two accelerators against published pairs
- * measured with one harness (gemm_ratios.json, check rows): median 7.4 %,
- * worst 36 % (MI355X, which has no published sustained clock). A whole
- * step's ratio has no published check yet: said so. */
+ * measured with one harness (gemm_ratios.json, check rows), as a fresh
+ * database prices them ("shipped": the H200's own calibration, the Hopper
+ * and CDNA3 arch calibrations, datasheet elsewhere), 2026-12-05: median
+ * 7.5 %, worst 31.3 % (Azure MI300X / H100 fp8, 16384^3). A whole
+ * step's ratio has no published check yet: said so. compare's
+ * calibration_basis gives the band of its like-basis hardware share. */
 cJSON *api_ratio_confidence_json(const cost_hw *from, const cost_hw *to) {
   cJSON *o = cJSON_CreateObject();
   int same = !strcmp(from->name, to->name);
-  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.074);
-  cJSON_AddNumberToObject(o, "gemm_ratio_worst", same ? 0 : 0.36);
+  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.075);
+  cJSON_AddNumberToObject(o, "gemm_ratio_worst", same ? 0 : 0.313);
   cJSON_AddStringToObject(o, "note",
                           same ? "the same accelerator on both sides: the ratio is the recipes'"
                                : "bands of GEMM-throughput ratios against published pairs (bench/"

@@ -5,9 +5,14 @@
  *   datasheet  the descriptors' figures, no calibration;
  *   fit-only   each architecture's calibration fitted on the "fit" rows
  *              only (api/calibrate_published.c: achievable fraction of the
- *              clock-scaled peak per dtype); an accelerator with a
+ *              clock-scaled peak per dtype; an arch without fit rows takes
+ *              cost_arch_fallback's); an accelerator with a
  *              calibration of its own (the H200: the shipped fit to
- *              data/measurements/h200/) keeps that one.
+ *              data/measurements/h200/) keeps that one;
+ *   shipped    what a fresh database prices with: fit-only for the
+ *              architectures data/calibration/ ships (arch-<arch>.json),
+ *              datasheet for the others -- its figures are the bands that
+ *              api/provenance.c quotes.
  * Rows are priced at the clock their source states, where it states one.
  * Scored: check rows whose source no fit rests on; a row of a fitted
  * source is refused (counted, never scored). Printed per accelerator: the
@@ -24,8 +29,8 @@
 #include "api/api_int.h"
 #include "costmodel/costmodel_int.h"
 
-enum { M_SHEET, M_FIT, M__N };
-static const char *const mname[M__N] = {"datasheet", "fit-only"};
+enum { M_SHEET, M_FIT, M_SHIP, M__N };
+static const char *const mname[M__N] = {"datasheet", "fit-only", "shipped"};
 
 /* The whole file (common's svc_read_file; *len bytes); NULL when it
  * cannot be read. */
@@ -64,6 +69,21 @@ typedef struct {
   int nfits;
 } models;
 
+/* Whether data/calibration/ ships a calibration for arch (or for the arch
+ * it falls back to). */
+static int shipped(const char *arch) {
+  char path[512];
+  for (int i = 0; i < 2 && arch; i++, arch = cost_arch_fallback(arch)) {
+    snprintf(path, sizeof path, "%s/data/calibration/arch-%s.json", CDPLAN_SOURCE_DIR, arch);
+    FILE *f = fopen(path, "r");
+    if (f) {
+      fclose(f);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Row r's descriptor under model m. */
 static void model_hw(const models *M, int m, const api_pub_row *r, cost_hw *hw) {
   *hw = r->hw;
@@ -75,6 +95,7 @@ static void model_hw(const models *M, int m, const api_pub_row *r, cost_hw *hw) 
     hw->calib = own.calib; /* measured on this accelerator: its own */
     return;
   }
+  if (m == M_SHIP && !shipped(r->hw.arch)) return;
   api_published_apply(r, M->fits, M->nfits, hw);
 }
 
@@ -127,7 +148,7 @@ int main(int argc, char **argv) {
   }
   char json[4096];
   size_t jl = (size_t)snprintf(json, sizeof json, "{\"bench\":\"published_gemm\",\"rows\":%zu", n);
-  printf("  %-10s %-6s %3s  %-28s %-28s\n", "", "role", "n", mname[0], mname[1]);
+  printf("  %-10s %-6s %3s  %-28s %-28s %-28s\n", "", "role", "n", mname[0], mname[1], mname[2]);
   for (size_t h = 0; h < sizeof hws / sizeof hws[0]; h++)
     for (int k = 0; k < 2; k++) {
       int cnt = 0;
@@ -151,7 +172,10 @@ int main(int argc, char **argv) {
         printf("  median %5.1f%% signed %+6.1f%%", med * 100, sgn[m] / cnt * 100);
         if (k)
           jl += (size_t)snprintf(json + jl, sizeof json - jl, ",\"%s_%s\":%.4f", hws[h],
-                                 m ? "fit_only" : "datasheet", med);
+                                 m == M_SHIP ? "shipped"
+                                 : m         ? "fit_only"
+                                             : "datasheet",
+                                 med);
       }
       printf("\n");
     }
@@ -163,11 +187,12 @@ int main(int argc, char **argv) {
   if (getenv("PG_ROWS"))
     for (size_t i = 0; i < n; i++)
       printf("    %-36s %-9s %-5s %-5s %6lldx%6lldx%6lld meas %7.1f datasheet %7.1f fit-only "
-             "%7.1f\n",
+             "%7.1f shipped %7.1f\n",
              rows[i].id, rows[i].hw.name, rows[i].fit ? "fit" : "check",
              cost_dtype_name((cost_dtype)rows[i].s.u.gemm.dtype), (long long)rows[i].s.u.gemm.m,
              (long long)rows[i].s.u.gemm.n, (long long)rows[i].s.u.gemm.k, rows[i].tflops,
-             pred_m(&M, M_SHEET, &rows[i]), pred_m(&M, M_FIT, &rows[i]));
+             pred_m(&M, M_SHEET, &rows[i]), pred_m(&M, M_FIT, &rows[i]),
+             pred_m(&M, M_SHIP, &rows[i]));
   /* Ratios: numerator/denominator rows measured with the same harness. */
   printf("  cross-accelerator ratios (gemm_ratios.json, fixed before fitting):\n");
   double re[M__N][64], worst[M__N] = {0};
@@ -191,9 +216,9 @@ int main(int argc, char **argv) {
       nr++;
     }
     printf("    %-34s / %-34s measured %5.2f datasheet %5.2f (%+5.1f%%) fit-only %5.2f "
-           "(%+5.1f%%)%s\n",
+           "(%+5.1f%%) shipped %5.2f (%+5.1f%%)%s\n",
            ra->id, rb->id, meas, pr[0], (pr[0] / meas - 1) * 100, pr[1], (pr[1] / meas - 1) * 100,
-           scored ? "" : "  [fit rows: not scored]");
+           pr[2], (pr[2] / meas - 1) * 100, scored ? "" : "  [fit rows: not scored]");
   }
   double rmed[M__N];
   for (int m = 0; m < M__N; m++) {
@@ -201,11 +226,13 @@ int main(int argc, char **argv) {
     printf("  scored ratios (n=%d), %-9s: median %.1f%%, worst %.1f%% (targets 10%% / 20%%)\n", nr,
            mname[m], rmed[m] * 100, worst[m] * 100);
   }
-  snprintf(json + jl, sizeof json - jl,
-           ",\"refused\":%d,\"check_median\":%.4f,\"check_median_fit_only\":%.4f,"
-           "\"ratio_median\":%.4f,\"ratio_worst\":%.4f,\"ratio_median_fit_only\":%.4f,"
-           "\"ratio_worst_fit_only\":%.4f}",
-           refused, chk[0], chk[1], rmed[0], worst[0], rmed[1], worst[1]);
+  snprintf(
+      json + jl, sizeof json - jl,
+      ",\"refused\":%d,\"check_median\":%.4f,\"check_median_fit_only\":%.4f,"
+      "\"ratio_median\":%.4f,\"ratio_worst\":%.4f,\"ratio_median_fit_only\":%.4f,"
+      "\"ratio_worst_fit_only\":%.4f,\"check_median_shipped\":%.4f,\"ratio_median_shipped\":%.4f,"
+      "\"ratio_worst_shipped\":%.4f}",
+      refused, chk[0], chk[1], rmed[0], worst[0], rmed[1], worst[1], chk[2], rmed[2], worst[2]);
   printf("%s\n", json);
   for (int m = 0; m < M__N; m++) free(all[m]), free(e[m]);
   free(rows);

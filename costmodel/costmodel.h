@@ -45,7 +45,7 @@ typedef struct {
 typedef struct {
   int version;  /* 0 = none */
   int per_arch; /* 1: fitted per architecture on published measurements (cost_calibrate_arch),
-                   not on this accelerator */
+                   not on this accelerator; 2: the arch's fallback's (cost_arch_fallback) */
   int n;        /* parameters in use */
   char names[COST_MAX_CALIB][32];
   double values[COST_MAX_CALIB];
@@ -210,9 +210,36 @@ const char *cost_scope_name(int scope);
 /* Each returns 0 and fills out, or a negative COST_E* code. Pure: reads
  * only its arguments (hw->calib when version > 0 or n > 0). */
 int cost_gemm(const cost_hw *hw, const cost_gemm_op *op, cost_result *out);
-/* sustained / peak clock of hw's tensor units, at most 1; 1 when either is
- * unknown. */
+/* sustained / peak clock of hw's tensor units, at most 1: the descriptor's
+ * measured sustained clock, else the power model's bf16 clock where the
+ * architecture has one (costmodel/gemm_arch.c), else 1. */
 double cost_clock_ratio(const cost_hw *hw);
+/* The same for one dtype: the power model gives each dtype its own clock
+ * (a descriptor's measured sustained clock still wins). */
+double cost_clock_ratio_dt(const cost_hw *hw, int dtype);
+
+/* Board power under dense matrix load (gemm_arch.c):
+ * TDP = p0_w + k[dt] * F_dt[TFLOP/s] * (f / f_peak)^3. */
+typedef struct {
+  double p0_w;
+  double k_w_per_tflops[COST_DT__COUNT]; /* 0 = no figure for the dtype */
+} cost_power_model;
+/* One measured point: a GEMM of dtype at tdp_w ran at ratio = f / f_peak
+ * on a chip whose dtype peak at f_peak is peak_tflops. */
+typedef struct {
+  int dtype;
+  double tdp_w, peak_tflops, ratio;
+} cost_power_point;
+/* The architecture's power model (NULL where none is known). */
+const cost_power_model *cost_power_model_of(const cost_hw *hw);
+/* f / f_peak at tdp_w for a dtype whose peak is peak_flops (FLOP/s). */
+double cost_power_clock_ratio(const cost_power_model *pm, double tdp_w, double peak_flops,
+                              int dtype);
+/* The architecture whose published-data calibration an arch without one
+ * borrows (cdna4 -> cdna3), or NULL. */
+const char *cost_arch_fallback(const char *arch);
+/* Least-squares fit (log clock) of one P0 and a k per dtype present. */
+int cost_power_fit(const cost_power_point *pt, size_t n, cost_power_model *out);
 int cost_elementwise(const cost_hw *hw, const cost_elementwise_op *op, cost_result *out);
 int cost_embedding_bag(const cost_hw *hw, const cost_embedding_op *op, cost_result *out);
 int cost_collective(const cost_hw *hw, const cost_collective_op *op, cost_result *out);

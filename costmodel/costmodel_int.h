@@ -65,6 +65,10 @@ double cost_param_default(const cost_hw *hw, int id);
 /* The efficiency parameter (P_EFF_*) a GEMM of dtype dt runs at: fp8 and
  * narrower share the low-precision MMA path. */
 int cost_gemm_eff_param(int dt);
+/* 1 where the architecture's persistent GEMM kernels hide the per-tile
+ * fill behind the next tile (Blackwell TMEM double-buffering, gemm_arch.c):
+ * the fill is paid once per CTA, not once per wave. */
+int cost_gemm_fill_once(const cost_hw *hw);
 /* Fill p[P__COUNT]: hw->calib values where named, defaults elsewhere. */
 void cost_params_resolve(const cost_hw *hw, double *p);
 

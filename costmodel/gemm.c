@@ -123,7 +123,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
    * assumes when power, not the clock limit, binds (AMD ROCm blog,
    * "Measuring Max-Achievable FLOPs, Part 2", 2025: MI300X BF16 GEMM at
    * 1207 MHz of 2100 at 750 W): the tensor rate scales with the clock. */
-  double peak = hw->peak_flops[dt] * cost_clock_ratio(hw);
+  double peak = hw->peak_flops[dt] * cost_clock_ratio_dt(hw, dt);
   if (!(peak > 0)) return COST_EDTYPE;
   if (hw->compute_units <= 0 || !(hw->hbm_bw > 0) || !(hw->clock_hz > 0)) return COST_ENOHW;
 
@@ -218,7 +218,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * fill and its read of the s partial tiles + write of C do not
        * overlap the main loop. */
       double red = s > 1 ? fill + batch * (double)M * N * ((double)s * 4.0 + bo) / bw : 0;
-      double t_comp = waves * (t_tile + fill);
+      double t_comp = cost_gemm_fill_once(hw) ? waves * t_tile + fill : waves * (t_tile + fill);
       if (t_comp + red >= best.t) continue; /* the total below is >= t_comp + red */
       /* DRAM operand traffic. The CTAs of one wave run in step along K,
        * so the L2 serves each A row-panel and B column-panel they share
@@ -289,9 +289,4 @@ int cost_gemm(const cost_hw *hw, const cost_gemm_op *op, cost_result *out) {
   }
   cost_params_resolve(hw, p);
   return cost_gemm_p(hw, p, op, out);
-}
-
-double cost_clock_ratio(const cost_hw *hw) {
-  if (!hw || !(hw->peak_clock_hz > 0) || !(hw->sustained_clock_hz > 0)) return 1;
-  return fmin(1.0, hw->sustained_clock_hz / hw->peak_clock_hz);
 }

@@ -925,6 +925,17 @@ function renderCompare(doc, req) {
   const share = (k) => { const v = num(pick(doc, k)); return v === null ? "–" : `×${fmt(v)}`; };
   g.querySelector("dl").append(
     el("dt", { text: "hardware share" }), el("dd", { id: "cmp-hw-share", text: share("hardware_share") }),
+  );
+  const basis = pick(doc, "calibration_basis");
+  if (basis && !basis.like) {
+    const lk = num(basis.hardware_share_like_basis);
+    const side = (s) => `${s.hardware}: ${s.calibration}`;
+    g.querySelector("dl").append(
+      el("dt", { text: `hardware share, both at ${basis.like_level} calibration` }),
+      el("dd", { id: "cmp-hw-share-like", text: lk === null ? "–" : `×${fmt(lk)}`, title: `${side(basis.from)}; ${side(basis.to)}. ${basis.note}` }),
+    );
+  }
+  g.querySelector("dl").append(
     el("dt", { text: "total over the tuned source" }), el("dd", { id: "cmp-total", text: share("total") }),
     el("dt", { text: `tuning ${req.from} alone` }), el("dd", { id: "cmp-src-tuning", text: share("source_tuning_gain") }),
   );

@@ -14,6 +14,11 @@
 #                     fitted on every published row of a Hopper accelerator
 #                     (data/measurements/published/gemm.json); used by Hopper
 #                     accelerators without a calibration of their own (H100).
+#   arch-cdna3.json   the CDNA3 architecture's, fitted on every published row
+#                     of a CDNA3 accelerator; used by MI300X and MI325X, and by
+#                     CDNA4 (MI350X, MI355X: cost_arch_fallback), which have
+#                     no published fit row. Its band is the fit-only one
+#                     (bench/published_gemm "shipped").
 # tests/calibration_shipped runs this into a temporary folder and compares.
 set -eu
 cdplan=$1
@@ -22,3 +27,5 @@ out=$2
   data/measurements/h200-transformer/attention_fit.json >"$out/h200.json"
 "$cdplan" calibrate --db :memory: --hw h100-sxm --rows all \
   data/measurements/published/gemm.json >"$out/arch-hopper.json"
+"$cdplan" calibrate --db :memory: --hw mi300x --rows all \
+  data/measurements/published/gemm.json >"$out/arch-cdna3.json"

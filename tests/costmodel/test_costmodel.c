@@ -379,6 +379,57 @@ static void test_costmodel_gemm__sustained_clock_scales_the_tensor_rate(void **s
   assert_true(fabs(cost_clock_ratio(&hw) - 1) < 1e-12);
 }
 
+/* The power model refit on the five CDNA3 points it was fitted on
+ * (data/measurements/published/gemm.json amdmaf rows) gives the shipped
+ * P0 and k's; a CDNA4 board without a measured clock runs below its peak
+ * clock, at 1400 W faster than at 1000 W; a measured clock wins. */
+static void test_costmodel_gemm__power_limited_clock(void **state) {
+  (void)state;
+  const cost_power_point pts[] = {{COST_DT_FP16, 750, 1307.4, 1115 / 2100.0},
+                                  {COST_DT_BF16, 750, 1307.4, 1207 / 2100.0},
+                                  {COST_DT_FP16, 1000, 1307.4, 1354 / 2100.0},
+                                  {COST_DT_BF16, 1000, 1307.4, 1447 / 2100.0},
+                                  {COST_DT_FP8, 1000, 2614.9, 1464 / 2100.0}};
+  cost_power_model fit;
+  assert_int_equal(cost_power_fit(pts, 5, &fit), 0);
+  cost_hw hw;
+  h200_fixture(&hw);
+  strcpy(hw.vendor, "amd");
+  strcpy(hw.arch, "cdna4");
+  const cost_power_model *pm = cost_power_model_of(&hw);
+  assert_non_null(pm);
+  assert_true(fabs(fit.p0_w - pm->p0_w) < 0.2);
+  for (int d = 0; d < COST_DT__COUNT; d++)
+    if (d != COST_DT_INT8) assert_true(fabs(fit.k_w_per_tflops[d] - pm->k_w_per_tflops[d]) < 1e-3);
+  hw.clock_hz = 2.4e9;
+  hw.peak_flops[COST_DT_BF16] = 2516.6e12;
+  hw.tdp_w = 1400;
+  double r1400 = cost_clock_ratio_dt(&hw, COST_DT_BF16);
+  hw.tdp_w = 1000;
+  double r1000 = cost_clock_ratio_dt(&hw, COST_DT_BF16);
+  assert_true(r1000 < r1400 && r1400 < 1 && r1000 > 0.4);
+  hw.sustained_clock_hz = 2.0e9;
+  assert_true(fabs(cost_clock_ratio_dt(&hw, COST_DT_BF16) - 2.0 / 2.4) < 1e-12);
+  strcpy(hw.vendor, "nvidia");
+  hw.sustained_clock_hz = 0;
+  assert_true(cost_clock_ratio_dt(&hw, COST_DT_BF16) == 1);
+  assert_int_equal(cost_power_fit(pts, 1, &fit), COST_EINVAL);
+}
+
+/* Blackwell pays the per-tile fill once per CTA: a short-K GEMM of many
+ * waves is faster than on the same chip described as Hopper. */
+static void test_costmodel_gemm__blackwell_hides_tile_fill(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_gemm_op op = {16384, 16384, 512, 1, COST_DT_BF16, "nt"};
+  cost_result hop, bw;
+  assert_int_equal(cost_gemm(&hw, &op, &hop), 0);
+  strcpy(hw.arch, "blackwell");
+  assert_int_equal(cost_gemm(&hw, &op, &bw), 0);
+  assert_true(bw.ms < 0.95 * hop.ms);
+}
+
 static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   (void)state;
   cost_hw truth, hw;
@@ -445,6 +496,8 @@ int main(void) {
       cmocka_unit_test(test_costmodel_collective__ranks_and_bytes),
       cmocka_unit_test(test_costmodel_collective__topology),
       cmocka_unit_test(test_costmodel_gemm__sustained_clock_scales_the_tensor_rate),
+      cmocka_unit_test(test_costmodel_gemm__power_limited_clock),
+      cmocka_unit_test(test_costmodel_gemm__blackwell_hides_tile_fill),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,6 +75,11 @@ static const cJSON *get(const cJSON *o, const char *path) {
   return o;
 }
 
+static double at(const cJSON *o, const char *path) {
+  const cJSON *v = get(o, path);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
 /* No host placement, no split of a table under 1,000 rows, no column-wise
  * shard under 128 (rows and dims from the request's tables by name). */
 static void check_rules(const cJSON *plan, const cJSON *req) {
@@ -188,7 +193,39 @@ static void test_http_plan__compare_same_chip_is_one(void **state) {
   double st = num(doc, "source_tuning_gain"); /* null: the baseline does not fit on b200 */
   assert_true(isnan(st) || st >= 1 - 1e-9);
   assert_true(isnan(st) == !cJSON_IsTrue(get(doc, "source_baseline.fits")));
+  /* one chip: one calibration, the like-basis share is the share */
+  assert_true(cJSON_IsTrue(get(doc, "calibration_basis.like")));
+  assert_true(at(doc, "calibration_basis.hardware_share_like_basis") == num(doc, "hardware_share"));
   cJSON_Delete(doc), cJSON_Delete(req);
+}
+
+/* H100 -> H200 in a fresh database: the H200 rests on its own shipped
+ * calibration, the H100 on the Hopper architecture's; compare says so and
+ * prices the hardware share with both at the architecture's calibration
+ * (the same HBM3e-vs-HBM3 chip: a share near the datasheet one, above 1,
+ * where the mixed share is below 1), with the band of that level. */
+static void test_http_plan__compare_prices_like_calibrations(void **state) {
+  http_fixture *f = *state;
+  cJSON *req = load("data/workloads/plan_compare_h100_to_h200.json");
+  set(req, "time_limit_s", cJSON_CreateNumber(2));
+  cJSON *doc = post(f, "/v1/compare", req, 200);
+  assert_string_equal(get(doc, "calibration_basis.from.calibration")->valuestring, "architecture");
+  assert_string_equal(get(doc, "calibration_basis.to.calibration")->valuestring, "own");
+  assert_false(cJSON_IsTrue(get(doc, "calibration_basis.like")));
+  assert_string_equal(get(doc, "calibration_basis.like_level")->valuestring, "architecture");
+  double mixed = num(doc, "hardware_share"),
+         like = at(doc, "calibration_basis.hardware_share_like_basis");
+  assert_true(mixed < 1 && like > 1 && like < 1.2);
+  assert_true(at(doc, "calibration_basis.ratio_band.gemm_ratio_median") > 0);
+  assert_true(at(doc, "calibration_basis.ratio_band.pair") > 0);
+  /* the same request priced on datasheet figures only: like on both */
+  set(req, "calibration", cJSON_CreateString("none"));
+  cJSON *none = post(f, "/v1/compare", req, 200);
+  assert_true(cJSON_IsTrue(get(none, "calibration_basis.like")));
+  assert_string_equal(get(none, "calibration_basis.like_level")->valuestring, "datasheet");
+  assert_true(at(none, "calibration_basis.hardware_share_like_basis") ==
+              num(none, "hardware_share"));
+  cJSON_Delete(none), cJSON_Delete(doc), cJSON_Delete(req);
 }
 
 /* H100 -> MI300X at 64 GPUs: the tuned source is the plan for the H100
@@ -347,6 +384,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_http_plan__list_pages_newest_first, setup_open,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__compare_prices_like_calibrations, setup_open,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_tuned_source_is_the_source_plan,
                                       setup_open, teardown),

@@ -279,16 +279,16 @@ static void test_api_hw__calibration_shows_and_feeds_lookup(void **state) {
   c.n = 1;
   strcpy(c.names[0], "mem_eff");
   c.values[0] = 0.77;
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
-  assert_int_equal(api_calib_store(ctx, "mi300x", &c, NULL, &v, &err), 0);
+  assert_int_equal(api_calib_store(ctx, "b200", &c, NULL, &v, &err), 0);
   assert_int_equal(v, 1);
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 1);
   assert_string_equal(hw.calib.names[0], "mem_eff");
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 0, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 0, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
-  assert_int_equal(api_hw_get(ctx, "mi300x", &out, &err), 0);
+  assert_int_equal(api_hw_get(ctx, "b200", &out, &err), 0);
   assert_non_null(strstr(out, "\"calibration\":{\"version\":1"));
   free(out);
   assert_int_equal(api_hw_lookup(ctx, "nope", 1, &hw, &err), -SVC_NOT_FOUND);
@@ -317,8 +317,26 @@ static void test_api_hw__shipped_calibrations_seeded(void **state) {
   cJSON *p = api_provenance_json(&hw);
   assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(p, "basis")), "architecture"));
   cJSON_Delete(p);
+  /* CDNA3 ships its own arch fit; CDNA4 (no published fit row) borrows
+   * it and says so; Blackwell ships none (its fit-only band was worse
+   * than the datasheet's): datasheet figures */
   assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 1);
+  assert_int_equal(api_hw_lookup(ctx, "mi355x", 1, &hw, &err), 0);
+  assert_int_equal(hw.calib.per_arch, 2);
+  p = api_provenance_json(&hw);
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p, "calibration_arch")), "cdna3");
+  cJSON_Delete(p);
+  assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
+  /* api_hw_lookup_level: the H200 at its arch's level is the H100's */
+  cost_hw h100;
+  assert_int_equal(api_hw_lookup_level(ctx, "h200", API_CALIB_ARCH, &hw, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "h100-sxm", 1, &h100, &err), 0);
+  assert_int_equal(api_calib_level(&hw), API_CALIB_ARCH);
+  assert_true(cost_param_value(&hw, "gemm_eff_bf16") == cost_param_value(&h100, "gemm_eff_bf16"));
+  assert_int_equal(api_hw_lookup_level(ctx, "h200", API_CALIB_DATASHEET, &hw, &err), 0);
+  assert_int_equal(api_calib_level(&hw), API_CALIB_DATASHEET);
 }
 
 static const char pub_rows[] =
@@ -390,10 +408,14 @@ static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
       "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
       "\"n\":8,\"k\":8,\"dtype\":\"bf16\",\"clock_mhz\":1.2},\"metric\":\"tflops\",\"value\":1,"
       "\"role\":\"fit\"}]",
+      /* an output layout that is neither row- nor column-major */
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\",\"c_major\":\"diag\"},\"metric\":\"tflops\","
+      "\"value\":1,\"role\":\"fit\"}]",
   };
-  static const char *const field[] = {"[0].setup.m/n/k", "[0].setup.hardware",
-                                      "[0].value",       "[0].role",
-                                      "files",           "[0].setup.clock_mhz"};
+  static const char *const field[] = {
+      "[0].setup.m/n/k", "[0].setup.hardware",  "[0].value",        "[0].role",
+      "files",           "[0].setup.clock_mhz", "[0].setup.c_major"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const char *texts[1] = {bad[i]}, *labels[1] = {"pub.json"};
     size_t lens[1] = {strlen(bad[i])};
@@ -402,6 +424,35 @@ static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
     assert_string_equal(err.field, field[i]);
     assert_null(out);
   }
+}
+
+/* A column-major C[M,N] row is priced as the row-major C^T = B^T A^T:
+ * M and N swap and each operand's storage letter flips (hipblaslt-bench
+ * TN, "nt" with C column-major, stays "nt"; "tt" becomes "nn"). */
+static void test_api_hw__published_rows_column_major_c(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  api_pub_row *rows = NULL;
+  size_t n = 0;
+  static const char doc[] =
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":1024,"
+      "\"n\":2145,\"k\":512,\"dtype\":\"fp8\",\"layout\":\"nt\",\"c_major\":\"col\"},"
+      "\"metric\":\"tflops\",\"value\":100,\"role\":\"check\"},"
+      "{\"id\":\"b\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":64,"
+      "\"n\":32,\"k\":16,\"dtype\":\"bf16\",\"layout\":\"tt\",\"c_major\":\"col\"},"
+      "\"metric\":\"tflops\",\"value\":1,\"role\":\"check\"},"
+      "{\"id\":\"c\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":64,"
+      "\"n\":32,\"k\":16,\"dtype\":\"bf16\",\"layout\":\"tn\",\"c_major\":\"row\"},"
+      "\"metric\":\"tflops\",\"value\":1,\"role\":\"check\"}]";
+  assert_int_equal(api_published_rows(ctx, doc, sizeof doc - 1, "t", &rows, &n, &err), 0);
+  assert_int_equal(n, 3);
+  assert_true(rows[0].s.u.gemm.m == 2145 && rows[0].s.u.gemm.n == 1024);
+  assert_string_equal(rows[0].s.u.gemm.layout, "nt");
+  assert_true(rows[1].s.u.gemm.m == 32 && rows[1].s.u.gemm.n == 64);
+  assert_string_equal(rows[1].s.u.gemm.layout, "nn");
+  assert_true(rows[2].s.u.gemm.m == 64 && rows[2].s.u.gemm.n == 32);
+  assert_string_equal(rows[2].s.u.gemm.layout, "tn");
+  free(rows);
 }
 
 /* Clocks outside [100, 5000] MHz are mistakes (GHz for MHz most often),
@@ -491,6 +542,7 @@ int main(void) {
       T(test_api_hw__shipped_calibrations_seeded),
       T(test_api_hw__published_calibration_per_arch),
       T(test_api_hw__published_calibration_rejects_bad_rows),
+      T(test_api_hw__published_rows_column_major_c),
       T(test_api_hw__decode_converts_units),
       T(test_api_hw__rules_name_the_field),
       T(test_api_hw__implausible_clocks_and_bandwidths),
