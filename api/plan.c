@@ -370,7 +370,10 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
     if (gpn * nodes == 1) pr->baseline_shard_mask |= 1u << PLAN_SHARD_TW;
     if (in->base.sharding == COST_SHARD_TABLE_ROW_WISE && nodes == 1)
       pr->baseline_shard_mask |= 1u << PLAN_SHARD_RW;
-    pr->baseline_allow_host = in->base.placement > COST_PLACE_HBM;
+    /* placement stays the planner's unless the baseline names one */
+    pr->baseline_allow_host = cJSON_GetObjectItemCaseSensitive(bl, "placement")
+                                  ? in->base.placement > COST_PLACE_HBM
+                                  : pr->knobs.allow_host;
   }
   pr->objective = strcmp(objective, "cost") ? PLAN_OBJ_THROUGHPUT : PLAN_OBJ_COST;
   pr->dense = plan_dense_step;

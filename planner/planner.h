@@ -247,8 +247,9 @@ typedef struct {
   double price_per_hour; /* USD per GPU-hour (cost objective), 0 = the descriptor's */
   plan_recipe baseline;
   /* The baseline's own table sharding (the request's baseline.sharding):
-   * its greedy plan uses only these types, in HBM unless
-   * baseline_allow_host; 0 = any type the knobs allow. */
+   * its greedy plan (none given to plan_run) uses only these types, with
+   * host placement as baseline_allow_host says; 0 = any type and placement
+   * the knobs allow. */
   unsigned baseline_shard_mask;
   int baseline_allow_host;
   plan_knobs knobs;

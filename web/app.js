@@ -353,6 +353,7 @@ async function predict() {
   renderMemory(results);
   renderRoofline(results, recipe);
   document.body.dataset.predicting = "";
+  document.body.dataset.predictedRecipe = JSON.stringify(recipe); // what the figures shown are for
   document.body.dataset.predictions = String(seq);
 }
 

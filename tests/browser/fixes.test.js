@@ -44,7 +44,8 @@ run(__filename, [
     await page.getByLabel("Time limit (s)").fill("3");
     const seen = {};
     for (const sh of ["row_wise", "table_wise"]) {
-      await nextPrediction(page, () => page.getByLabel("Table sharding").selectOption(sh));
+      await page.getByLabel("Table sharding").selectOption(sh);
+      await page.waitForFunction((x) => !document.body.dataset.predicting && JSON.parse(document.body.dataset.predictedRecipe || "{}").sharding === x, sh);
       const left = num(await page.textContent("#sum-a-step"));
       await page.getByRole("button", { name: "Run plan" }).click();
       await page.waitForFunction((s) => {
