@@ -24,9 +24,18 @@
 
 #define MAX_PLAN_TABLES 20000
 
+/* a recipe's sharding is a plan_shard bit (baseline_shard_mask) */
+_Static_assert((int)COST_SHARD_DATA_PARALLEL == (int)PLAN_SHARD_DP &&
+                   (int)COST_SHARD_TABLE_WISE == (int)PLAN_SHARD_TW &&
+                   (int)COST_SHARD_ROW_WISE == (int)PLAN_SHARD_RW &&
+                   (int)COST_SHARD_COLUMN_WISE == (int)PLAN_SHARD_CW &&
+                   (int)COST_SHARD_TABLE_ROW_WISE == (int)PLAN_SHARD_TWRW,
+               "cost_sharding and plan_shard agree");
+
 typedef struct {
   cost_workload w;
   cost_recipe base;
+  int base_sharding; /* the baseline's sharding as the request names it, or -1 */
   plan_table *tables;
   size_t n;
   plan_step_dense dense;
@@ -351,6 +360,21 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
                          pr->hw.name);
   }
   recipe_from(&in->base, (int)gpn, (int)nodes, &pr->baseline);
+  /* A baseline that names its sharding is priced with it (as POST
+   * /v1/step prices that recipe), not with the planner's pick. */
+  in->base_sharding = cJSON_GetObjectItemCaseSensitive(bl, "sharding") ? in->base.sharding : -1;
+  if (in->base_sharding >= 0) {
+    /* where the type has no meaning: one GPU holds whole tables, and
+     * table_row_wise within one node is row_wise */
+    pr->baseline_shard_mask = 1u << in->base.sharding;
+    if (gpn * nodes == 1) pr->baseline_shard_mask |= 1u << PLAN_SHARD_TW;
+    if (in->base.sharding == COST_SHARD_TABLE_ROW_WISE && nodes == 1)
+      pr->baseline_shard_mask |= 1u << PLAN_SHARD_RW;
+    /* placement stays the planner's unless the baseline names one */
+    pr->baseline_allow_host = cJSON_GetObjectItemCaseSensitive(bl, "placement")
+                                  ? in->base.placement > COST_PLACE_HBM
+                                  : pr->knobs.allow_host;
+  }
   pr->objective = strcmp(objective, "cost") ? PLAN_OBJ_THROUGHPUT : PLAN_OBJ_COST;
   pr->dense = plan_dense_step;
   pr->dense_user = &in->dense;
@@ -492,6 +516,8 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   cJSON_AddNumberToObject(o, "search_gap", res->global_gap);
   cJSON *bl = cJSON_AddObjectToObject(o, "baseline");
   cJSON_AddItemToObject(bl, "recipe", recipe_json(pr, &pr->baseline, in->base.framework));
+  cJSON_AddStringToObject(
+      bl, "sharding", in->base_sharding >= 0 ? cost_sharding_name(in->base_sharding) : "planner");
   if (res->baseline.emb.tables)
     add_prediction(bl, pr, &res->baseline);
   else

@@ -80,6 +80,10 @@ static int eval_full(const plan_request *req, const plan_recipe *r, const plan_t
   out->recipe = *r;
   if ((rc = req->dense(req->dense_user, &req->hw, r, &out->dense, err))) return rc;
   problem_for(req, r, req->hw.hbm_usable_bytes - out->dense.bytes, &p);
+  if (!plans && r == &req->baseline && req->baseline_shard_mask) {
+    p.shard_mask = req->baseline_shard_mask;
+    p.allow_host = req->baseline_allow_host;
+  }
   if (plans)
     rc = plan_emb_evaluate(&p, req->tables, req->n_tables, plans, &out->emb, &fits, err);
   else if (solve)

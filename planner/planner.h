@@ -246,6 +246,12 @@ typedef struct {
   int host_mode;         /* plan_host_mode of host-placed tables, see plan_emb_problem */
   double price_per_hour; /* USD per GPU-hour (cost objective), 0 = the descriptor's */
   plan_recipe baseline;
+  /* The baseline's own table sharding (the request's baseline.sharding):
+   * its greedy plan (none given to plan_run) uses only these types, with
+   * host placement as baseline_allow_host says; 0 = any type and placement
+   * the knobs allow. */
+  unsigned baseline_shard_mask;
+  int baseline_allow_host;
   plan_knobs knobs;
   int objective; /* plan_objective */
   plan_dense_fn dense;

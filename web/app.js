@@ -7,6 +7,8 @@ import { api, isAbort, renderError, clearError, errorBox, ApiError, getToken, se
 import * as charts from "./charts.js";
 import { Catalog } from "./catalog.js";
 import { mainGemms } from "./gemms.js";
+import { setupAll, setupSweep } from "./whatif.js";
+import { setupValidationSubmit, setupPlanValidate } from "./submit.js";
 
 const $ = (id) => document.getElementById(id);
 const { fmt, fmtMs, fmtRate, fmtBytes, GiB } = charts;
@@ -255,10 +257,20 @@ function applyPastedJSON() {
     renderError(slot, new ApiError({ code: "bad_field", message: "the workload must be a JSON object", field: "workload" }), "Workload JSON");
     return;
   }
-  // A whole step request ({"workload", "recipe"}) is accepted too.
+  // A whole step request ({"hardware", "workload", "recipe"}) is accepted
+  // too: its hardware becomes accelerator A.
   let wl = doc;
   if (doc.workload && typeof doc.workload === "object") {
     wl = doc.workload;
+    if (doc.hardware !== undefined) {
+      if (typeof doc.hardware !== "string" || !state.hw.has(doc.hardware)) {
+        renderError(slot, new ApiError({ code: "not_found", message: `no accelerator ${JSON.stringify(doc.hardware)} in the catalog (${state.hardware.map((h) => h.name).join(", ")})`, field: "hardware" }), "Workload JSON");
+        return;
+      }
+      $("hw-a").value = doc.hardware;
+      $("cmp-from").value = doc.hardware;
+      syncCluster();
+    }
     if (doc.recipe && typeof doc.recipe === "object") {
       state.baseRecipe = { ...doc.recipe };
       setKnobs(doc.recipe, wl.kind);
@@ -341,6 +353,7 @@ async function predict() {
   renderMemory(results);
   renderRoofline(results, recipe);
   document.body.dataset.predicting = "";
+  document.body.dataset.predictedRecipe = JSON.stringify(recipe); // what the figures shown are for
   document.body.dataset.predictions = String(seq);
 }
 
@@ -430,18 +443,52 @@ function renderStep(results) {
   }
   const per = ok.map((r) => entries(pick(r.step.value, "breakdown", "components"), ["ms", "value", "time_ms"]));
   const names = [...new Set(per.flat().map((e) => e.name))];
-  const series = names.map((n) => ({ label: n, data: per.map((p) => (p.find((e) => e.name === n) || {}).value ?? 0) }));
+  const label = componentLabels(ok.map((r) => r.step.value));
+  const series = names.map((n) => ({ label: label(n), data: per.map((p) => (p.find((e) => e.name === n) || {}).value ?? 0) }));
   charts.stackedBars("step-chart", ok.map((r) => r.hw), series, { unit: "ms" });
-  charts.table(
+  const t = charts.table(
     $("step-table"),
-    [{ label: "Component", get: (n) => n }, ...ok.map((r, i) => ({ label: `${r.hw} ms`, get: (n) => (per[i].find((e) => e.name === n) || {}).value ?? null }))],
+    [{ label: "Component", get: (n) => (n === "step_ms" ? n : label(n)), cls: "text" }, ...ok.map((r, i) => ({ label: `${r.hw} ms`, get: (n) => (per[i].find((e) => e.name === n) || {}).value ?? null }))],
     [...names, "step_ms"].map((n) => n),
     "Step time per component",
   );
+  [...t.tBodies[0].rows].forEach((tr, i) => (tr.dataset.component = [...names, "step_ms"][i]));
+  renderClasses(ok);
   // the total row reads step_ms
   const tb = $("step-table").querySelector("tbody");
   const last = tb.rows[tb.rows.length - 1];
   ok.forEach((r, i) => (last.cells[i + 1].textContent = fmt(num(r.step.value.step_ms))));
+}
+
+// The step API's "other" component holds the kernel classes no other
+// component names (costmodel/step.h: interaction gathers and scatters,
+// elementwise ops, the pipeline bubble): it is labelled by those of its
+// kernel_classes that took time, largest first, e.g. "interaction,
+// elementwise (other)".
+const OTHER_CLASSES = ["interaction", "elementwise", "pipeline_bubble"];
+function componentLabels(steps) {
+  const ms = new Map();
+  for (const s of steps) {
+    for (const k of Array.isArray(s.kernel_classes) ? s.kernel_classes : []) {
+      if (OTHER_CLASSES.includes(k.class) && num(k.ms) > 0) ms.set(k.class, (ms.get(k.class) || 0) + k.ms);
+    }
+  }
+  const held = [...ms.entries()].sort((a, b) => b[1] - a[1]).map(([k]) => k.replace(/_/g, " "));
+  return (n) => (n === "other" && held.length ? `${held.join(", ")} (other)` : n);
+}
+
+// GPU time by kernel class, as the step API names them.
+function renderClasses(ok) {
+  const classes = [...new Set(ok.flatMap((r) => (r.step.value.kernel_classes || []).map((k) => k.class)))];
+  const t = charts.table(
+    $("step-classes"),
+    [{ label: "Kernel class", get: (c) => c, cls: "text" },
+      ...ok.map((r) => ({ label: `${r.hw} ms`, get: (c) => num(((r.step.value.kernel_classes || []).find((k) => k.class === c) || {}).ms) })),
+      ...ok.map((r) => ({ label: `${r.hw} kernels`, get: (c) => num(((r.step.value.kernel_classes || []).find((k) => k.class === c) || {}).kernels) }))],
+    classes,
+    "GPU time by kernel class (host_dispatch overlaps the GPU's)",
+  );
+  [...t.tBodies[0].rows].forEach((tr, i) => (tr.dataset.class = classes[i]));
 }
 
 function renderMemory(results) {
@@ -724,7 +771,13 @@ function renderPlan(doc, req) {
     return c;
   };
   const cards = [card(`Plan for ${req.hardware}`, doc, "plan-card")];
-  if (num(base.samples_per_s) !== null || num(base.step_ms) !== null) cards.push(card("Baseline", base, "plan-base-card"));
+  if (num(base.samples_per_s) !== null || num(base.step_ms) !== null) {
+    const bc = card("Baseline", base, "plan-base-card");
+    if (typeof base.sharding === "string") {
+      bc.querySelector("dl").append(el("dt", { text: "Sharding" }), el("dd", { id: "plan-base-sharding", text: base.sharding === "planner" ? "the planner's greedy pick" : base.sharding }));
+    }
+    cards.push(bc);
+  }
   const g = el("div", { class: "card ratio" });
   g.append(el("h3", { text: "Gain" }));
   const dl = el("dl");
@@ -1182,8 +1235,11 @@ function renderHistory() {
     return b;
   };
   const recipe = (r) => (r && r.gpus ? `${r.gpus} GPU × ${Number(r.batch_per_gpu).toLocaleString("en-US")}, ${r.precision}` : "–");
+  // stored compares, where the API lists them (an entry with kind)
+  const kinds = hist.rows.some((p) => typeof p.kind === "string" && p.kind !== "plan");
   const t = charts.table($("hist-table"), [
     { label: "Made", get: (p) => when(p.created_at), cls: "text" },
+    ...(kinds ? [{ label: "Kind", get: (p) => p.kind || "plan", cls: "text" }] : []),
     { label: "Accelerator", get: (p) => p.hardware, cls: "text" },
     { label: "Step time", get: (p) => fmtMs(num(p.step_ms)) },
     { label: "Throughput", get: (p) => fmtRate(num(p.samples_per_s), "samples") },
@@ -1289,6 +1345,7 @@ function fillHwSelects() {
   keep("hw-b", "");
   keep("cmp-from", first);
   keep("cmp-to", other);
+  keep("vs-hw", first);
 }
 
 async function loadCatalog(catalog) {
@@ -1332,7 +1389,7 @@ async function loadExamples() {
 }
 
 async function main() {
-  const catalog = new Catalog($("catalog"));
+  const catalog = new Catalog($("catalog"), $("catalog-sources"));
   setupSignIn();
   health();
   await Promise.all([loadCatalog(catalog), loadExamples()]);
@@ -1377,8 +1434,15 @@ async function main() {
     loadValidation();
   });
   $("val-reference").addEventListener("click", checkReference);
+  const ctx = { state, currentRecipe, selectedHw, isDlrm, loadValidation: () => loadValidation() };
+  setupAll(ctx);
+  const sweep = setupSweep(ctx);
+  $("example").addEventListener("change", () => sweep.defaults());
+  setupValidationSubmit(ctx);
+  setupPlanValidate(ctx);
 
   if (state.examples.length) useExample(state.examples[0].id);
+  sweep.defaults();
   loadHistory(null);
   document.body.dataset.ready = "1";
 }

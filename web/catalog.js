@@ -1,6 +1,6 @@
 // catalog.js: the hardware catalog as a sortable table. Each figure's
-// source shows on hover (title) and every source of a row in its
-// "Sources" disclosure.
+// source shows on hover (title); a row's "Sources" button lists all of
+// them in a box under the table.
 
 import { fmt } from "./charts.js";
 
@@ -47,8 +47,10 @@ function linkify(text) {
 }
 
 export class Catalog {
-  constructor(table) {
+  constructor(table, box = null) {
     this.table = table;
+    this.box = box; // where a row's sources are listed
+    this.shown = null;
     this.rows = [];
     this.sortKey = "name";
     this.sortDir = 1;
@@ -128,32 +130,65 @@ export class Catalog {
       }
       const td = tr.insertCell();
       td.className = "text";
-      const srcs = Object.entries(h.sources || {});
-      const det = document.createElement("details");
-      const sum = document.createElement("summary");
-      sum.textContent = `Sources (${srcs.length})`;
-      sum.setAttribute("aria-label", `Sources for ${h.name} (${srcs.length})`);
-      det.append(sum);
-      const ul = document.createElement("ul");
-      for (const [k, v] of srcs) {
-        const li = document.createElement("li");
-        const code = document.createElement("code");
-        code.textContent = k;
-        li.append(code, ": ", linkify(String(v)));
-        ul.append(li);
-      }
-      if (h.calibration && h.calibration.version) {
-        const li = document.createElement("li");
-        li.textContent = `calibration version ${h.calibration.version}`;
-        ul.append(li);
-      }
-      if (h.notes) {
-        const li = document.createElement("li");
-        li.textContent = `notes: ${h.notes}`;
-        ul.append(li);
-      }
-      det.append(ul);
-      td.append(det);
+      const n = Object.keys(h.sources || {}).length;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "link";
+      b.textContent = `Sources (${n})`;
+      b.setAttribute("aria-label", `Sources for ${h.name} (${n})`);
+      b.setAttribute("aria-controls", this.box ? this.box.id : "");
+      b.setAttribute("aria-expanded", String(this.shown === h.name));
+      b.addEventListener("click", () => this.showSources(this.shown === h.name ? null : h.name));
+      td.append(b);
     }
+  }
+
+  // Every source of one accelerator, below the table (a list inside a cell
+  // would widen its column far past the panel): null closes it.
+  showSources(name) {
+    const box = this.box;
+    if (!box) return;
+    const h = name && this.rows.find((r) => r.name === name);
+    this.shown = h ? name : null;
+    for (const b of this.table.querySelectorAll("tbody button[aria-expanded]"))
+      b.setAttribute("aria-expanded", String(!!h && b.closest("tr").dataset.name === name));
+    if (!h) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const head = document.createElement("h3");
+    head.textContent = `Sources for ${h.display_name || h.name} (${h.name})`;
+    const ul = document.createElement("ul");
+    for (const [k, v] of Object.entries(h.sources || {})) {
+      const li = document.createElement("li");
+      const code = document.createElement("code");
+      code.textContent = k;
+      li.append(code, ": ", linkify(String(v)));
+      ul.append(li);
+    }
+    if (h.calibration && h.calibration.version) {
+      const li = document.createElement("li");
+      li.textContent = `calibration version ${h.calibration.version}`;
+      ul.append(li);
+    }
+    if (h.notes) {
+      const li = document.createElement("li");
+      li.textContent = `notes: ${h.notes}`;
+      ul.append(li);
+    }
+    const close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Close sources";
+    close.addEventListener("click", () => {
+      const back = this.table.querySelector(`tbody tr[data-name="${CSS.escape(name)}"] button[aria-expanded]`);
+      this.showSources(null);
+      if (back) back.focus();
+    });
+    box.dataset.name = h.name;
+    box.replaceChildren(head, ul, close);
+    box.hidden = false;
+    box.focus({ preventScroll: true });
+    box.scrollIntoView({ block: "nearest" });
   }
 }

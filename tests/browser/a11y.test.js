@@ -40,7 +40,7 @@ run(__filename, [
     await page.getByLabel("Workload JSON", { exact: true }).fill("{");
     await page.getByRole("button", { name: "Use this workload" }).click();
     await page.locator("#workload-error .error").waitFor();
-    await page.locator('#catalog tbody tr[data-name="h200"] summary').click();
+    await page.locator('#catalog tbody tr[data-name="h200"]').getByRole("button", { name: /^Sources for h200/ }).click();
     const bad = await page.evaluate(() => {
       const parse = (c) => {
         const m = c.match(/rgba?\(([^)]+)\)/);

@@ -47,17 +47,45 @@ run(__filename, [
     await page.getByRole("button", { name: "Sort by Name" }).click();
   }],
 
-  ["sources on hover and expanded", async ({ page, base, shot }) => {
+  ["sources on hover and listed under the table", async ({ page, base, shot }) => {
     const { doc } = await apiCall(base, "GET", "/v1/hardware/h200");
     const row = page.locator('#catalog tbody tr[data-name="h200"]');
     const cellTitle = await row.locator('td[data-key="bw"]').getAttribute("title");
     assert(cellTitle && cellTitle.includes(doc.sources.hbm_bandwidth_bytes_per_s.slice(0, 30)), `HBM TB/s cell names its source: ${cellTitle}`);
-    await row.getByText(/^Sources \(\d+\)$/).click();
-    const list = await row.locator("details ul").innerText();
+    const btn = row.getByRole("button", { name: /^Sources for h200 \(\d+\)$/ });
+    await btn.click();
+    assert((await btn.getAttribute("aria-expanded")) === "true", "the button says it is expanded");
+    const box = page.locator("#catalog-sources");
+    await box.waitFor({ state: "visible" });
+    const list = await box.locator("ul").innerText();
     assert(list.includes("peak_tflops") && list.includes(doc.sources.peak_tflops.slice(0, 40)), "the sources list shows the descriptor's sources");
-    const links = await row.locator("details ul a").count();
-    assert(links > 0, "source URLs are links");
+    assert(Object.keys(doc.sources).every((k) => list.includes(k)), "every source key is listed");
+    assert((await box.locator("ul a").count()) > 0, "source URLs are links");
     await row.locator('td[data-key="bw"]').hover();
     await shot("sources");
+    // another row's button replaces the list; pressing it again closes it
+    const other = page.locator('#catalog tbody tr[data-name="mi350x"]').getByRole("button", { name: /^Sources for mi350x/ });
+    await other.click();
+    assert((await box.getAttribute("data-name")) === "mi350x" && (await btn.getAttribute("aria-expanded")) === "false", "mi350x's sources replace h200's");
+    await other.click();
+    assert(await box.isHidden(), "pressed again, the list closes");
+  }],
+
+  ["at 1400 px every column shows and the sources stay in the panel", async ({ page }) => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.waitForTimeout(200);
+    const wrap = await page.locator("#catalog-panel .table-wrap").evaluate((e) => ({ sw: e.scrollWidth, cw: e.clientWidth }));
+    assert(wrap.sw <= wrap.cw, `the catalog fits its panel at 1400 px (table ${wrap.sw} px in ${wrap.cw} px)`);
+    const fp8 = await page.locator('#catalog th[data-key="fp8"]').evaluate((e) => { const r = e.getBoundingClientRect(), w = e.closest(".table-wrap").getBoundingClientRect(); return { r: r.right, w: w.right }; });
+    assert(fp8.r <= fp8.w + 0.5, `the FP8 column is inside the panel (${fp8.r} <= ${fp8.w})`);
+    await page.locator('#catalog tbody tr[data-name="h200"]').getByRole("button", { name: /^Sources for h200/ }).click();
+    const geo = await page.evaluate(() => {
+      const b = document.getElementById("catalog-sources").getBoundingClientRect();
+      const p = document.getElementById("catalog-panel").getBoundingClientRect();
+      const items = [...document.querySelectorAll("#catalog-sources li")].map((li) => li.getBoundingClientRect());
+      return { b: [b.left, b.right, b.height], p: [p.left, p.right], out: items.filter((r) => r.right > b.right + 0.5 || r.left < b.left - 0.5).length };
+    });
+    assert(geo.b[0] >= geo.p[0] && geo.b[1] <= geo.p[1] && geo.b[2] > 40, `the sources box lies inside the panel (${geo.b} in ${geo.p})`);
+    assert(geo.out === 0, `${geo.out} source lines run past the box`);
   }],
 ]);

@@ -1,7 +1,7 @@
 // layout.test.js: the page fits phones and wide screens: at 360, 390 and
 // 1400 px no element makes the document wider than the viewport (tables
-// scroll inside their panel), with the plan, compare and catalog's sources
-// opened so that their content counts too.
+// scroll inside their panel), with the plan, compare, all accelerators,
+// sweep and catalog's sources opened so that their content counts too.
 "use strict";
 const { run, assert, openDashboard } = require("./lib.js");
 
@@ -41,6 +41,15 @@ const steps = [
     await page.locator("#plan-result").waitFor({ state: "visible", timeout: 60000 });
     await page.getByRole("button", { name: "Compare" }).click();
     await page.locator("#compare-result").waitFor({ state: "visible", timeout: 90000 });
+    // the what-if views and the plan's validation answer, drawn
+    await page.getByRole("button", { name: "Predict on every accelerator" }).click();
+    await page.waitForFunction(() => Number(document.body.dataset.allDone || 0) > 0, null, { timeout: 60000 });
+    await page.getByLabel("Points at most").fill("4");
+    await page.getByRole("button", { name: "Run sweep" }).click();
+    await page.waitForFunction(() => Number(document.body.dataset.sweepDone || 0) > 0, null, { timeout: 60000 });
+    await page.getByRole("button", { name: "Validate this plan" }).click();
+    await page.waitForFunction(() => /Not validated|created/.test(document.getElementById("plan-val-status").textContent));
+    await page.locator('#catalog tbody tr[data-name="h200"]').getByRole("button", { name: /^Sources for h200/ }).click();
     // open every details element: their content must fit too
     await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
   }],

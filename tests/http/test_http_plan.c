@@ -375,6 +375,39 @@ static void test_http_plan__list_pages_newest_first(void **state) {
   }
 }
 
+/* A baseline that names its sharding is planned with it (issue 27: the
+ * dashboard's sharding knob): on 8 GPUs, row_wise and table_wise baselines
+ * of the H200 step workload differ, each echoes its sharding, and one that
+ * names none says "planner". The plan itself may still change it. */
+static void test_http_plan__baseline_keeps_its_sharding(void **state) {
+  http_fixture *f = *state;
+  const char *shard[] = {"table_wise", "row_wise", NULL};
+  double ms[3];
+  for (int i = 0; i < 3; i++) {
+    cJSON *step = load("data/workloads/dlrm_h200_step.json"), *req = cJSON_CreateObject();
+    cJSON *base = cJSON_DetachItemFromObject(step, "recipe");
+    cJSON_DeleteItemFromObject(base, "gpus");
+    cJSON_DeleteItemFromObject(base, "sharding");
+    if (shard[i]) cJSON_AddStringToObject(base, "sharding", shard[i]);
+    set(req, "workload", cJSON_DetachItemFromObject(step, "workload"));
+    set(req, "baseline", base);
+    set(req, "hardware", cJSON_CreateString("h200"));
+    cJSON *cl = cJSON_AddObjectToObject(req, "cluster");
+    cJSON_AddNumberToObject(cl, "gpus_per_node", 8);
+    cJSON_AddNumberToObject(cl, "nodes", 1);
+    cJSON_AddNumberToObject(req, "time_limit_s", 2);
+    cJSON *plan = post(f, "/v1/plans", req, 201);
+    const cJSON *s = get(plan, "baseline.sharding");
+    assert_true(cJSON_IsString(s));
+    assert_string_equal(s->valuestring, shard[i] ? shard[i] : "planner");
+    ms[i] = num(get(plan, "baseline"), "step_ms");
+    fprintf(stderr, "  baseline %s: %.3f ms\n", s->valuestring, ms[i]);
+    assert_true(ms[i] > 0);
+    cJSON_Delete(plan), cJSON_Delete(req), cJSON_Delete(step);
+  }
+  assert_true(fabs(ms[0] - ms[1]) > 0.01 * ms[0]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_http_plan__example_workloads_state_true_reasons,
@@ -382,6 +415,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_http_plan__gpus_beyond_the_scaleup_domain_refused,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__list_pages_newest_first, setup_open,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__baseline_keeps_its_sharding, setup_open,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
                                       teardown),
