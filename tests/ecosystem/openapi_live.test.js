@@ -95,7 +95,10 @@ async function main() {
     await call(base, "GET", "/v1/plans");
     await call(base, "GET", "/v1/plans", { query: "limit=0" });
     await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id });
-    await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id, query: "format=torchrec" });
+    const py = await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id, query: "format=torchrec&module=model.sparse.ebc" });
+    if (py.status !== 200 || !py.text.includes('MODULE_PATH = "model.sparse.ebc"')) failures.push(`format=torchrec: ${py.status} ${py.text.slice(0, 200)}`);
+    await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id, query: "format=torchrec&module=a..b" }); // 400
+    await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id, query: "format=yaml" }); // 400
     await call(base, "GET", "/v1/plans/{id}", { id: "0123456789abcdef" });
     const creq = example("plan_compare_h100_to_h200.json");
     creq.time_limit_s = 2;
