@@ -177,10 +177,13 @@ static const cli_cmd commands[] = {
      "-> step_ms, samples_per_s, peak_memory_bytes, breakdown, memory, kernel_classes\n"
      "(see docs/step-model.md and data/workloads/)."},
     {"kernels select", cli_kernels_select,
-     "cdplan kernels select FILE|- [--hw NAME] [--format json|triton] [--db PATH]",
+     "cdplan kernels select FILE|- [--hw NAME] [--format json|triton|triton-heuristic] [--db PATH]",
      "Rank Triton GEMM tile configs per problem without autotuning:\n"
      "{\"hardware\":NAME,\"problems\":[{\"m\",\"n\",\"k\",\"dtype\"}],\"candidates\"?:[...]}.\n"
-     "--format triton prints each problem's paste-ready triton.Config list (docs/kernels.md)."},
+     "--format triton prints each problem's paste-ready triton.Config list (docs/kernels.md);\n"
+     "--format triton-heuristic a Python module with the one chosen config per shape\n"
+     "(config_for(M, N, K, dtype), heuristics(dtype) for @triton.heuristics). AMD configs\n"
+     "carry waves_per_eu, matrix_instr_nonkdim and kpack."},
     {"calibrate", cli_calibrate,
      "cdplan calibrate [--hw NAME] [--rows fit|all] FILE... [--db PATH]",
      "Fit the cost model's efficiency parameters for NAME to measurement files\n"
