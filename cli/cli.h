@@ -12,6 +12,7 @@ typedef struct {
   const char *db;     /* --db, else $CDPLAN_DB, else ./cdplan.db */
   const char *hw;     /* --hw NAME or NULL */
   const char *module; /* --module PATH (export torchrec) or NULL */
+  const char *server; /* --server URL: send the command to a running server */
   int argc;           /* positional arguments left after the options */
   char **argv;
 } cli_opts;
@@ -43,6 +44,12 @@ int cli_opts_split(int argc, char **argv, char ***out);
 /* --db, --hw, --module, --help anywhere; *rest (malloc'd) the positional
  * arguments in order. Non-zero: the exit status (usage printed). */
 int cli_opts_common(int argc, char **argv, cli_opts *o, int *help, char ***rest, int *nrest);
+
+/* cli/client.c: one HTTP request to o->server's REST route for the
+ * command (CDPLAN_TOKEN as the Bearer token); returns the exit status. */
+int cli_remote(const char *name, cli_opts *o);
+int cli_remote_call(const char *server, const char *method, const char *path, const char *body,
+                    size_t blen, int raw_text);
 
 int cli_serve(cli_opts *o);
 int cli_calibrate(cli_opts *o);

@@ -239,7 +239,11 @@ static void print_help(FILE *f) {
   fprintf(f, "\nEvery command writes JSON to stdout; errors are JSON on stderr with a non-zero\n"
              "exit status (1 refused request, 2 bad command line, 3 internal failure).\n"
              "--db defaults to $CDPLAN_DB, else ./cdplan.db; a new database is seeded with\n"
-             "the built-in hardware catalog. 'cdplan COMMAND --help' explains one command.\n");
+             "the built-in hardware catalog. 'cdplan COMMAND --help' explains one command.\n"
+             "Options take --name=value or --name value; --db and --hw may come before the\n"
+             "command. --server http://HOST:PORT (before the command) sends estimate, step,\n"
+             "plan, compare, hw list|show|add and export torchrec to a running server instead,\n"
+             "with $CDPLAN_TOKEN as the Bearer token.\n");
 }
 
 /* The command after the global options: av[1] (and av[2]) name it. */
@@ -293,7 +297,7 @@ static int run_command(const cli_cmd *cmd, cli_opts *o, int ac, char **av) {
       printf("Usage: %s\n\n%s\n", cmd->usage, cmd->help);
       return 0;
     }
-    return cmd->fn(o);
+    return o->server ? cli_remote(cmd->name, o) : cmd->fn(o);
   }
   if ((rc = cli_opts_common(ac, av, o, &help, &rest, &n))) return rc < 0 ? 3 : rc;
   if (help) {
@@ -303,7 +307,7 @@ static int run_command(const cli_cmd *cmd, cli_opts *o, int ac, char **av) {
   }
   o->argc = n;
   o->argv = rest;
-  rc = cmd->fn(o);
+  rc = o->server ? cli_remote(cmd->name, o) : cmd->fn(o);
   free(rest);
   return rc;
 }

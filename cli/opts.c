@@ -1,5 +1,6 @@
 /* opts.c: the command line's shared option handling (getopt_long):
- *  - global options before the command (`cdplan --db=x.db plan req.json`);
+ *  - global options before the command (`cdplan --db=x.db plan req.json`,
+ *    `cdplan --server http://host:8080 plan req.json`);
  *  - `--name=value` accepted everywhere: split into `--name value` before a
  *    command that reads its own options sees argv;
  *  - the common options of the simple commands anywhere among their
@@ -25,14 +26,13 @@ static int bad_option(char **argv, int opt) {
   return usage("unknown option ", a);
 }
 
-enum { OPT_DB = 1000, OPT_HW, OPT_MODULE, OPT_VERSION };
+enum { OPT_DB = 1000, OPT_HW, OPT_MODULE, OPT_VERSION, OPT_SERVER };
 
 int cli_opts_global(int argc, char **argv, cli_opts *o, int *first, int *help, int *version) {
-  static const struct option longs[] = {{"db", required_argument, NULL, OPT_DB},
-                                        {"hw", required_argument, NULL, OPT_HW},
-                                        {"help", no_argument, NULL, 'h'},
-                                        {"version", no_argument, NULL, OPT_VERSION},
-                                        {NULL, 0, NULL, 0}};
+  static const struct option longs[] = {
+      {"db", required_argument, NULL, OPT_DB},         {"hw", required_argument, NULL, OPT_HW},
+      {"server", required_argument, NULL, OPT_SERVER}, {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, OPT_VERSION},     {NULL, 0, NULL, 0}};
   int c;
   optind = 0; /* glibc: a full re-initialisation */
   opterr = 0;
@@ -42,6 +42,8 @@ int cli_opts_global(int argc, char **argv, cli_opts *o, int *first, int *help, i
       o->db = optarg;
     else if (c == OPT_HW)
       o->hw = optarg;
+    else if (c == OPT_SERVER)
+      o->server = optarg;
     else if (c == 'h')
       *help = 1;
     else if (c == OPT_VERSION)
