@@ -130,6 +130,10 @@ static int expand(const cJSON *req, tr_table **out, size_t *n, svc_err *err) {
         snprintf(p->cd, sizeof p->cd, "%s", base);
         snprintf(p->tr, sizeof p->tr, "%s", base);
       }
+      /* an EmbeddingBagCollection's tables are ModuleDict keys: no '.' */
+      if (strchr(p->tr, '.'))
+        return svc_err_set(err, SVC_BAD_FIELD, "workload.tables",
+                           "table '%s': TorchRec table names hold no '.'", p->cd);
       p->rows = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "rows"));
       p->dim = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "dim"));
       *n = k + 1;

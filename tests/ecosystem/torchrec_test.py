@@ -129,6 +129,15 @@ def main():
         if rc != 1 or '"field":"module"' not in err:
             failures.append(f"bad module path: exit {rc} {err}")
 
+    # A table name TorchRec cannot have ('.' in a ModuleDict key): refused.
+    dotted = [r for r in requests() if r[0] == "rw"][0][2]
+    dotted["workload"]["tables"][0]["name"] = "user.id"
+    rc, out, err = cdplan("plan", "-", "--db", db, stdin=json.dumps(dotted))
+    if rc == 0:
+        rc, _, err = cdplan("export", "torchrec", json.loads(out)["id"], "--db", db)
+    if rc != 1 or '"field":"workload.tables"' not in err:
+        failures.append(f"a dotted table name: exit {rc} {err[:200]}")
+
     # Import: configs + constraints -> a workload a step request takes.
     fixture = os.path.join(REPO, "tests", "fixtures", "torchrec_tables.json")
     rc, out, err = cdplan("import", "torchrec", fixture)
