@@ -16,6 +16,9 @@ APT_PACKAGES = build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev l
 # the machine has no node yet (Debian's nodejs/npm), then playwright-core by npm ci.
 APT_PACKAGES += chromium
 
+# promtool (tests/ecosystem: `promtool check metrics` on a live /metrics).
+APT_PACKAGES += prometheus
+
 .PHONY: deps build run test asan bench format format-check clean
 
 # Installs only what is missing; needs root (or sudo) the first time.
@@ -29,7 +32,8 @@ deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --offline 2>/dev/null || \
+	@for m in playwright-core @redocly/cli ajv ajv-formats yaml; do \
+	  [ -d node_modules/$$m ] || exit 1; done 2>/dev/null || npm ci --no-audit --no-fund --offline 2>/dev/null || \
 	  npm ci --no-audit --no-fund
 
 build: deps

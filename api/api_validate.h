@@ -17,6 +17,7 @@
 #define CDPLAN_API_VALIDATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "api/api.h"
 
@@ -54,6 +55,11 @@ int api_validation_get_flags(api_ctx *ctx, const char *id, unsigned flags, char 
  * newest first (at most 200); one reconcile pass runs first
  * (api_validation_tick). Results are not read at all. */
 int api_validation_list(api_ctx *ctx, char **out, svc_err *err);
+
+/* Jobs per state now, in the order of api_validation_states (/metrics). */
+#define API_VAL_NSTATES 5
+extern const char *const api_validation_states[API_VAL_NSTATES];
+int api_validation_state_counts(api_ctx *ctx, int64_t counts[API_VAL_NSTATES], svc_err *err);
 int api_validation_list_flags(api_ctx *ctx, unsigned flags, char **out, svc_err *err);
 /* POST /v1/validations/{id}/cancel: the cancelled job; 409 when final. */
 int api_validation_cancel(api_ctx *ctx, const char *id, char **out, svc_err *err);

@@ -114,20 +114,57 @@ static cJSON *ranked_json(const cost_kpred *r) {
   return o;
 }
 
-/* "[triton.Config({'BLOCK_M': 128, ...}, num_warps=8, num_stages=3), ...]"
- * of the best n ranked configs, ready to paste into @triton.autotune. */
-static char *triton_text(const cost_kpred *r, int n) {
-  size_t cap = 160 * (size_t)(n + 1), len = 0;
+/* One triton.Config text, with the meta-parameter names of Triton's
+ * matmul tutorial (python/tutorials/03-matrix-multiplication.py:
+ * BLOCK_SIZE_M/N/K, GROUP_SIZE_M). On AMD GPUs the AMD backend's compile
+ * options too (third_party/amd/backend/compiler.py, HIPOptions):
+ *  - waves_per_eu: the occupancy the model predicts, as waves per SIMD
+ *    (blocks per CU x num_warps / 4 SIMDs per CU, CDNA3 ISA guide 1.2), a
+ *    hint the compiler then allocates registers for; at least 1.
+ *  - matrix_instr_nonkdim: 16, the 16x16 MFMA, PyTorch Inductor's ROCm GEMM
+ *    default (torch/_inductor/template_heuristics.py, ROCmGemmConfig).
+ *  - kpack: 2 on gfx942 (Inductor's default), 1 elsewhere: HIPOptions
+ *    overwrites any other value with 1 on gfx950 and warns that it is
+ *    deprecated there. */
+static int config_text(char *s, size_t cap, const cost_hw *hw, const cost_kpred *r) {
+  const cost_kcfg *c = &r->cfg;
+  int n = snprintf(s, cap,
+                   "triton.Config({'BLOCK_SIZE_M': %d, 'BLOCK_SIZE_N': %d, 'BLOCK_SIZE_K': %d, "
+                   "'GROUP_SIZE_M': %d",
+                   c->block_m, c->block_n, c->block_k, c->group_m);
+  if (n < 0 || (size_t)n >= cap) return -1;
+  if (!strcmp(hw->vendor, "amd")) {
+    int waves = r->occupancy * c->num_warps / 4;
+    int m = snprintf(s + n, cap - (size_t)n,
+                     ", 'waves_per_eu': %d, 'matrix_instr_nonkdim': 16, 'kpack': %d",
+                     waves < 1 ? 1 : waves, strcmp(hw->arch, "cdna3") ? 1 : 2);
+    if (m < 0 || (size_t)m >= cap - (size_t)n) return -1;
+    n += m;
+  }
+  int m = snprintf(s + n, cap - (size_t)n, "}, num_warps=%d, num_stages=%d)", c->num_warps,
+                   c->num_stages);
+  return m < 0 || (size_t)m >= cap - (size_t)n ? -1 : n + m;
+}
+
+/* "[triton.Config(...), ...]" of the best n ranked configs, ready to paste
+ * into @triton.autotune; with n = 1 and single, the one config alone. */
+static char *triton_text(const cost_hw *hw, const cost_kpred *r, int n, int single) {
+  size_t cap = 256 * (size_t)(n + 1), len = 0;
   char *s = malloc(cap);
   if (!s) return NULL;
+  if (single) {
+    if (n < 1 || config_text(s, cap, hw, &r[0]) < 0) s[0] = '\0';
+    return s;
+  }
   len += (size_t)snprintf(s + len, cap - len, "[");
   for (int i = 0; i < n; i++) {
-    const cost_kcfg *c = &r[i].cfg;
-    len += (size_t)snprintf(s + len, cap - len,
-                            "%striton.Config({'BLOCK_M': %d, 'BLOCK_N': %d, 'BLOCK_K': %d, "
-                            "'GROUP_M': %d}, num_warps=%d, num_stages=%d)",
-                            i ? ", " : "", c->block_m, c->block_n, c->block_k, c->group_m,
-                            c->num_warps, c->num_stages);
+    if (i) len += (size_t)snprintf(s + len, cap - len, ", ");
+    int w = config_text(s + len, cap - len, hw, &r[i]);
+    if (w < 0) {
+      free(s);
+      return NULL;
+    }
+    len += (size_t)w;
   }
   snprintf(s + len, cap - len, "]");
   return s;
@@ -167,11 +204,21 @@ static int problem_json(const cost_hw *hw, const cost_kproblem *pb, const cost_k
     cJSON_AddStringToObject(x, "reason", scratch[i].reason);
     cJSON_AddItemToArray(inf, x);
   }
-  if (!(tx = triton_text(scratch, nf < TRITON_TOP ? nf : TRITON_TOP))) {
+  if (!(tx = triton_text(hw, scratch, nf < TRITON_TOP ? nf : TRITON_TOP, 0))) {
     cJSON_Delete(o);
     return svc_err_set(err, SVC_NOMEM, "", NULL);
   }
   cJSON_AddStringToObject(o, "triton", tx);
+  free(tx);
+  /* the chosen config alone: for a kernel launched without autotuning */
+  if (!(tx = triton_text(hw, scratch, nf ? 1 : 0, 1))) {
+    cJSON_Delete(o);
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
+  if (tx[0])
+    cJSON_AddStringToObject(o, "triton_config", tx);
+  else
+    cJSON_AddNullToObject(o, "triton_config");
   free(tx);
   *out = o;
   return 0;

@@ -9,9 +9,11 @@
 #include "common/common.h"
 
 typedef struct {
-  const char *db; /* --db, else $CDPLAN_DB, else ./cdplan.db */
-  const char *hw; /* --hw NAME or NULL */
-  int argc;       /* positional arguments left after the options */
+  const char *db;     /* --db, else $CDPLAN_DB, else ./cdplan.db */
+  const char *hw;     /* --hw NAME or NULL */
+  const char *module; /* --module PATH (export torchrec) or NULL */
+  const char *server; /* --server URL: send the command to a running server */
+  int argc;           /* positional arguments left after the options */
   char **argv;
 } cli_opts;
 
@@ -33,12 +35,30 @@ int cli_read_input(const char *path, char **out, size_t *len, svc_err *err);
 /* Open the api context on o->db. */
 int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err);
 
+/* cli/opts.c (getopt_long). Global options before the command: argv[1..]
+ * up to the command word, whose index goes to *first. */
+int cli_opts_global(int argc, char **argv, cli_opts *o, int *first, int *help, int *version);
+/* A malloc'd argv with every "--name=value" after argv[0] split in two;
+ * returns its length, -1 without memory. The strings stay argv's. */
+int cli_opts_split(int argc, char **argv, char ***out);
+/* --db, --hw, --module, --help anywhere; *rest (malloc'd) the positional
+ * arguments in order. Non-zero: the exit status (usage printed). */
+int cli_opts_common(int argc, char **argv, cli_opts *o, int *help, char ***rest, int *nrest);
+
+/* cli/client.c: one HTTP request to o->server's REST route for the
+ * command (CDPLAN_TOKEN as the Bearer token); returns the exit status. */
+int cli_remote(const char *name, cli_opts *o);
+int cli_remote_call(const char *server, const char *method, const char *path, const char *body,
+                    size_t blen, int raw_text);
+
 int cli_serve(cli_opts *o);
 int cli_calibrate(cli_opts *o);
-int cli_plan(cli_opts *o);           /* cli/plan.c */
-int cli_compare(cli_opts *o);        /* cli/plan.c */
-int cli_kernels_select(cli_opts *o); /* cli/kernels.c: parses its own options */
-int cli_token_create(cli_opts *o);   /* cli/token.c */
+int cli_plan(cli_opts *o);            /* cli/plan.c */
+int cli_compare(cli_opts *o);         /* cli/plan.c */
+int cli_kernels_select(cli_opts *o);  /* cli/kernels.c: parses its own options */
+int cli_export_torchrec(cli_opts *o); /* cli/export.c */
+int cli_import_torchrec(cli_opts *o);
+int cli_token_create(cli_opts *o); /* cli/token.c */
 int cli_token_list(cli_opts *o);
 int cli_token_revoke(cli_opts *o);
 /* cli/validate.c: these parse their own options (see main.c). */

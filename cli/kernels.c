@@ -1,8 +1,11 @@
-/* cdplan kernels select FILE|- [--hw NAME] [--format json|triton] [--db PATH]:
- * the request of POST /v1/kernels/select from a file or stdin, answered by
- * api_kernels_select. --format triton prints, per problem, a comment line
- * naming the problem and its paste-ready triton.Config list instead of the
- * JSON document. Parses its own options (main.c lists it beside serve). */
+/* cdplan kernels select FILE|- [--hw NAME] [--format json|triton|triton-heuristic]
+ * [--db PATH]: the request of POST /v1/kernels/select from a file or stdin,
+ * answered by api_kernels_select. --format triton prints, per problem, a
+ * comment line naming the problem and its paste-ready triton.Config list
+ * instead of the JSON document; --format triton-heuristic a Python module
+ * with one chosen config per shape (no autotuning: config_for(M, N, K,
+ * dtype), and heuristics(dtype) for @triton.heuristics). Parses its own
+ * options (main.c lists it beside serve). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,49 @@ static int emit_triton(char *json) {
   return 0;
 }
 
+/* Python's name for a meta-parameter a heuristic can set (launch options
+ * num_warps and num_stages are passed at launch instead). */
+static const char *const meta_names[] = {"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K",
+                                         "GROUP_SIZE_M"};
+
+/* The chosen config per shape as a Python module. */
+static int emit_heuristic(char *json) {
+  cJSON *doc = cJSON_Parse(json);
+  const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results"), *r;
+  const char *hw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "hardware"));
+  free(json);
+  if (!doc) return 3;
+  printf("# Triton GEMM configs chosen by cdplan's kernel model for %s, one per shape, no\n"
+         "# autotuning (`cdplan kernels select --format triton-heuristic`). Shapes without a\n"
+         "# feasible config are left out.\n"
+         "import triton\n\nCONFIGS = {\n",
+         hw ? hw : "?");
+  cJSON_ArrayForEach(r, results) {
+    const char *cfg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "triton_config"));
+    const char *dt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "dtype"));
+    if (!cfg || !dt) continue;
+    printf("    (%.0f, %.0f, %.0f, \"%s\"): %s,\n",
+           cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "m")),
+           cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "n")),
+           cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "k")), dt, cfg);
+  }
+  printf("}\n\n\ndef config_for(M, N, K, dtype):\n"
+         "    \"\"\"The chosen triton.Config of a shape; launch with **cfg.kwargs,\n"
+         "    num_warps=cfg.num_warps, num_stages=cfg.num_stages. KeyError: not planned.\"\"\"\n"
+         "    return CONFIGS[(M, N, K, dtype)]\n\n\n"
+         "def heuristics(dtype):\n"
+         "    \"\"\"For @triton.heuristics(heuristics(\"bf16\")) on a kernel with M, N, K "
+         "args.\"\"\"\n"
+         "    return {\n        name: (lambda args, _n=name: config_for(args[\"M\"], args[\"N\"], "
+         "args[\"K\"], dtype).kwargs[_n])\n"
+         "        for name in (");
+  for (size_t i = 0; i < sizeof meta_names / sizeof meta_names[0]; i++)
+    printf("%s\"%s\"", i ? ", " : "", meta_names[i]);
+  printf(")\n    }\n");
+  cJSON_Delete(doc);
+  return fflush(stdout) == 0 ? 0 : 3;
+}
+
 int cli_kernels_select(cli_opts *o) {
   const char *file = NULL, *format = "json";
   api_ctx *ctx = NULL;
@@ -63,8 +109,8 @@ int cli_kernels_select(cli_opts *o) {
     }
   }
   if (!file) return bad_args("expected one request file or - for stdin", "");
-  if (strcmp(format, "json") != 0 && strcmp(format, "triton") != 0)
-    return bad_args("--format must be json or triton, not ", format);
+  if (strcmp(format, "json") && strcmp(format, "triton") && strcmp(format, "triton-heuristic"))
+    return bad_args("--format must be json, triton or triton-heuristic, not ", format);
   if ((rc = cli_read_input(file, &in, &len, &err))) goto cleanup;
   if (o->hw && (rc = api_override_hardware(in, len, o->hw, &body, &blen, &err))) goto cleanup;
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
@@ -74,5 +120,6 @@ cleanup:
   free(body);
   api_ctx_free(ctx);
   if (rc) return cli_fail(&err);
-  return strcmp(format, "triton") ? cli_emit(out) : emit_triton(out);
+  if (!strcmp(format, "triton")) return emit_triton(out);
+  return strcmp(format, "triton-heuristic") ? cli_emit(out) : emit_heuristic(out);
 }

@@ -2,9 +2,11 @@
  * from a file argument or "-", calls one api function, writes JSON to
  * stdout; errors are the same JSON documents as the REST API's, on stderr,
  * with a non-zero exit status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/api_step.h"
 #include "cli/cli.h"
@@ -26,6 +28,13 @@ int cli_emit(char *json) {
 }
 
 int cli_read_input(const char *path, char **out, size_t *len, svc_err *err) {
+  struct stat st;
+  /* A file that is not there is a command-line mistake (exit 2), not ours. */
+  if (strcmp(path, "-") != 0 && stat(path, &st) != 0)
+    return svc_err_set(err, SVC_BAD_ARGS, "file", "cannot read input file %s: %s", path,
+                       strerror(errno));
+  if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode))
+    return svc_err_set(err, SVC_BAD_ARGS, "file", "input %s is a directory, not a file", path);
   if (strcmp(path, "-") != 0) return svc_read_file(path, API_MAX_BODY, out, len, err);
   size_t cap = 65536, n = 0;
   char *buf = malloc(cap);
@@ -168,10 +177,13 @@ static const cli_cmd commands[] = {
      "-> step_ms, samples_per_s, peak_memory_bytes, breakdown, memory, kernel_classes\n"
      "(see docs/step-model.md and data/workloads/)."},
     {"kernels select", cli_kernels_select,
-     "cdplan kernels select FILE|- [--hw NAME] [--format json|triton] [--db PATH]",
+     "cdplan kernels select FILE|- [--hw NAME] [--format json|triton|triton-heuristic] [--db PATH]",
      "Rank Triton GEMM tile configs per problem without autotuning:\n"
      "{\"hardware\":NAME,\"problems\":[{\"m\",\"n\",\"k\",\"dtype\"}],\"candidates\"?:[...]}.\n"
-     "--format triton prints each problem's paste-ready triton.Config list (docs/kernels.md)."},
+     "--format triton prints each problem's paste-ready triton.Config list (docs/kernels.md);\n"
+     "--format triton-heuristic a Python module with the one chosen config per shape\n"
+     "(config_for(M, N, K, dtype), heuristics(dtype) for @triton.heuristics). AMD configs\n"
+     "carry waves_per_eu, matrix_instr_nonkdim and kpack."},
     {"calibrate", cli_calibrate,
      "cdplan calibrate [--hw NAME] [--rows fit|all] FILE... [--db PATH]",
      "Fit the cost model's efficiency parameters for NAME to measurement files\n"
@@ -198,6 +210,16 @@ static const cli_cmd commands[] = {
     {"validate report", cli_validate_report, "cdplan validate report ID [--calibrate] [--db PATH]",
      "Predicted against measured per case with median, p90 and max relative error;\n"
      "--calibrate also fits a new calibration version from the measurements."},
+    {"export torchrec", cli_export_torchrec,
+     "cdplan export torchrec PLAN_ID [--module PATH] [--db PATH]",
+     "Print a stored plan (or a compare's plan for \"to\") as a Python module whose\n"
+     "build_plan(ebc) returns TorchRec's ShardingPlan, built with TorchRec's helpers\n"
+     "(table_wise, row_wise, column_wise, table_row_wise, data_parallel), for the\n"
+     "EmbeddingBagCollection at --module (default sparse_arch.embedding_bag_collection)."},
+    {"import torchrec", cli_import_torchrec, "cdplan import torchrec FILE|-",
+     "Read TorchRec table configs (a JSON list of EmbeddingBagConfig fields, or\n"
+     "{\"tables\",\"constraints\":{NAME:{\"pooling_factors\"}},\"dense_features\",...})\n"
+     "and print {\"workload\",\"recipe\":{\"embedding_precision\"}} for cdplan step/plan."},
     {"token create", cli_token_create,
      "cdplan token create --scope read,plan,dispatch,admin [--name NAME] [--db PATH]",
      "Make an API token for `cdplan serve` and print it once: {\"id\",...,\"token\":SECRET}.\n"
@@ -217,104 +239,110 @@ static void print_help(FILE *f) {
   fprintf(f, "\nEvery command writes JSON to stdout; errors are JSON on stderr with a non-zero\n"
              "exit status (1 refused request, 2 bad command line, 3 internal failure).\n"
              "--db defaults to $CDPLAN_DB, else ./cdplan.db; a new database is seeded with\n"
-             "the built-in hardware catalog. 'cdplan COMMAND --help' explains one command.\n");
+             "the built-in hardware catalog. 'cdplan COMMAND --help' explains one command.\n"
+             "Options take --name=value or --name value; --db and --hw may come before the\n"
+             "command. --server http://HOST:PORT (before the command) sends estimate, step,\n"
+             "plan, compare, hw list|show|add and export torchrec to a running server instead,\n"
+             "with $CDPLAN_TOKEN as the Bearer token.\n");
 }
 
-/* Pull the common options out of argv; the rest stay positional. */
-static int parse_common(int argc, char **argv, cli_opts *o, int *help, char ***rest, int *nrest) {
-  char **pos = calloc((size_t)argc + 1, sizeof *pos);
-  int n = 0;
-  if (!pos) return -1;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      *help = 1;
-    } else if (!strcmp(a, "--db") || !strcmp(a, "--hw")) {
-      if (i + 1 >= argc) {
-        free(pos);
-        return usage_error("a value is needed after ", a);
-      }
-      if (!strcmp(a, "--db"))
-        o->db = argv[++i];
-      else
-        o->hw = argv[++i];
-    } else if (a[0] == '-' && a[1] != '\0') {
-      free(pos);
-      return usage_error("unknown option ", a);
-    } else {
-      pos[n++] = argv[i];
-    }
-  }
-  *rest = pos;
-  *nrest = n;
-  return 0;
-}
-
-int main(int argc, char **argv) {
-  cli_opts o = {0};
-  const cli_cmd *cmd = NULL;
-  int help = 0, n = 0, rc, skip = 0;
-  char **rest = NULL;
-  o.db = getenv("CDPLAN_DB");
-  if (!o.db || !*o.db) o.db = "cdplan.db";
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-      !strcmp(argv[1], "help")) {
-    print_help(stdout);
-    return argc < 2 ? 2 : 0;
-  }
-  if (!strcmp(argv[1], "--version")) {
-    printf("cdplan %s\n", api_version());
-    return 0;
-  }
-  for (size_t i = 0; i < N_COMMANDS && !cmd; i++) {
+/* The command after the global options: av[1] (and av[2]) name it. */
+static const cli_cmd *find_command(int ac, char **av, int *skip) {
+  for (size_t i = 0; i < N_COMMANDS; i++) {
     const char *name = commands[i].name, *sp = strchr(name, ' ');
-    if (!sp && !strcmp(argv[1], name)) {
-      cmd = &commands[i];
-      skip = 2;
-    } else if (sp && argc >= 3 && strlen(argv[1]) == (size_t)(sp - name) &&
-               !strncmp(argv[1], name, (size_t)(sp - name)) && !strcmp(argv[2], sp + 1)) {
-      cmd = &commands[i];
-      skip = 3;
+    if (!sp && !strcmp(av[1], name)) {
+      *skip = 2;
+      return &commands[i];
+    }
+    if (sp && ac >= 3 && strlen(av[1]) == (size_t)(sp - name) &&
+        !strncmp(av[1], name, (size_t)(sp - name)) && !strcmp(av[2], sp + 1)) {
+      *skip = 3;
+      return &commands[i];
     }
   }
-  if (!cmd) {
-    /* A command group ("hw", "validate", "token", "kernels") without a
-     * known subcommand: list the group's commands. */
-    size_t glen = strlen(argv[1]);
-    int group = 0, ghelp = argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
-    FILE *gout = ghelp ? stdout : stderr;
-    for (size_t i = 0; i < N_COMMANDS; i++) {
-      if (!strncmp(commands[i].name, argv[1], glen) && commands[i].name[glen] == ' ') {
-        if (!group++) fprintf(gout, "Usage: cdplan %s COMMAND, one of\n", argv[1]);
-        fprintf(gout, "  %s\n", commands[i].usage);
-      }
+  return NULL;
+}
+
+/* A command group ("hw", "validate", ...) without a known subcommand: list
+ * the group's commands; -1 when av[1] is no group. */
+static int group_usage(int ac, char **av) {
+  size_t glen = strlen(av[1]);
+  int group = 0, ghelp = ac >= 3 && (!strcmp(av[2], "--help") || !strcmp(av[2], "-h"));
+  FILE *gout = ghelp ? stdout : stderr;
+  for (size_t i = 0; i < N_COMMANDS; i++) {
+    if (!strncmp(commands[i].name, av[1], glen) && commands[i].name[glen] == ' ') {
+      if (!group++) fprintf(gout, "Usage: cdplan %s COMMAND, one of\n", av[1]);
+      fprintf(gout, "  %s\n", commands[i].usage);
     }
-    if (group) return ghelp ? 0 : 2;
-    return usage_error("unknown command ", argv[1]);
   }
-  /* serve, validate, token create, kernels select and calibrate parse their own options */
-  if (!strcmp(cmd->name, "serve") || !strncmp(cmd->name, "validate ", 9) ||
-      !strcmp(cmd->name, "token create") || !strcmp(cmd->name, "kernels select") ||
-      !strcmp(cmd->name, "calibrate")) {
-    o.argc = argc - skip;
-    o.argv = argv + skip;
-    for (int i = 0; i < o.argc; i++)
-      if (!strcmp(o.argv[i], "--help") || !strcmp(o.argv[i], "-h")) help = 1;
+  return group ? (ghelp ? 0 : 2) : -1;
+}
+
+/* serve, validate, token create, kernels select and calibrate read their
+ * own options (from an argv with --name=value split). */
+static int own_options(const cli_cmd *cmd) {
+  return !strcmp(cmd->name, "serve") || !strncmp(cmd->name, "validate ", 9) ||
+         !strcmp(cmd->name, "token create") || !strcmp(cmd->name, "kernels select") ||
+         !strcmp(cmd->name, "calibrate");
+}
+
+static int run_command(const cli_cmd *cmd, cli_opts *o, int ac, char **av) {
+  char **rest = NULL;
+  int help = 0, n = 0, rc;
+  if (own_options(cmd)) {
+    o->argc = ac, o->argv = av;
+    for (int i = 0; i < ac; i++)
+      if (!strcmp(av[i], "--help") || !strcmp(av[i], "-h")) help = 1;
     if (help) {
       printf("Usage: %s\n\n%s\n", cmd->usage, cmd->help);
       return 0;
     }
-    return cmd->fn(&o);
+    return o->server ? cli_remote(cmd->name, o) : cmd->fn(o);
   }
-  if ((rc = parse_common(argc - skip, argv + skip, &o, &help, &rest, &n))) return rc < 0 ? 3 : rc;
+  if ((rc = cli_opts_common(ac, av, o, &help, &rest, &n))) return rc < 0 ? 3 : rc;
   if (help) {
     printf("Usage: %s\n\n%s\n", cmd->usage, cmd->help);
     free(rest);
     return 0;
   }
-  o.argc = n;
-  o.argv = rest;
-  rc = cmd->fn(&o);
+  o->argc = n;
+  o->argv = rest;
+  rc = o->server ? cli_remote(cmd->name, o) : cmd->fn(o);
   free(rest);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  cli_opts o = {0};
+  const cli_cmd *cmd = NULL;
+  int help = 0, version = 0, first = 1, skip = 0, rc, ac;
+  char **av = NULL;
+  o.db = getenv("CDPLAN_DB");
+  if (!o.db || !*o.db) o.db = "cdplan.db";
+  if ((rc = cli_opts_global(argc, argv, &o, &first, &help, &version))) return rc;
+  if (version) {
+    printf("cdplan %s\n", api_version());
+    return 0;
+  }
+  if (first >= argc || !strcmp(argv[first], "help")) {
+    print_help(stdout);
+    return first >= argc && !help ? 2 : 0;
+  }
+  /* av: the program name, then the command and its arguments, split */
+  if ((ac = cli_opts_split(argc - first + 1, argv + first - 1, &av)) < 0) return 3;
+  av[0] = argv[0];
+  if (!(cmd = find_command(ac, av, &skip))) {
+    rc = group_usage(ac, av);
+    if (rc < 0) rc = usage_error("unknown command ", av[1]);
+    free(av);
+    return rc;
+  }
+  if (help) {
+    printf("Usage: %s\n\n%s\n", cmd->usage, cmd->help);
+    free(av);
+    return 0;
+  }
+  rc = run_command(cmd, &o, ac - skip, av + skip);
+  free(av);
   return rc;
 }

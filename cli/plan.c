@@ -1,9 +1,11 @@
 /* cdplan plan / cdplan compare: one request (FILE or -) to api_plan_ex /
  * api_compare_ex. Solves longer than a second show their progress
- * (incumbent, bound, gap) on stderr, one line rewritten in place. */
+ * (incumbent, bound, gap) on stderr, one line rewritten in place, when
+ * stderr is a terminal (a log file or pipe gets no \r lines). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/api_plan.h"
 #include "cli/cli.h"
@@ -13,12 +15,13 @@ int cli_compare(cli_opts *o);
 
 typedef struct {
   int shown;
+  int tty; /* stderr is a terminal */
 } progress_state;
 
 static int progress(void *user, double incumbent_ms, double bound_ms, double gap,
                     double elapsed_s) {
   progress_state *s = user;
-  if (elapsed_s < 1.0) return 0;
+  if (elapsed_s < 1.0 || !s->tty) return 0;
   fprintf(stderr, "\rplanning %5.1fs: slowest rank %.3f ms, bound %.3f ms, gap %.2f%%   ",
           elapsed_s, incumbent_ms, bound_ms, gap * 100);
   fflush(stderr);
@@ -33,7 +36,7 @@ static int run(cli_opts *o, plan_call fn, int takes_hw) {
   api_ctx *ctx = NULL;
   char *in = NULL, *body = NULL, *out = NULL;
   size_t len = 0, blen = 0;
-  progress_state ps = {0};
+  progress_state ps = {0, isatty(fileno(stderr))};
   svc_err err;
   int rc;
   svc_err_clear(&err);

@@ -137,6 +137,9 @@ int hwdb_job_claim_slot(hwdb *db, const char *backend, int64_t max_started, int6
                         svc_err *err);
 /* How many jobs are queued or running. */
 int hwdb_job_count_active(hwdb *db, int64_t *n, svc_err *err);
+/* counts[i] = the jobs in states[i] now (0 for a state none is in). */
+int hwdb_job_count_states(hwdb *db, const char *const *states, int64_t *counts, size_t n,
+                          svc_err *err);
 /* Move job id to state to if its current state is listed in from (a
  * comma-separated list such as "queued,running"); *changed (may be NULL)
  * tells whether it moved. note and result (may be NULL) are stored with

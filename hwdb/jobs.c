@@ -440,6 +440,29 @@ cleanup:
   return rc;
 }
 
+int hwdb_job_count_states(hwdb *db, const char *const *states, int64_t *counts, size_t n,
+                          svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0, step;
+  for (size_t i = 0; i < n; i++) counts[i] = 0;
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT state, count(*) FROM val_job GROUP BY state", -1, &st, NULL) !=
+      SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
+    goto cleanup;
+  }
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *state = (const char *)sqlite3_column_text(st, 0);
+    for (size_t i = 0; i < n && state; i++)
+      if (!strcmp(state, states[i])) counts[i] = sqlite3_column_int64(st, 1);
+  }
+  if (step != SQLITE_DONE) rc = hwdb_fail_conn(c, err, "count jobs by state");
+cleanup:
+  sqlite3_finalize(st);
+  hwdb_reader_done(db);
+  return rc;
+}
+
 const char *hwdb_filename(hwdb *db) {
   const char *f = sqlite3_db_filename(db->conn, "main");
   return f ? f : "";

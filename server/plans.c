@@ -4,8 +4,10 @@
  * other endpoints always keep worker threads (503 with Retry-After beyond the cap). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "api/api_plan.h"
+#include "api/api_torchrec.h"
 #include "server/server_int.h"
 
 /* The stored plan's Location, read from its "id" (ids are [0-9a-z-]). */
@@ -34,9 +36,20 @@ enum MHD_Result srv_plan_list(srv_req *r) {
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }
 
+/* ?format=json (the default) or torchrec (the Python module of
+ * api/api_torchrec.h, for the EmbeddingBagCollection at ?module=). */
 enum MHD_Result srv_plan_get(srv_req *r) {
   char *out = NULL;
   svc_err err;
+  const char *fmt = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
+  const char *module = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "module");
+  if (fmt && !strcmp(fmt, "torchrec")) {
+    if (api_plan_torchrec(r->s->api, r->params[0], module, &out, &err) < 0)
+      return srv_reply_error(r, &err);
+    return srv_reply_text(r, MHD_HTTP_OK, out, "text/x-python; charset=utf-8");
+  }
+  if (fmt && strcmp(fmt, "json"))
+    return srv_reply_fail(r, SVC_BAD_FIELD, "format", "format must be json or torchrec");
   if (api_plan_get(r->s->api, r->params[0], &out, &err) < 0) return srv_reply_error(r, &err);
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }

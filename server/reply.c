@@ -50,6 +50,17 @@ enum MHD_Result srv_reply_json(srv_req *r, unsigned status, char *json) {
   return reply_doc(r, status, json, NULL, NULL);
 }
 
+enum MHD_Result srv_reply_text(srv_req *r, unsigned status, char *body, const char *ctype) {
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+  if (!resp) {
+    free(body);
+    return MHD_NO;
+  }
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+  return srv_reply_response(r, status, resp);
+}
+
 enum MHD_Result srv_reply_created(srv_req *r, char *json, const char *location) {
   return reply_doc(r, MHD_HTTP_CREATED, json, location ? MHD_HTTP_HEADER_LOCATION : NULL, location);
 }

@@ -176,6 +176,8 @@ enum MHD_Result srv_reply_api(srv_req *r, srv_api_fn fn, unsigned status);
  * and logs the request. json/body ownership passes to the reply helper
  * (freed even on failure). */
 enum MHD_Result srv_reply_json(srv_req *r, unsigned status, char *json);
+/* A text body (taken, freed by the response) of content type ctype. */
+enum MHD_Result srv_reply_text(srv_req *r, unsigned status, char *body, const char *ctype);
 /* 201 with a Location header. */
 enum MHD_Result srv_reply_created(srv_req *r, char *json, const char *location);
 enum MHD_Result srv_reply_no_content(srv_req *r);

@@ -165,7 +165,7 @@ static void test_http_static__index_files_and_types(void **state) {
   expect_status(&r, 200);
   assert_non_null(http_header(&r, "Content-Type", ct, sizeof ct));
   assert_string_equal(ct, "application/yaml");
-  assert_memory_equal(r.body, "openapi: 3.0", 12);
+  assert_memory_equal(r.body, "openapi: 3.1", 12);
   http_resp_dispose(&r);
 
   assert_int_equal(fixture_get(f, "/missing.js", &r), 0);

@@ -210,8 +210,12 @@ static void test_kernels_api__response_shape(void **state) {
   assert_non_null(
       strstr(cJSON_GetObjectItem(inf, "reason")->valuestring, "shared memory: 4 stages"));
   const char *tx = cJSON_GetObjectItem(r0, "triton")->valuestring;
-  assert_non_null(strstr(tx, "[triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64, "
-                             "'GROUP_M': 8}, num_warps=8, num_stages=3), triton.Config("));
+  assert_non_null(strstr(tx, "[triton.Config({'BLOCK_SIZE_M': 128, 'BLOCK_SIZE_N': 256, "
+                             "'BLOCK_SIZE_K': 64, 'GROUP_SIZE_M': 8}, num_warps=8, num_stages=3), "
+                             "triton.Config("));
+  assert_string_equal(cJSON_GetObjectItem(r0, "triton_config")->valuestring,
+                      "triton.Config({'BLOCK_SIZE_M': 128, 'BLOCK_SIZE_N': 256, 'BLOCK_SIZE_K': "
+                      "64, 'GROUP_SIZE_M': 8}, num_warps=8, num_stages=3)");
   assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "dtype")->valuestring,
                       "fp16");
   cJSON_Delete(doc);

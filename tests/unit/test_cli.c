@@ -117,18 +117,61 @@ static void test_cli__errors_are_json_on_stderr(void **state) {
   assert_int_equal(r.status, 1);
   assert_non_null(strstr(r.err, "\"field\":\"name\""));
   done(&r);
+  /* a missing input file is a command-line mistake: 2, not 3 */
   r = run(NULL, (const char *[]){"hw", "add", "/nonexistent/file.json", NULL});
-  assert_int_equal(r.status, 3);
-  assert_non_null(strstr(r.err, "\"code\":\"io\""));
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "\"code\":\"bad_args\""));
+  assert_non_null(strstr(r.err, "/nonexistent/file.json"));
+  done(&r);
+  r = run(NULL, (const char *[]){"plan", "/nonexistent/plan.json", NULL});
+  assert_int_equal(r.status, 2);
+  done(&r);
+  r = run(NULL, (const char *[]){"--db", NULL});
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "a value is needed after --db"));
+  done(&r);
+}
+
+/* getopt_long conventions: --name=value, global options before the
+ * command, options after positional arguments. */
+static void test_cli__getopt_long_conventions(void **state) {
+  (void)state;
+  char other[96], dbarg[112];
+  snprintf(other, sizeof other, "%s-other", db);
+  snprintf(dbarg, sizeof dbarg, "--db=%s", other);
+  run_result r = run(NULL, (const char *[]){dbarg, "hw", "show", "mi350x", NULL});
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"name\":\"mi350x\""));
+  done(&r);
+  assert_int_equal(access(other, F_OK), 0); /* the global --db= made it */
+  unlink(other);
+  r = run(NULL, (const char *[]){"hw", "list", dbarg, "amd", NULL});
+  assert_int_equal(r.status, 0);
+  assert_null(strstr(r.out, "\"vendor\":\"nvidia\""));
+  done(&r);
+  assert_int_equal(access(other, F_OK), 0);
+  unlink(other);
+  r = run(NULL, (const char *[]){"--hw=h200", "hw", "show", NULL});
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"name\":\"h200\""));
+  done(&r);
+  r = run(NULL, (const char *[]){"--bogus", "hw", "list", NULL});
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "unknown option --bogus"));
+  done(&r);
+  r = run(NULL, (const char *[]){"--version", NULL});
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "cdplan "));
   done(&r);
 }
 
 static void test_cli__help_on_every_subcommand(void **state) {
   (void)state;
-  const char *const cmds[][3] = {{"serve", "--help", NULL},     {"hw", "list", "--help"},
-                                 {"hw", "show", "--help"},      {"hw", "add", "--help"},
-                                 {"hw", "import", "--help"},    {"estimate", "--help", NULL},
-                                 {"calibrate", "--help", NULL}, {"--help", NULL, NULL}};
+  const char *const cmds[][3] = {
+      {"serve", "--help", NULL},       {"hw", "list", "--help"},   {"hw", "show", "--help"},
+      {"hw", "add", "--help"},         {"hw", "import", "--help"}, {"estimate", "--help", NULL},
+      {"calibrate", "--help", NULL},   {"--help", NULL, NULL},     {"export", "torchrec", "--help"},
+      {"import", "torchrec", "--help"}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
     const char *args[4] = {cmds[i][0], cmds[i][1], cmds[i][2], NULL};
     run_result r = run(NULL, args);
@@ -160,6 +203,7 @@ int main(void) {
       T(test_cli__hw_list_and_show_from_seeded_db),
       T(test_cli__errors_are_json_on_stderr),
       T(test_cli__help_on_every_subcommand),
+      T(test_cli__getopt_long_conventions),
       T(test_cli__estimate_from_stdin_with_hw_override),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
