@@ -26,9 +26,9 @@ typedef struct {
  * and 1024->1024->512->1, bf16 dense, fp32 tables, batch 2048 on 8 GPUs. */
 static void setup(fixture *f, double usable_gb, double large_rows) {
   memset(f, 0, sizeof *f);
-  f->ct[0] = (cost_table){"big_a", (int64_t)large_rows, 128, 20, 1, -1, -1};
-  f->ct[1] = (cost_table){"big_b", (int64_t)large_rows, 128, 10, 1, -1, -1};
-  f->ct[2] = (cost_table){"med", 5000000, 128, 5, 10, -1, -1};
+  f->ct[0] = (cost_table){"big_a", (int64_t)large_rows, 128, 20, 1, -1, -1, 0};
+  f->ct[1] = (cost_table){"big_b", (int64_t)large_rows, 128, 10, 1, -1, -1, 0};
+  f->ct[2] = (cost_table){"med", 5000000, 128, 5, 10, -1, -1, 0};
   for (int i = 0; i < 12; i++) {
     const cost_table *c = &f->ct[i < 2 ? i : 2];
     snprintf(f->pt[i].name, sizeof f->pt[i].name, "%s%d", c->name, i);
