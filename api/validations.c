@@ -221,7 +221,8 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
   if (opts && opts->backend) spec.backend = opts->backend;
   if (!val_kind_valid(spec.kind)) {
     rc = svc_err_set(err, SVC_BAD_FIELD, "kind",
-                     "kind must be gemm_sweep, kernel_sweep, memory_ops, step or cpu_selftest");
+                     "kind must be gemm_sweep, kernel_sweep, memory_ops, step, transformer_step, "
+                     "dlrm_step or cpu_selftest");
     goto cleanup;
   }
   if (!val_backend_valid(spec.backend)) {

@@ -18,8 +18,8 @@
 
 #define DEFAULT_TIMEOUT_S 3600
 
-static const char *const kinds[] = {"gemm_sweep", "kernel_sweep", "memory_ops",
-                                    "step",       "cpu_selftest", NULL};
+static const char *const kinds[] = {"gemm_sweep", "kernel_sweep",     "memory_ops", "step",
+                                    "cpu_selftest", "transformer_step", "dlrm_step",  NULL};
 static const char *const backends[] = {"local", "slurm", "bundle", NULL};
 
 static int in_list(const char *const *list, const char *s) {

@@ -53,7 +53,7 @@ typedef struct {
 
 /* A submission; strings are borrowed. */
 typedef struct {
-  const char *kind;       /* gemm_sweep|kernel_sweep|memory_ops|step|cpu_selftest */
+  const char *kind;       /* gemm_sweep|kernel_sweep|memory_ops|step|transformer_step|dlrm_step|cpu_selftest */
   const char *hw;         /* hardware name */
   const char *params;     /* JSON text of an object (canonical, from api/) */
   const char *prediction; /* JSON text or NULL */
