@@ -83,6 +83,31 @@ static int cfg_for(api_ctx *ctx, val_cfg *cfg, svc_err *err) {
   return rc;
 }
 
+int api_validation_bundle(api_ctx *ctx, const char *ids, char **data, size_t *len, svc_err *err) {
+  hwdb_job j;
+  int64_t id = 0;
+  int rc;
+  *data = NULL;
+  *len = 0;
+  if ((rc = parse_id(ids, &id, err)) || (rc = hwdb_job_get(ctx->db, id, &j, err))) return rc;
+  if (strcmp(j.backend, "bundle"))
+    rc = svc_err_set(err, SVC_CONFLICT, "id", "validation %lld runs on the %s backend: no bundle",
+                     (long long)id, j.backend);
+  else if (!j.workdir)
+    rc = svc_err_set(err, SVC_NOT_FOUND, "id", "validation %lld has no bundle folder",
+                     (long long)id);
+  else
+    rc = val_bundle_tar(j.workdir, id, data, len, err);
+  hwdb_job_dispose(&j);
+  return rc;
+}
+
+int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err) {
+  val_cfg cfg;
+  int rc = cfg_for(ctx, &cfg, err);
+  return rc ? rc : val_poll(ctx->db, &cfg, id, err);
+}
+
 /* Canonical prediction text (malloc'd) from the request's member. */
 static int read_prediction(const cJSON *p, char **out, svc_err *err) {
   cJSON *canon = NULL, *cases;
@@ -741,7 +766,20 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   cJSON_AddItemToObject(doc, "stats", stats_doc(rel, n));
   if (!pred) cJSON_AddStringToObject(doc, "note", "the job carries no prediction");
   if (calibrate) {
-    char label[48], *cal = NULL;
+    char label[48], *cal = NULL, why[256];
+    /* a result calibrates only the accelerator it ran on: the device the
+     * runner reported must be the job's hardware (a CPU test run, another
+     * GPU model, a MIG slice are not) */
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(res, "device");
+    cost_hw jh;
+    if (cJSON_IsObject(dev)) {
+      if ((rc = api_hw_lookup(ctx, j.hw, 0, &jh, err))) goto cleanup;
+      if (api_device_check(&jh, dev, why, sizeof why) == 0) {
+        rc = svc_err_set(err, SVC_CONFLICT, "device", "validation %lld cannot calibrate %s: %s",
+                         (long long)id, j.hw, why);
+        goto cleanup;
+      }
+    }
     const char *text = j.result;
     size_t len = strlen(j.result);
     snprintf(label, sizeof label, "validation %lld", (long long)id);

@@ -198,6 +198,14 @@ static const cli_cmd commands[] = {
     {"validate report", cli_validate_report, "cdplan validate report ID [--calibrate] [--db PATH]",
      "Predicted against measured per case with median, p90 and max relative error;\n"
      "--calibrate also fits a new calibration version from the measurements."},
+    {"validate plan", cli_validate_plan,
+     "cdplan validate plan ID [--backend local|slurm|bundle] [--out DIR] [--gpus N] [--steps N] "
+     "[--wait SECONDS] [--show] [--db PATH]",
+     "Run a stored plan's (or compare's) baseline and planned recipes on its workload as two\n"
+     "dlrm_step runner jobs and link them to the plan; the plan (cdplan validate plan ID --show,\n"
+     "GET /v1/plans/ID) then shows predicted against measured step time, memory and gain.\n"
+     "--wait polls until both jobs are final and prints the plan; bundle writes DIR/baseline\n"
+     "and DIR/planned."},
     {"token create", cli_token_create,
      "cdplan token create --scope read,plan,dispatch,admin [--name NAME] [--db PATH]",
      "Make an API token for `cdplan serve` and print it once: {\"id\",...,\"token\":SECRET}.\n"

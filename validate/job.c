@@ -18,7 +18,7 @@
 
 #define DEFAULT_TIMEOUT_S 3600
 
-static const char *const kinds[] = {"gemm_sweep", "kernel_sweep",     "memory_ops", "step",
+static const char *const kinds[] = {"gemm_sweep",   "kernel_sweep",     "memory_ops", "step",
                                     "cpu_selftest", "transformer_step", "dlrm_step",  NULL};
 static const char *const backends[] = {"local", "slurm", "bundle", NULL};
 
@@ -169,8 +169,18 @@ int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
     /* The job waits for its result to be ingested; the folder is the only
      * thing made now, and failing to make it is the caller's error. */
     svc_err_clear(&why);
-    if (spec->bundle_dir &&
-        (rc = val_write_bundle(spec->bundle_dir, cfg->runner, job.id, text, &why))) {
+    /* Without a folder of the caller's (a submission over the API) it goes
+     * in the job's own folder, served as a tarball (val_bundle_tar); either
+     * way the folder is recorded as the job's. */
+    char dir[PATH_MAX], real[PATH_MAX], name[32];
+    snprintf(name, sizeof name, "job-%lld", (long long)job.id);
+    if (spec->bundle_dir)
+      svc_strlcpy(dir, spec->bundle_dir, sizeof dir);
+    else if (val_join(dir, sizeof dir, cfg->workdir, name))
+      rc = svc_err_set(&why, SVC_IO, "", "validation folder path too long");
+    if (!rc) rc = val_write_bundle(dir, cfg->runner, job.id, text, &why);
+    if (!rc) rc = hwdb_job_set_handles(db, job.id, 0, 0, 0, realpath(dir, real) ? real : dir, &why);
+    if (rc) {
       val_fail(db, job.id, why.message, NULL);
       if (err) *err = why;
     }

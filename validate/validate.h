@@ -4,8 +4,10 @@
  *            posix_spawn, stdout to a result file, a timeout;
  *   slurm  - a batch script submitted with sbatch, followed with
  *            scontrol/squeue, cancelled with scancel;
- *   bundle - nothing is started: the job and the runner are written to a
- *            folder that runs anywhere; the result comes back by ingest.
+ *   bundle - nothing is started: the job and the runner package are
+ *            written to a folder that runs anywhere (the caller's, or the
+ *            job's own, served as a tarball); the result comes back by
+ *            ingest or a results POST.
  * Results come from the job's output file, or are stored by the caller
  * (an HTTP POST checked against the job's token, or `cdplan validate
  * ingest`).
@@ -53,7 +55,8 @@ typedef struct {
 
 /* A submission; strings are borrowed. */
 typedef struct {
-  const char *kind;       /* gemm_sweep|kernel_sweep|memory_ops|step|transformer_step|dlrm_step|cpu_selftest */
+  const char
+      *kind; /* gemm_sweep|kernel_sweep|memory_ops|step|transformer_step|dlrm_step|cpu_selftest */
   const char *hw;         /* hardware name */
   const char *params;     /* JSON text of an object (canonical, from api/) */
   const char *prediction; /* JSON text or NULL */
@@ -133,6 +136,10 @@ int val_write_script(const char *path, const char *python, const char *runner, c
 /* The bundle folder: job.json, runner.py (a copy) and run.sh. */
 int val_write_bundle(const char *dir, const char *runner, int64_t id, const char *job_json,
                      svc_err *err);
+/* The bundle folder dir of job id as a ustar archive (validate/tar.c): its
+ * regular files under cdplan-job-ID/; *out malloc'd. 404 when the folder
+ * is gone or empty. */
+int val_bundle_tar(const char *dir, int64_t id, char **out, size_t *len, svc_err *err);
 
 /* Statistics of n relative errors (signed; |e| is used for median, p90
  * and max). Percentiles interpolate linearly between order statistics. */
