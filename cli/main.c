@@ -200,6 +200,7 @@ static const cli_cmd commands[] = {
      "--calibrate also fits a new calibration version from the measurements."},
     {"validate plan", cli_validate_plan,
      "cdplan validate plan ID [--backend local|slurm|bundle] [--out DIR] [--gpus N] [--steps N] "
+     "[--warmup N] "
      "[--wait SECONDS] [--show] [--db PATH]",
      "Run a stored plan's (or compare's) baseline and planned recipes on its workload as two\n"
      "dlrm_step runner jobs and link them to the plan; the plan (cdplan validate plan ID --show,\n"

@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 
 typedef struct {
-  const char *backend, *out, *gpus, *steps;
+  const char *backend, *out, *gpus, *steps, *warmup;
   int calibrate, show;
   double wait_s;
   const char *pos[4];
@@ -39,7 +39,7 @@ static int parse(cli_opts *o, val_args *a, int max) {
       a->show = 1;
     } else if (!strcmp(s, "--db") || !strcmp(s, "--hw") || !strcmp(s, "--backend") ||
                !strcmp(s, "--out") || !strcmp(s, "--wait") || !strcmp(s, "--gpus") ||
-               !strcmp(s, "--steps")) {
+               !strcmp(s, "--steps") || !strcmp(s, "--warmup")) {
       if (!has_val) return bad_args("option needs a value: ", s);
       const char *v = o->argv[++i];
       if (!strcmp(s, "--db")) o->db = v;
@@ -48,6 +48,7 @@ static int parse(cli_opts *o, val_args *a, int max) {
       if (!strcmp(s, "--out")) a->out = v;
       if (!strcmp(s, "--gpus")) a->gpus = v;
       if (!strcmp(s, "--steps")) a->steps = v;
+      if (!strcmp(s, "--warmup")) a->warmup = v;
       if (!strcmp(s, "--wait")) {
         char *end = NULL;
         a->wait_s = strtod(v, &end);
@@ -215,6 +216,8 @@ int cli_validate_plan(cli_opts *o) {
   b = cJSON_CreateObject();
   if (add_count(b, "gpus", a.gpus)) rc = bad_args("--gpus takes a count, not ", a.gpus);
   if (!rc && add_count(b, "steps", a.steps)) rc = bad_args("--steps takes a count, not ", a.steps);
+  if (!rc && add_count(b, "warmup", a.warmup))
+    rc = bad_args("--warmup takes a count, not ", a.warmup);
   if (rc) {
     cJSON_Delete(b);
     return rc;
