@@ -11,6 +11,7 @@
 #include "api/api.h"
 #include "costmodel/costmodel.h"
 #include "hwdb/hwdb.h"
+#include "validate/validate.h"
 
 struct api_ctx {
   hwdb *db;
@@ -150,5 +151,10 @@ int api_plan_validation_json(api_ctx *ctx, const char *plan_id, cJSON **out, svc
 int api_device_check(const cost_hw *hw, const cJSON *dev, char *why, size_t size);
 /* Poll validation job id against its backend (validations.c). */
 int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err);
+
+/* The Slurm placement members of a request (validations.c): gpu_type,
+ * partition, account, qos, constraint, borrowed from doc; 400 naming one
+ * with characters Slurm's names do not have. */
+int api_slurm_opts(const cJSON *doc, val_slurm_opts *so, svc_err *err);
 
 #endif

@@ -134,9 +134,6 @@ static cJSON *job_body(const hwdb_plan *p, const cJSON *workload, const side_src
 
 static int check_request(api_ctx *ctx, const cJSON *req, const char **backend, svc_err *err) {
   int64_t v = 0;
-  const char *s = NULL;
-  static const char *const slurm_keys[] = {"gpu_type", "partition",  "account",
-                                           "qos",      "constraint", NULL};
   int rc;
   (void)ctx;
   if ((rc = api_check_fields(req, req_fields, "", err)) ||
@@ -146,11 +143,8 @@ static int check_request(api_ctx *ctx, const cJSON *req, const char **backend, s
       (rc = api_get_int(req, "steps", "", 0, 1, 100000, &v, err)) ||
       (rc = api_get_int(req, "warmup", "", 0, 0, 1000, &v, err)))
     return rc;
-  for (int i = 0; slurm_keys[i]; i++)
-    if ((rc = api_get_str(req, slurm_keys[i], "", 0, 64,
-                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-&|", &s,
-                          err)))
-      return rc;
+  val_slurm_opts so;
+  if ((rc = api_slurm_opts(req, &so, err))) return rc;
   if (strcmp(*backend, "local") && strcmp(*backend, "slurm") && strcmp(*backend, "bundle"))
     return svc_err_set(err, SVC_BAD_FIELD, "backend", "backend must be local, slurm or bundle");
   return 0;

@@ -23,8 +23,33 @@
 _Static_assert(API_MAX_RESULT == VAL_MAX_RESULT, "one result size limit");
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_."
 
-static const char *const submit_fields[] = {"kind",    "hardware",  "params", "prediction",
-                                            "backend", "timeout_s", "gpus",   NULL};
+static const char *const submit_fields[] = {
+    "kind",     "hardware",  "params",  "prediction", "backend",    "timeout_s", "gpus",
+    "gpu_type", "partition", "account", "qos",        "constraint", NULL};
+
+#define SLURM_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+
+/* Slurm placement members of a request (a submission or a plan's
+ * validation): names of Slurm's own objects, so letters, digits, '_', '.',
+ * '-' (a constraint adds Slurm's operators & | , : * [ ] ( )), starting with
+ * a letter or digit; 400 naming the member otherwise. */
+int api_slurm_opts(const cJSON *doc, val_slurm_opts *so, svc_err *err) {
+  static const char *const keys[5] = {"gpu_type", "partition", "account", "qos", "constraint"};
+  const char **dst[5] = {&so->gpu_type, &so->partition, &so->account, &so->qos, &so->constraint};
+  int rc;
+  memset(so, 0, sizeof *so);
+  for (int i = 0; i < 5; i++) {
+    const char *v = NULL;
+    if ((rc = api_get_str(doc, keys[i], "", 0, 64, i == 4 ? SLURM_CHARS "&|,:*[]()" : SLURM_CHARS,
+                          &v, err)))
+      return rc;
+    if (v && (!*v || !strchr(SLURM_CHARS, *v) || *v == '-' || *v == '.' || *v == '_'))
+      return svc_err_set(err, SVC_BAD_FIELD, keys[i], "%s must start with a letter or digit",
+                         keys[i]);
+    *dst[i] = v;
+  }
+  return 0;
+}
 
 static int parse_id(const char *s, int64_t *id, svc_err *err) {
   char *end = NULL;
@@ -267,7 +292,8 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  if ((rc = read_prediction(cJSON_GetObjectItemCaseSensitive(doc, "prediction"), &pred, err)))
+  if ((rc = read_prediction(cJSON_GetObjectItemCaseSensitive(doc, "prediction"), &pred, err)) ||
+      (rc = api_slurm_opts(doc, &spec.slurm, err)))
     goto cleanup;
   spec.params = params;
   spec.prediction = pred;

@@ -95,6 +95,11 @@ int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err) {
                          VAL_LOCAL_MAX_LIMIT);
     cfg->local_max = (int)v;
   }
+  cfg->slurm.gpu_type = getenv("CDPLAN_SLURM_GPU_TYPE");
+  cfg->slurm.partition = getenv("CDPLAN_SLURM_PARTITION");
+  cfg->slurm.account = getenv("CDPLAN_SLURM_ACCOUNT");
+  cfg->slurm.qos = getenv("CDPLAN_SLURM_QOS");
+  cfg->slurm.constraint = getenv("CDPLAN_SLURM_CONSTRAINT");
   if ((env = getenv("CDPLAN_PYTHON")) && *env)
     svc_strlcpy(cfg->python, env, sizeof cfg->python);
   else if (which("python3", cfg->python, sizeof cfg->python))
@@ -192,9 +197,15 @@ int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
   /* A local job is started by the queue (oldest first, at most local_max at
    * once): this one, now, when a slot is free; a runner that cannot start
    * fails its own job there. */
+  /* the job's Slurm placement, member by member over the server's */
+  const val_slurm_opts *a = &spec->slurm, *b = &cfg->slurm;
+  val_slurm_opts so = {a->gpu_type ? a->gpu_type : b->gpu_type,
+                       a->partition ? a->partition : b->partition,
+                       a->account ? a->account : b->account, a->qos ? a->qos : b->qos,
+                       a->constraint ? a->constraint : b->constraint};
   if (!rc)
     rc = !strcmp(spec->backend, "local") ? val_local_fill(db, cfg, NULL, &why)
-                                         : val_slurm_start(db, cfg, &job, &why);
+                                         : val_slurm_start(db, cfg, &job, &so, &why);
   job.params = NULL;
   /* A job that could not start is a failed job, not a failed request. */
   if (rc) rc = val_fail(db, job.id, why.message, err);

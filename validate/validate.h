@@ -41,6 +41,13 @@
  * the message becomes the failed job's note. */
 typedef int (*val_check_fn)(void *arg, int64_t id, const char *text, size_t len, svc_err *err);
 
+/* Slurm placement of a job: each NULL or "" leaves Slurm's default; sent
+ * as sbatch --gres=gpu:TYPE:N, --partition, --account, --qos, --constraint
+ * (argv elements, never through a shell; api/ checks the characters). */
+typedef struct {
+  const char *gpu_type, *partition, *account, *qos, *constraint;
+} val_slurm_opts;
+
 /* Where things are and how to talk to them. val_cfg_init fills defaults
  * from the environment; tests override fields. */
 typedef struct {
@@ -51,6 +58,7 @@ typedef struct {
   int local_max;          /* local runners at once ($CDPLAN_LOCAL_MAX); more wait queued */
   val_check_fn check;     /* may be NULL: any non-empty output is accepted */
   void *check_arg;
+  val_slurm_opts slurm; /* the server's defaults ($CDPLAN_SLURM_GPU_TYPE, ...) */
 } val_cfg;
 
 /* A submission; strings are borrowed. */
@@ -63,7 +71,8 @@ typedef struct {
   const char *backend;    /* local|slurm|bundle */
   int64_t timeout_s;      /* 0 = default (1 h) */
   int64_t gpus;           /* -1 = default (0 for cpu_selftest, else 1) */
-  const char *bundle_dir; /* bundle: write the folder here (NULL = write nothing) */
+  const char *bundle_dir; /* bundle: write the folder here (NULL = the job's own folder) */
+  val_slurm_opts slurm;   /* slurm: per job; a NULL member takes cfg->slurm's */
 } val_spec;
 
 /* Error statistics over relative errors (|pred - meas| / meas). */
@@ -76,6 +85,8 @@ typedef struct {
  * database, else $TMPDIR/cdplan-validations-PID (for :memory:); runner
  * $CDPLAN_RUNNER, else CDPLAN_SOURCE_DIR/validate/gpu/runner.py, else
  * ./validate/gpu/runner.py; python $CDPLAN_PYTHON, else python3 on PATH;
+ * Slurm defaults from $CDPLAN_SLURM_GPU_TYPE, _PARTITION, _ACCOUNT, _QOS
+ * and _CONSTRAINT (the environment's strings, borrowed);
  * local_max $CDPLAN_LOCAL_MAX (1 to VAL_LOCAL_MAX_LIMIT; another value is
  * an error), else VAL_LOCAL_MAX_DEFAULT. */
 int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err);
