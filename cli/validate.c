@@ -14,6 +14,7 @@
 
 typedef struct {
   const char *backend, *out, *gpus, *steps, *warmup;
+  const char *slurm[5]; /* --gpu-type, --partition, --account, --qos, --constraint */
   int calibrate, show;
   double wait_s;
   const char *pos[4];
@@ -25,6 +26,15 @@ static int bad_args(const char *msg, const char *arg) {
   svc_err_set(&err, SVC_BAD_ARGS, "", "%s%s (see cdplan validate COMMAND --help)", msg,
               arg ? arg : "");
   return cli_fail(&err);
+}
+
+static const char *const slurm_flags[5] = {"--gpu-type", "--partition", "--account", "--qos",
+                                           "--constraint"};
+static const char *const slurm_keys[5] = {"gpu_type", "partition", "account", "qos", "constraint"};
+static int slurm_opt(const char *s) {
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(s, slurm_flags[i])) return i;
+  return -1;
 }
 
 /* Options anywhere; at most max positionals. 0 or an exit status. */
@@ -55,6 +65,9 @@ static int parse(cli_opts *o, val_args *a, int max) {
         if (!end || *end || !(a->wait_s >= 0 && a->wait_s <= 86400))
           return bad_args("--wait takes seconds (0 to 86400), not ", v);
       }
+    } else if (slurm_opt(s) >= 0) {
+      if (!has_val) return bad_args("option needs a value: ", s);
+      a->slurm[slurm_opt(s)] = o->argv[++i];
     } else if (s[0] == '-' && s[1] != '\0') {
       return bad_args("unknown option ", s);
     } else {
@@ -223,6 +236,8 @@ int cli_validate_plan(cli_opts *o) {
     return rc;
   }
   if (a.backend) cJSON_AddStringToObject(b, "backend", a.backend);
+  for (int i = 0; i < 5; i++)
+    if (a.slurm[i]) cJSON_AddStringToObject(b, slurm_keys[i], a.slurm[i]);
   body = cJSON_PrintUnformatted(b);
   cJSON_Delete(b);
   if (!body) {
