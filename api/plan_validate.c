@@ -339,12 +339,12 @@ int api_plan_validation_json(api_ctx *ctx, const char *plan_id, cJSON **out, svc
   *out = NULL;
   if (!(links = calloc(MAX_LINKS, sizeof *links))) return svc_err_set(err, SVC_NOMEM, "", NULL);
   if ((rc = hwdb_plan_val_list(ctx->db, plan_id, links, MAX_LINKS, &n, err)) || n == 0) goto done;
-  /* the latest job of each side */
+  /* the latest job of each side (the links come newest first) */
   const hwdb_plan_val *last[2] = {NULL, NULL};
-  for (size_t i = 0; i < n; i++) last[strcmp(links[i].side, "baseline") ? 1 : 0] = &links[i];
+  for (size_t i = n; i-- > 0;) last[strcmp(links[i].side, "baseline") ? 1 : 0] = &links[i];
   cJSON *v = cJSON_CreateObject();
   double ps[2] = {NAN, NAN}, ms[2] = {NAN, NAN};
-  cJSON_AddNumberToObject(v, "jobs", (double)n);
+  cJSON_AddNumberToObject(v, "jobs", (double)n); /* at most MAX_LINKS are read */
   for (int k = 0; k < 2 && !rc; k++) {
     cJSON *sd = NULL;
     if (!last[k]) continue;

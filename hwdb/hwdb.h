@@ -218,7 +218,7 @@ typedef struct {
 /* Link job_id to plan_id. */
 int hwdb_plan_val_add(hwdb *db, const char *plan_id, const char *side, int64_t job_id,
                       const char *info, svc_err *err);
-/* The plan's validation jobs, oldest first, at most cap into caller-owned
+/* The plan's validation jobs, newest first, at most cap into caller-owned
  * out[cap] (*n filled; dispose each). */
 int hwdb_plan_val_list(hwdb *db, const char *plan_id, hwdb_plan_val *out, size_t cap, size_t *n,
                        svc_err *err);

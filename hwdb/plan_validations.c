@@ -39,7 +39,7 @@ int hwdb_plan_val_list(hwdb *db, const char *plan_id, hwdb_plan_val *out, size_t
   sqlite3 *c = hwdb_reader(db);
   if (sqlite3_prepare_v2(c,
                          "SELECT job_id, side, info, created_at FROM plan_validation "
-                         "WHERE plan_id = ?1 ORDER BY job_id LIMIT ?2",
+                         "WHERE plan_id = ?1 ORDER BY job_id DESC LIMIT ?2",
                          -1, &st, NULL) != SQLITE_OK) {
     rc = hwdb_fail_conn(c, err, "prepare");
     goto cleanup;
