@@ -15,6 +15,8 @@ APT_PACKAGES = build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev l
 # Browser tests (tests/browser): Debian's Chromium; Node.js + npm only where
 # the machine has no node yet (Debian's nodejs/npm), then playwright-core by npm ci.
 APT_PACKAGES += chromium
+# The runner's CPU mode (dlrm_step, the plan-validation loop): PyTorch for /usr/bin/python3.
+APT_PACKAGES += python3-torch
 
 # promtool (tests/ecosystem: `promtool check metrics` on a live /metrics).
 APT_PACKAGES += prometheus

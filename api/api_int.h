@@ -11,6 +11,7 @@
 #include "api/api.h"
 #include "costmodel/costmodel.h"
 #include "hwdb/hwdb.h"
+#include "validate/validate.h"
 
 struct api_ctx {
   hwdb *db;
@@ -148,5 +149,20 @@ extern const embed_file api_calibration_files[];
 
 /* Forget cached descriptors (after writes). */
 void api_cache_invalidate(api_ctx *ctx);
+
+/* Plan validations (plan_validate.c): the "validation" member of a stored
+ * plan (NULL in *out when it has none); the jobs are polled first. */
+int api_plan_validation_json(api_ctx *ctx, const char *plan_id, cJSON **out, svc_err *err);
+/* Whether the device a runner reported ({"name","memory_bytes"|"mem_bytes",
+ * "compute_units"|"sms"}) is hw: the name family, the memory within 10 %
+ * and the compute units. 1 yes, 0 no, -1 no device named; why says it. */
+int api_device_check(const cost_hw *hw, const cJSON *dev, char *why, size_t size);
+/* Poll validation job id against its backend (validations.c). */
+int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err);
+
+/* The Slurm placement members of a request (validations.c): gpu_type,
+ * partition, account, qos, constraint, borrowed from doc; 400 naming one
+ * with characters Slurm's names do not have. */
+int api_slurm_opts(const cJSON *doc, val_slurm_opts *so, svc_err *err);
 
 #endif

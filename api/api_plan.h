@@ -40,6 +40,22 @@ int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
 #define API_PLAN_LIST_MAX 100
 int api_plan_list(api_ctx *ctx, const char *limit, const char *after, char **out, svc_err *err);
 
+/* POST /v1/plans/{id}/validations: {"backend":"local|slurm|bundle"?,
+ * "gpus"?,"timeout_s"?,"steps"?,"warmup"?, Slurm's "gpu_type",
+ * "partition","account","qos","constraint"?} (an empty body is {}) ->
+ * two dlrm_step runner jobs, the plan's baseline and planned recipes on its
+ * workload (a compare: the direct port and the target's plan), linked to
+ * the plan: {"plan","kind","jobs":[job document + "side"],"validation"}.
+ * 404 unknown plan, 400 naming the field. GET /v1/plans/{id} then carries
+ * "validation" (api/plan_validate.c). */
+typedef struct {
+  const char *backend;    /* overrides the body's when not NULL (the CLI) */
+  const char *bundle_dir; /* bundle: each side's folder DIR/baseline, DIR/planned */
+  unsigned flags;         /* API_VAL_HIDE_PRIVATE for the job documents */
+} api_plan_val_opts;
+int api_plan_validate(api_ctx *ctx, const char *id, const char *body, size_t len,
+                      const api_plan_val_opts *opts, char **out, svc_err *err);
+
 /* POST /v1/compare: {"workload","from","to","cluster","baseline",...} ->
  * the recipe tuned for "from" run unchanged on "to" (the direct port)
  * against the plan made for "to", with the gain split by change. */

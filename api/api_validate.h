@@ -88,4 +88,10 @@ int api_validation_report(api_ctx *ctx, const char *id, int calibrate, char **ou
  * then every few seconds. *active (may be NULL) gets how many remain. */
 int api_validation_tick(api_ctx *ctx, int *active, svc_err *err);
 
+/* GET /v1/validations/{id}/bundle: a bundle job's folder (job.json,
+ * run.sh, runner.py and the MANIFEST modules) as a ustar archive in *data
+ * (malloc'd, *len bytes); 409 for a job of another backend, 404 when the
+ * folder is gone. */
+int api_validation_bundle(api_ctx *ctx, const char *id, char **data, size_t *len, svc_err *err);
+
 #endif

@@ -518,10 +518,13 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   cJSON_AddItemToObject(bl, "recipe", recipe_json(pr, &pr->baseline, in->base.framework));
   cJSON_AddStringToObject(
       bl, "sharding", in->base_sharding >= 0 ? cost_sharding_name(in->base_sharding) : "planner");
-  if (res->baseline.emb.tables)
+  if (res->baseline.emb.tables) {
     add_prediction(bl, pr, &res->baseline);
-  else
+    /* what a validation run of the baseline places where (plan_validate.c) */
+    cJSON_AddItemToObject(bl, "embedding_plan", emb_plan_json(pr, &res->baseline));
+  } else {
     cJSON_AddBoolToObject(bl, "fits", 0);
+  }
   if (res->baseline_reason[0]) cJSON_AddStringToObject(bl, "reason", res->baseline_reason);
   if (res->baseline_fits && res->baseline.samples_per_s > 0)
     cJSON_AddNumberToObject(o, "gain", res->best.samples_per_s / res->baseline.samples_per_s);
@@ -620,12 +623,24 @@ int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
   size_t n = id ? strlen(id) : 0;
   if (n != 16 || strspn(id, "0123456789abcdef") != n)
     return svc_err_set(err, SVC_NOT_FOUND, "id", "no plan '%.40s'", id ? id : "");
+  cJSON *v = NULL, *doc = NULL;
   int rc = hwdb_plan_get(ctx->db, id, &p, err);
   if (rc) return rc;
-  *out = p.result;
-  p.result = NULL;
+  /* a validated plan carries its runs' predicted against measured */
+  if ((rc = api_plan_validation_json(ctx, id, &v, err))) goto cleanup;
+  if (v && (doc = cJSON_Parse(p.result))) {
+    cJSON_AddItemToObject(doc, "validation", v);
+    v = NULL;
+    if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+  } else {
+    *out = p.result;
+    p.result = NULL;
+  }
+cleanup:
+  cJSON_Delete(v);
+  cJSON_Delete(doc);
   hwdb_plan_dispose(&p);
-  return 0;
+  return rc;
 }
 
 /* ---- compare ---------------------------------------------------------------------- */

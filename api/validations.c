@@ -23,8 +23,33 @@
 _Static_assert(API_MAX_RESULT == VAL_MAX_RESULT, "one result size limit");
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_."
 
-static const char *const submit_fields[] = {"kind",    "hardware",  "params", "prediction",
-                                            "backend", "timeout_s", "gpus",   NULL};
+static const char *const submit_fields[] = {
+    "kind",     "hardware",  "params",  "prediction", "backend",    "timeout_s", "gpus",
+    "gpu_type", "partition", "account", "qos",        "constraint", NULL};
+
+#define SLURM_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+
+/* Slurm placement members of a request (a submission or a plan's
+ * validation): names of Slurm's own objects, so letters, digits, '_', '.',
+ * '-' (a constraint adds Slurm's operators & | , : * [ ] ( )), starting with
+ * a letter or digit; 400 naming the member otherwise. */
+int api_slurm_opts(const cJSON *doc, val_slurm_opts *so, svc_err *err) {
+  static const char *const keys[5] = {"gpu_type", "partition", "account", "qos", "constraint"};
+  const char **dst[5] = {&so->gpu_type, &so->partition, &so->account, &so->qos, &so->constraint};
+  int rc;
+  memset(so, 0, sizeof *so);
+  for (int i = 0; i < 5; i++) {
+    const char *v = NULL;
+    if ((rc = api_get_str(doc, keys[i], "", 0, 64, i == 4 ? SLURM_CHARS "&|,:*[]()" : SLURM_CHARS,
+                          &v, err)))
+      return rc;
+    if (v && (!*v || !strchr(SLURM_CHARS, *v) || *v == '-' || *v == '.' || *v == '_'))
+      return svc_err_set(err, SVC_BAD_FIELD, keys[i], "%s must start with a letter or digit",
+                         keys[i]);
+    *dst[i] = v;
+  }
+  return 0;
+}
 
 static int parse_id(const char *s, int64_t *id, svc_err *err) {
   char *end = NULL;
@@ -81,6 +106,31 @@ static int cfg_for(api_ctx *ctx, val_cfg *cfg, svc_err *err) {
   cfg->check = check_result;
   cfg->check_arg = ctx;
   return rc;
+}
+
+int api_validation_bundle(api_ctx *ctx, const char *ids, char **data, size_t *len, svc_err *err) {
+  hwdb_job j;
+  int64_t id = 0;
+  int rc;
+  *data = NULL;
+  *len = 0;
+  if ((rc = parse_id(ids, &id, err)) || (rc = hwdb_job_get(ctx->db, id, &j, err))) return rc;
+  if (strcmp(j.backend, "bundle"))
+    rc = svc_err_set(err, SVC_CONFLICT, "id", "validation %lld runs on the %s backend: no bundle",
+                     (long long)id, j.backend);
+  else if (!j.workdir)
+    rc = svc_err_set(err, SVC_NOT_FOUND, "id", "validation %lld has no bundle folder",
+                     (long long)id);
+  else
+    rc = val_bundle_tar(j.workdir, id, data, len, err);
+  hwdb_job_dispose(&j);
+  return rc;
+}
+
+int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err) {
+  val_cfg cfg;
+  int rc = cfg_for(ctx, &cfg, err);
+  return rc ? rc : val_poll(ctx->db, &cfg, id, err);
 }
 
 /* Canonical prediction text (malloc'd) from the request's member. */
@@ -221,7 +271,8 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
   if (opts && opts->backend) spec.backend = opts->backend;
   if (!val_kind_valid(spec.kind)) {
     rc = svc_err_set(err, SVC_BAD_FIELD, "kind",
-                     "kind must be gemm_sweep, kernel_sweep, memory_ops, step or cpu_selftest");
+                     "kind must be gemm_sweep, kernel_sweep, memory_ops, step, transformer_step, "
+                     "dlrm_step or cpu_selftest");
     goto cleanup;
   }
   if (!val_backend_valid(spec.backend)) {
@@ -241,7 +292,8 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  if ((rc = read_prediction(cJSON_GetObjectItemCaseSensitive(doc, "prediction"), &pred, err)))
+  if ((rc = read_prediction(cJSON_GetObjectItemCaseSensitive(doc, "prediction"), &pred, err)) ||
+      (rc = api_slurm_opts(doc, &spec.slurm, err)))
     goto cleanup;
   spec.params = params;
   spec.prediction = pred;
@@ -740,7 +792,20 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   cJSON_AddItemToObject(doc, "stats", stats_doc(rel, n));
   if (!pred) cJSON_AddStringToObject(doc, "note", "the job carries no prediction");
   if (calibrate) {
-    char label[48], *cal = NULL;
+    char label[48], *cal = NULL, why[256];
+    /* a result calibrates only the accelerator it ran on: the device the
+     * runner reported must be the job's hardware (a CPU test run, another
+     * GPU model, a MIG slice are not) */
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(res, "device");
+    cost_hw jh;
+    if (cJSON_IsObject(dev)) {
+      if ((rc = api_hw_lookup(ctx, j.hw, 0, &jh, err))) goto cleanup;
+      if (api_device_check(&jh, dev, why, sizeof why) == 0) {
+        rc = svc_err_set(err, SVC_CONFLICT, "device", "validation %lld cannot calibrate %s: %s",
+                         (long long)id, j.hw, why);
+        goto cleanup;
+      }
+    }
     const char *text = j.result;
     size_t len = strlen(j.result);
     snprintf(label, sizeof label, "validation %lld", (long long)id);

@@ -67,5 +67,6 @@ int cli_validate_status(cli_opts *o);
 int cli_validate_cancel(cli_opts *o);
 int cli_validate_ingest(cli_opts *o);
 int cli_validate_report(cli_opts *o);
+int cli_validate_plan(cli_opts *o); /* cli/validate.c: a stored plan's two recipes */
 
 #endif

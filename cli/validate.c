@@ -2,17 +2,20 @@
  * the command line. These subcommands parse their own options (--backend,
  * --out, --calibrate, --wait beside the common --db and --hw) and call one
  * api function each (api/api_validate.h). */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api_plan.h"
 #include "api/api_validate.h"
 #include "cli/cli.h"
 
 typedef struct {
-  const char *backend, *out;
-  int calibrate;
+  const char *backend, *out, *gpus, *steps, *warmup;
+  const char *slurm[5]; /* --gpu-type, --partition, --account, --qos, --constraint */
+  int calibrate, show;
   double wait_s;
   const char *pos[4];
   int npos;
@@ -25,6 +28,15 @@ static int bad_args(const char *msg, const char *arg) {
   return cli_fail(&err);
 }
 
+static const char *const slurm_flags[5] = {"--gpu-type", "--partition", "--account", "--qos",
+                                           "--constraint"};
+static const char *const slurm_keys[5] = {"gpu_type", "partition", "account", "qos", "constraint"};
+static int slurm_opt(const char *s) {
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(s, slurm_flags[i])) return i;
+  return -1;
+}
+
 /* Options anywhere; at most max positionals. 0 or an exit status. */
 static int parse(cli_opts *o, val_args *a, int max) {
   memset(a, 0, sizeof *a);
@@ -33,20 +45,29 @@ static int parse(cli_opts *o, val_args *a, int max) {
     int has_val = i + 1 < o->argc;
     if (!strcmp(s, "--calibrate")) {
       a->calibrate = 1;
+    } else if (!strcmp(s, "--show")) {
+      a->show = 1;
     } else if (!strcmp(s, "--db") || !strcmp(s, "--hw") || !strcmp(s, "--backend") ||
-               !strcmp(s, "--out") || !strcmp(s, "--wait")) {
+               !strcmp(s, "--out") || !strcmp(s, "--wait") || !strcmp(s, "--gpus") ||
+               !strcmp(s, "--steps") || !strcmp(s, "--warmup")) {
       if (!has_val) return bad_args("option needs a value: ", s);
       const char *v = o->argv[++i];
       if (!strcmp(s, "--db")) o->db = v;
       if (!strcmp(s, "--hw")) o->hw = v;
       if (!strcmp(s, "--backend")) a->backend = v;
       if (!strcmp(s, "--out")) a->out = v;
+      if (!strcmp(s, "--gpus")) a->gpus = v;
+      if (!strcmp(s, "--steps")) a->steps = v;
+      if (!strcmp(s, "--warmup")) a->warmup = v;
       if (!strcmp(s, "--wait")) {
         char *end = NULL;
         a->wait_s = strtod(v, &end);
         if (!end || *end || !(a->wait_s >= 0 && a->wait_s <= 86400))
           return bad_args("--wait takes seconds (0 to 86400), not ", v);
       }
+    } else if (slurm_opt(s) >= 0) {
+      if (!has_val) return bad_args("option needs a value: ", s);
+      a->slurm[slurm_opt(s)] = o->argv[++i];
     } else if (s[0] == '-' && s[1] != '\0') {
       return bad_args("unknown option ", s);
     } else {
@@ -158,5 +179,89 @@ int cli_validate_report(cli_opts *o) {
   if (a.npos != 1) return bad_args("report takes one validation ID", NULL);
   if (!(rc = cli_open(o, &ctx, &err)))
     rc = api_validation_report(ctx, a.pos[0], a.calibrate, &out, &err);
+  return finish(ctx, rc, out, &err);
+}
+
+/* A count option's value as a JSON member: digits only (the api checks the
+ * range and names the field). */
+static int add_count(cJSON *body, const char *key, const char *v) {
+  if (!v) return 0;
+  if (!*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 9) return -1;
+  cJSON_AddNumberToObject(body, key, (double)strtol(v, NULL, 10));
+  return 0;
+}
+
+/* The plan's "validation" member while either side is still queued or
+ * running (then wait and look again), else NULL. */
+static int still_running(const char *plan_doc) {
+  cJSON *d = cJSON_Parse(plan_doc);
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "validation");
+  static const char *const sides[] = {"baseline", "planned"};
+  int active = 0;
+  for (int i = 0; i < 2; i++) {
+    const cJSON *st =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, sides[i]), "state");
+    if (cJSON_IsString(st) &&
+        (!strcmp(st->valuestring, "queued") || !strcmp(st->valuestring, "running")))
+      active = 1;
+  }
+  cJSON_Delete(d);
+  return active;
+}
+
+/* cdplan validate plan ID: run the plan's baseline and planned recipes
+ * (api_plan_validate); --wait polls the plan until both jobs are final and
+ * prints it with its validation; --show only prints the plan. */
+int cli_validate_plan(cli_opts *o) {
+  api_ctx *ctx = NULL;
+  char *out = NULL, *body = NULL;
+  cJSON *b = NULL;
+  val_args a;
+  svc_err err;
+  int rc;
+  svc_err_clear(&err);
+  if ((rc = parse(o, &a, 1))) return rc;
+  if (a.npos != 1) return bad_args("plan takes one plan ID", NULL);
+  if (a.out && (!a.backend || strcmp(a.backend, "bundle")))
+    return bad_args("--out goes with --backend bundle", NULL);
+  if (a.backend && !strcmp(a.backend, "bundle") && !a.out)
+    return bad_args("--backend bundle needs --out DIR", NULL);
+  b = cJSON_CreateObject();
+  if (add_count(b, "gpus", a.gpus)) rc = bad_args("--gpus takes a count, not ", a.gpus);
+  if (!rc && add_count(b, "steps", a.steps)) rc = bad_args("--steps takes a count, not ", a.steps);
+  if (!rc && add_count(b, "warmup", a.warmup))
+    rc = bad_args("--warmup takes a count, not ", a.warmup);
+  if (rc) {
+    cJSON_Delete(b);
+    return rc;
+  }
+  if (a.backend) cJSON_AddStringToObject(b, "backend", a.backend);
+  for (int i = 0; i < 5; i++)
+    if (a.slurm[i]) cJSON_AddStringToObject(b, slurm_keys[i], a.slurm[i]);
+  body = cJSON_PrintUnformatted(b);
+  cJSON_Delete(b);
+  if (!body) {
+    svc_err_set(&err, SVC_NOMEM, "", NULL);
+    return cli_fail(&err);
+  }
+  if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
+  if (!a.show) {
+    api_plan_val_opts opts = {.backend = NULL, .bundle_dir = a.out};
+    if ((rc = api_plan_validate(ctx, a.pos[0], body, strlen(body), &opts, &out, &err)) ||
+        a.wait_s <= 0)
+      goto cleanup;
+    free(out);
+    out = NULL;
+  }
+  double deadline = svc_now() + a.wait_s;
+  for (;;) {
+    if ((rc = api_plan_get(ctx, a.pos[0], &out, &err))) break;
+    if (!still_running(out) || svc_now() >= deadline) break;
+    free(out);
+    out = NULL;
+    usleep(200000);
+  }
+cleanup:
+  free(body);
   return finish(ctx, rc, out, &err);
 }

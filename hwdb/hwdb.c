@@ -102,6 +102,17 @@ static const char *const migrations[] = {
     "  report TEXT,"
     "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
     "  PRIMARY KEY (arch, version));",
+    /* 7: plan validations (hwdb/plan_validations.c): the runner jobs that
+     * ran a stored plan's baseline and planned recipes, each with what the
+     * plan predicted for it (opaque JSON); the measurement is the job's
+     * result. */
+    "CREATE TABLE plan_validation ("
+    "  job_id INTEGER PRIMARY KEY REFERENCES val_job(id) ON DELETE CASCADE,"
+    "  plan_id TEXT NOT NULL REFERENCES plan(id),"
+    "  side TEXT NOT NULL,"
+    "  info TEXT NOT NULL,"
+    "  created_at REAL NOT NULL);"
+    "CREATE INDEX plan_validation_plan ON plan_validation(plan_id, job_id);",
 };
 
 static int is_busy(sqlite3 *c) {

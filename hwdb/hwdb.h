@@ -208,4 +208,23 @@ void hwdb_plan_dispose(hwdb_plan *p);
 int hwdb_plan_list(hwdb *db, const char *kind, const char *after, size_t limit, hwdb_plan *out,
                    size_t *n, int *more, svc_err *err);
 
+/* ---- Plan validations (hwdb/plan_validations.c; owned by api/plan_validate.c)
+ * A runner job that ran one side ("baseline" | "planned") of a stored plan,
+ * with info: opaque JSON of what the plan predicted for that side. */
+typedef struct {
+  int64_t job_id;
+  char side[16];
+  char *info; /* malloc'd */
+  double created_at;
+} hwdb_plan_val;
+
+/* Link job_id to plan_id. */
+int hwdb_plan_val_add(hwdb *db, const char *plan_id, const char *side, int64_t job_id,
+                      const char *info, svc_err *err);
+/* The plan's validation jobs, newest first, at most cap into caller-owned
+ * out[cap] (*n filled; dispose each). */
+int hwdb_plan_val_list(hwdb *db, const char *plan_id, hwdb_plan_val *out, size_t cap, size_t *n,
+                       svc_err *err);
+void hwdb_plan_val_dispose(hwdb_plan_val *v);
+
 #endif

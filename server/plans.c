@@ -1,13 +1,16 @@
 /* plans.c: the planner's resources — POST /v1/plans (solve and store a
  * plan), GET /v1/plans (the history, paged), GET /v1/plans/{id}, POST /v1/compare (direct port vs
- * re-plan). Plans and compares are "heavy" routes: the route table caps how many run at once so the
- * other endpoints always keep worker threads (503 with Retry-After beyond the cap). */
+ * re-plan), POST /v1/plans/{id}/validations (run its baseline and planned recipes). Plans and
+ * compares are "heavy" routes: the route table caps how many run at once so the other endpoints
+ * always keep worker threads (503 with Retry-After beyond the cap). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/api_plan.h"
 #include "api/api_torchrec.h"
+#include "api/api_tokens.h"
+#include "api/api_validate.h"
 #include "server/server_int.h"
 
 /* The stored plan's Location, read from its "id" (ids are [0-9a-z-]). */
@@ -55,3 +58,17 @@ enum MHD_Result srv_plan_get(srv_req *r) {
 }
 
 enum MHD_Result srv_compare(srv_req *r) { return srv_reply_api(r, api_compare, MHD_HTTP_OK); }
+
+/* Two runner jobs for the plan's recipes: 201 with the jobs (their tokens
+ * shown once) and the plan's validation so far. Job documents name this
+ * host's paths and processes to admin callers only. */
+enum MHD_Result srv_plan_validate(srv_req *r) {
+  char *out = NULL, loc[128];
+  svc_err err;
+  api_plan_val_opts opts = {
+      .flags = api_scope_allows(r->scopes, API_SCOPE_ADMIN) ? 0 : API_VAL_HIDE_PRIVATE};
+  if (api_plan_validate(r->s->api, r->params[0], r->body, r->body_len, &opts, &out, &err) < 0)
+    return srv_reply_error(r, &err);
+  snprintf(loc, sizeof loc, "/v1/plans/%.40s", r->params[0]);
+  return srv_reply_created(r, out, loc);
+}

@@ -49,12 +49,16 @@ static const srv_route routes[] = {
     {"GET", "/v1/plans", srv_plan_list, SRV_SCOPE_READ, 0, 0, NULL},
     {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0, NULL},
     {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1, NULL},
+    /* Running a plan's two recipes dispatches runner jobs. */
+    {"POST", "/v1/plans/{id}/validations", srv_plan_validate, SRV_SCOPE_DISPATCH, 1, 0, NULL},
     /* Validation runs dispatch work to GPUs. The runner posts its results
      * with the job's own token (X-Job-Token), checked by the api. */
     {"POST", "/v1/validations", srv_validation_submit, SRV_SCOPE_DISPATCH, 1, 0, NULL},
     {"GET", "/v1/validations", srv_validation_list, SRV_SCOPE_READ, 0, 0, NULL},
     {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0, NULL},
     {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0, NULL},
+    /* A bundle job's files as one tarball, for the host that will run it. */
+    {"GET", "/v1/validations/{id}/bundle", srv_validation_bundle, SRV_SCOPE_DISPATCH, 0, 0, NULL},
     /* The report joins a job's cases to its rows: bounded work, but heavy. */
     {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 1, NULL},
     /* Calibrating from a job stores a new calibration for everyone: admin,

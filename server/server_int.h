@@ -158,6 +158,8 @@ enum MHD_Result srv_plan_create(srv_req *r);
 enum MHD_Result srv_plan_get(srv_req *r);
 enum MHD_Result srv_plan_list(srv_req *r);
 enum MHD_Result srv_compare(srv_req *r);
+enum MHD_Result srv_plan_validate(srv_req *r);
+enum MHD_Result srv_validation_bundle(srv_req *r);
 enum MHD_Result srv_validation_submit(srv_req *r);
 enum MHD_Result srv_validation_list(srv_req *r);
 enum MHD_Result srv_validation_get(srv_req *r);

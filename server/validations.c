@@ -49,6 +49,25 @@ static enum MHD_Result by_id(srv_req *r,
 enum MHD_Result srv_validation_get(srv_req *r) { return by_id(r, api_validation_get_flags); }
 enum MHD_Result srv_validation_cancel(srv_req *r) { return by_id(r, api_validation_cancel_flags); }
 
+/* The bundle's tarball (application/x-tar), named for the job. */
+enum MHD_Result srv_validation_bundle(srv_req *r) {
+  char *data = NULL, disp[96];
+  size_t len = 0;
+  svc_err err;
+  if (api_validation_bundle(r->s->api, r->params[0], &data, &len, &err) < 0)
+    return srv_reply_error(r, &err);
+  struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+  if (!resp) {
+    free(data);
+    return srv_reply_fail(r, SVC_NOMEM, "", NULL);
+  }
+  snprintf(disp, sizeof disp, "attachment; filename=\"cdplan-job-%.20s.tar\"", r->params[0]);
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-tar");
+  MHD_add_response_header(resp, "Content-Disposition", disp);
+  MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+  return srv_reply_response(r, MHD_HTTP_OK, resp);
+}
+
 /* The report only reads. ?calibrate= used to store a calibration from a
  * GET (any reader could, cross-site too): it is refused, naming the route
  * that does it now, rather than ignored, so that a caller relying on it

@@ -18,8 +18,8 @@
 
 #define DEFAULT_TIMEOUT_S 3600
 
-static const char *const kinds[] = {"gemm_sweep", "kernel_sweep", "memory_ops",
-                                    "step",       "cpu_selftest", NULL};
+static const char *const kinds[] = {"gemm_sweep",   "kernel_sweep",     "memory_ops", "step",
+                                    "cpu_selftest", "transformer_step", "dlrm_step",  NULL};
 static const char *const backends[] = {"local", "slurm", "bundle", NULL};
 
 static int in_list(const char *const *list, const char *s) {
@@ -95,6 +95,11 @@ int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err) {
                          VAL_LOCAL_MAX_LIMIT);
     cfg->local_max = (int)v;
   }
+  cfg->slurm.gpu_type = getenv("CDPLAN_SLURM_GPU_TYPE");
+  cfg->slurm.partition = getenv("CDPLAN_SLURM_PARTITION");
+  cfg->slurm.account = getenv("CDPLAN_SLURM_ACCOUNT");
+  cfg->slurm.qos = getenv("CDPLAN_SLURM_QOS");
+  cfg->slurm.constraint = getenv("CDPLAN_SLURM_CONSTRAINT");
   if ((env = getenv("CDPLAN_PYTHON")) && *env)
     svc_strlcpy(cfg->python, env, sizeof cfg->python);
   else if (which("python3", cfg->python, sizeof cfg->python))
@@ -169,8 +174,18 @@ int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
     /* The job waits for its result to be ingested; the folder is the only
      * thing made now, and failing to make it is the caller's error. */
     svc_err_clear(&why);
-    if (spec->bundle_dir &&
-        (rc = val_write_bundle(spec->bundle_dir, cfg->runner, job.id, text, &why))) {
+    /* Without a folder of the caller's (a submission over the API) it goes
+     * in the job's own folder, served as a tarball (val_bundle_tar); either
+     * way the folder is recorded as the job's. */
+    char dir[PATH_MAX], real[PATH_MAX], name[32];
+    snprintf(name, sizeof name, "job-%lld", (long long)job.id);
+    if (spec->bundle_dir)
+      svc_strlcpy(dir, spec->bundle_dir, sizeof dir);
+    else if (val_join(dir, sizeof dir, cfg->workdir, name))
+      rc = svc_err_set(&why, SVC_IO, "", "validation folder path too long");
+    if (!rc) rc = val_write_bundle(dir, cfg->runner, job.id, text, &why);
+    if (!rc) rc = hwdb_job_set_handles(db, job.id, 0, 0, 0, realpath(dir, real) ? real : dir, &why);
+    if (rc) {
       val_fail(db, job.id, why.message, NULL);
       if (err) *err = why;
     }
@@ -182,9 +197,15 @@ int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
   /* A local job is started by the queue (oldest first, at most local_max at
    * once): this one, now, when a slot is free; a runner that cannot start
    * fails its own job there. */
+  /* the job's Slurm placement, member by member over the server's */
+  const val_slurm_opts *a = &spec->slurm, *b = &cfg->slurm;
+  val_slurm_opts so = {a->gpu_type ? a->gpu_type : b->gpu_type,
+                       a->partition ? a->partition : b->partition,
+                       a->account ? a->account : b->account, a->qos ? a->qos : b->qos,
+                       a->constraint ? a->constraint : b->constraint};
   if (!rc)
     rc = !strcmp(spec->backend, "local") ? val_local_fill(db, cfg, NULL, &why)
-                                         : val_slurm_start(db, cfg, &job, &why);
+                                         : val_slurm_start(db, cfg, &job, &so, &why);
   job.params = NULL;
   /* A job that could not start is a failed job, not a failed request. */
   if (rc) rc = val_fail(db, job.id, why.message, err);

@@ -26,10 +26,18 @@ static int slurm_path(char *buf, size_t size, const char *dir, const char *name)
   return 0;
 }
 
-int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err) {
+/* "--key=value" into buf when value is set; 1 when added. */
+static int opt(char *buf, size_t size, const char *key, const char *value) {
+  if (!value || !*value) return 0;
+  int n = snprintf(buf, size, "--%s=%s", key, value);
+  return n > 0 && (size_t)n < size;
+}
+
+int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, const val_slurm_opts *so,
+                    svc_err *err) {
   char script[PATH_MAX], jobfile[PATH_MAX], out[PATH_MAX], errf[PATH_MAX], name[48], time_opt[48],
-      gres[48], output[PATH_MAX + 16], error[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], reply[1024],
-      note[96];
+      gres[112], output[PATH_MAX + 16], error[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], reply[1024],
+      note[96], place[4][160];
   int rc, status = 0;
   if (val_join(script, sizeof script, job->workdir, "job.sh") ||
       val_join(jobfile, sizeof jobfile, job->workdir, "job.json") ||
@@ -40,16 +48,27 @@ int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *
   snprintf(name, sizeof name, "--job-name=cdplan-val-%lld", (long long)job->id);
   /* Slurm's limit is in minutes; round up so it never cuts a job short. */
   snprintf(time_opt, sizeof time_opt, "--time=%lld", (long long)((job->timeout_s + 59) / 60));
-  snprintf(gres, sizeof gres, "--gres=gpu:%lld", (long long)job->gpus);
+  /* a GPU type asks for that model (--gres=gpu:h200:1): a job for one
+   * accelerator must not land on another */
+  if (so && so->gpu_type && *so->gpu_type)
+    snprintf(gres, sizeof gres, "--gres=gpu:%.64s:%lld", so->gpu_type, (long long)job->gpus);
+  else
+    snprintf(gres, sizeof gres, "--gres=gpu:%lld", (long long)job->gpus);
   snprintf(output, sizeof output, "--output=%s", out);
   snprintf(error, sizeof error, "--error=%s", errf);
   snprintf(chdir_opt, sizeof chdir_opt, "--chdir=%s", job->workdir);
-  const char *argv[] = {"sbatch",  "--parsable", name,   time_opt, output, error,
-                        chdir_opt, "--ntasks=1", script, NULL,     NULL};
-  if (job->gpus > 0) { /* --gres before the script: options after it go to the script */
-    argv[8] = gres;
-    argv[9] = script;
+  const char *argv[16] = {"sbatch", "--parsable", name,      time_opt,
+                          output,   error,        chdir_opt, "--ntasks=1"};
+  int n = 8;
+  if (job->gpus > 0) argv[n++] = gres;
+  if (so) {
+    static const char *const keys[4] = {"partition", "account", "qos", "constraint"};
+    const char *vals[4] = {so->partition, so->account, so->qos, so->constraint};
+    for (int i = 0; i < 4; i++)
+      if (opt(place[i], sizeof place[i], keys[i], vals[i])) argv[n++] = place[i];
   }
+  argv[n++] = script; /* options after the script would go to the script */
+  argv[n] = NULL;
   if ((rc = val_run(argv, cfg->cmd_timeout_s, reply, sizeof reply, &status, err))) return rc;
   char *end = NULL;
   long long sid = strtoll(reply, &end, 10);

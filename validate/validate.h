@@ -4,8 +4,10 @@
  *            posix_spawn, stdout to a result file, a timeout;
  *   slurm  - a batch script submitted with sbatch, followed with
  *            scontrol/squeue, cancelled with scancel;
- *   bundle - nothing is started: the job and the runner are written to a
- *            folder that runs anywhere; the result comes back by ingest.
+ *   bundle - nothing is started: the job and the runner package are
+ *            written to a folder that runs anywhere (the caller's, or the
+ *            job's own, served as a tarball); the result comes back by
+ *            ingest or a results POST.
  * Results come from the job's output file, or are stored by the caller
  * (an HTTP POST checked against the job's token, or `cdplan validate
  * ingest`).
@@ -39,6 +41,13 @@
  * the message becomes the failed job's note. */
 typedef int (*val_check_fn)(void *arg, int64_t id, const char *text, size_t len, svc_err *err);
 
+/* Slurm placement of a job: each NULL or "" leaves Slurm's default; sent
+ * as sbatch --gres=gpu:TYPE:N, --partition, --account, --qos, --constraint
+ * (argv elements, never through a shell; api/ checks the characters). */
+typedef struct {
+  const char *gpu_type, *partition, *account, *qos, *constraint;
+} val_slurm_opts;
+
 /* Where things are and how to talk to them. val_cfg_init fills defaults
  * from the environment; tests override fields. */
 typedef struct {
@@ -49,18 +58,21 @@ typedef struct {
   int local_max;          /* local runners at once ($CDPLAN_LOCAL_MAX); more wait queued */
   val_check_fn check;     /* may be NULL: any non-empty output is accepted */
   void *check_arg;
+  val_slurm_opts slurm; /* the server's defaults ($CDPLAN_SLURM_GPU_TYPE, ...) */
 } val_cfg;
 
 /* A submission; strings are borrowed. */
 typedef struct {
-  const char *kind;       /* gemm_sweep|kernel_sweep|memory_ops|step|cpu_selftest */
+  const char
+      *kind; /* gemm_sweep|kernel_sweep|memory_ops|step|transformer_step|dlrm_step|cpu_selftest */
   const char *hw;         /* hardware name */
   const char *params;     /* JSON text of an object (canonical, from api/) */
   const char *prediction; /* JSON text or NULL */
   const char *backend;    /* local|slurm|bundle */
   int64_t timeout_s;      /* 0 = default (1 h) */
   int64_t gpus;           /* -1 = default (0 for cpu_selftest, else 1) */
-  const char *bundle_dir; /* bundle: write the folder here (NULL = write nothing) */
+  const char *bundle_dir; /* bundle: write the folder here (NULL = the job's own folder) */
+  val_slurm_opts slurm;   /* slurm: per job; a NULL member takes cfg->slurm's */
 } val_spec;
 
 /* Error statistics over relative errors (|pred - meas| / meas). */
@@ -73,6 +85,8 @@ typedef struct {
  * database, else $TMPDIR/cdplan-validations-PID (for :memory:); runner
  * $CDPLAN_RUNNER, else CDPLAN_SOURCE_DIR/validate/gpu/runner.py, else
  * ./validate/gpu/runner.py; python $CDPLAN_PYTHON, else python3 on PATH;
+ * Slurm defaults from $CDPLAN_SLURM_GPU_TYPE, _PARTITION, _ACCOUNT, _QOS
+ * and _CONSTRAINT (the environment's strings, borrowed);
  * local_max $CDPLAN_LOCAL_MAX (1 to VAL_LOCAL_MAX_LIMIT; another value is
  * an error), else VAL_LOCAL_MAX_DEFAULT. */
 int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err);
@@ -133,6 +147,10 @@ int val_write_script(const char *path, const char *python, const char *runner, c
 /* The bundle folder: job.json, runner.py (a copy) and run.sh. */
 int val_write_bundle(const char *dir, const char *runner, int64_t id, const char *job_json,
                      svc_err *err);
+/* The bundle folder dir of job id as a ustar archive (validate/tar.c): its
+ * regular files under cdplan-job-ID/; *out malloc'd. 404 when the folder
+ * is gone or empty. */
+int val_bundle_tar(const char *dir, int64_t id, char **out, size_t *len, svc_err *err);
 
 /* Statistics of n relative errors (signed; |e| is used for median, p90
  * and max). Percentiles interpolate linearly between order statistics. */

@@ -56,7 +56,8 @@ int val_fail(hwdb *db, int64_t id, const char *note, svc_err *err);
 int val_local_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err);
 int val_local_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err);
 void val_local_stop(const hwdb_job *job);
-int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err);
+int val_slurm_start(hwdb *db, const val_cfg *cfg, const hwdb_job *job, const val_slurm_opts *opts,
+                    svc_err *err);
 int val_slurm_poll(hwdb *db, const val_cfg *cfg, const hwdb_job *job, svc_err *err);
 int val_slurm_stop(const val_cfg *cfg, const hwdb_job *job, svc_err *err);
 

@@ -79,12 +79,12 @@ MpiDefault=none
 ReturnToService=2
 GresTypes=gpu
 MinJobAge=300
-NodeName=localhost NodeAddr=127.0.0.1 $NODE Gres=gpu:2 State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 $NODE Gres=gpu:h200:2 Feature=h200,hbm141 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 cat > "$DIR/gres.conf" <<GRES
 AutoDetect=off
-Name=gpu File=$DIR/dev/fakegpu[0-1]
+Name=gpu Type=h200 File=$DIR/dev/fakegpu[0-1]
 GRES
 export SLURM_CONF="$CONF"
 "$(find_bin slurmctld)" -f "$CONF"

@@ -3,7 +3,8 @@
  * stored result within 30 s, a GPU job through the fake gres, cancel of a
  * long job, a failing job, and an api context closed and reopened on the
  * same database while a job is in flight (the restarted server reconciles
- * from scontrol). Skips (77) only when Slurm is not installed. */
+ * from scontrol), the job's Slurm placement (typed GPU, partition,
+ * constraint, server defaults). Skips (77) only when Slurm is not installed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,6 +115,57 @@ static void test_val_slurm__gpu_job_gets_fake_gres(void **state) {
   cJSON_Delete(d);
 }
 
+/* The job's Slurm placement: a typed GPU (--gres=gpu:h200:1), the
+ * partition and a node feature reach sbatch and the job runs; a GPU type or
+ * partition the cluster lacks fails the job with sbatch's reason, from the
+ * request or from the server's $CDPLAN_SLURM_* defaults; bad characters
+ * are a 400 naming the member. */
+static cJSON *submit_raw(api_ctx *ctx, const char *extra, int want_rc, svc_err *err) {
+  char body[512], *out = NULL;
+  snprintf(body, sizeof body,
+           "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\",\"backend\":\"slurm\","
+           "\"params\":{\"n\":10},\"gpus\":1%s}",
+           extra);
+  int rc = api_validation_submit(ctx, body, strlen(body), &out, err);
+  assert_int_equal(rc, want_rc);
+  cJSON *doc = out ? cJSON_Parse(out) : NULL;
+  free(out);
+  return doc;
+}
+
+static void test_val_slurm__placement_options(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  cJSON *s = submit_raw(
+      ctx, ",\"gpu_type\":\"h200\",\"partition\":\"debug\",\"constraint\":\"h200\"", 0, &err);
+  assert_string_equal(str(s, "state"), "queued");
+  cJSON *d = wait_for(ctx, id_of(s), "done", 30);
+  assert_string_equal(str(d, "state"), "done");
+  cJSON_Delete(d), cJSON_Delete(s);
+  /* an H100 job must not run on this H200-only cluster */
+  s = submit_raw(ctx, ",\"gpu_type\":\"h100\"", 0, &err);
+  assert_string_equal(str(s, "state"), "failed");
+  assert_non_null(strstr(str(s, "note"), "sbatch failed"));
+  cJSON_Delete(s);
+  s = submit_raw(ctx, ",\"constraint\":\"mi300x\"", 0, &err);
+  assert_string_equal(str(s, "state"), "failed");
+  cJSON_Delete(s);
+  setenv("CDPLAN_SLURM_PARTITION", "nosuchpartition", 1);
+  s = submit_raw(ctx, "", 0, &err);
+  assert_string_equal(str(s, "state"), "failed");
+  cJSON_Delete(s);
+  s = submit_raw(ctx, ",\"partition\":\"debug\"", 0, &err); /* the request's wins */
+  assert_string_equal(str(s, "state"), "queued");
+  d = wait_for(ctx, id_of(s), "done", 30);
+  assert_string_equal(str(d, "state"), "done");
+  cJSON_Delete(d), cJSON_Delete(s);
+  unsetenv("CDPLAN_SLURM_PARTITION");
+  assert_null(submit_raw(ctx, ",\"gpu_type\":\"-x\"", -SVC_BAD_FIELD, &err));
+  assert_string_equal(err.field, "gpu_type");
+  assert_null(submit_raw(ctx, ",\"qos\":\"a b\"", -SVC_BAD_FIELD, &err));
+  assert_string_equal(err.field, "qos");
+}
+
 static void test_val_slurm__cancel_long_job(void **state) {
   api_ctx *ctx = *state;
   char ids[16], *out = NULL;
@@ -196,6 +248,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_val_slurm__selftest_result_within_30s, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_slurm__gpu_job_gets_fake_gres, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_slurm__placement_options, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_slurm__cancel_long_job, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_slurm__failing_job, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_slurm__restart_reconciles, setup, teardown),

@@ -5,8 +5,9 @@
     python3 runner.py --check JOB.json            (validate only, print the normalized job)
 
 JOB.json is {"kind": ..., "params": {...}, "id": optional}. Kinds: gemm_sweep,
-kernel_sweep, memory_ops, step (PyTorch, CUDA or ROCm builds; Triton for
-kernel_sweep) and cpu_selftest (standard library only). The result is one JSON
+kernel_sweep, memory_ops, step, transformer_step, dlrm_step (cdplan's own DLRM
+workload and recipe documents: dlrm_step.py) (PyTorch, CUDA or ROCm builds;
+Triton for kernel_sweep) and cpu_selftest (standard library only). The result is one JSON
 object on stdout; progress lines ("progress: ...") go to stderr; on failure the
 last stderr line is {"error": {"code", "message", "field"?}} and the exit code is
   2  the job or the command line is invalid (codes bad_json, bad_field,
@@ -294,6 +295,7 @@ SCHEMAS = {
     })),
     "step": _step_params,
     "transformer_step": lambda v, field: _transformer_step().check_params(v, field),
+    "dlrm_step": lambda v, field: _dlrm_step().check_params(v, field),
 }
 
 
@@ -301,6 +303,12 @@ def _transformer_step():
     import transformer_step  # noqa: PLC0415
     transformer_step.bind(sys.modules[__name__])
     return transformer_step
+
+
+def _dlrm_step():
+    import dlrm_step  # noqa: PLC0415
+    dlrm_step.bind(sys.modules[__name__])
+    return dlrm_step
 
 
 def validate_job(job):
@@ -1361,7 +1369,8 @@ def _profile_steps(env, t, step, first, n=3):
 
 RUNNERS = {"gemm_sweep": run_gemm_sweep, "kernel_sweep": run_kernel_sweep,
            "memory_ops": run_memory_ops, "step": run_step,
-           "transformer_step": lambda job, env: _transformer_step().run(job, env, _STATE)}
+           "transformer_step": lambda job, env: _transformer_step().run(job, env, _STATE),
+           "dlrm_step": lambda job, env: _dlrm_step().run(job, env, _STATE)}
 
 USAGE = "usage: runner.py [--check] JOB.json|-  (result JSON on stdout)"
 

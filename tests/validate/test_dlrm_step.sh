@@ -1,0 +1,73 @@
+#!/bin/sh
+# validate/gpu/dlrm_step.py: the runner's DLRM step from cdplan's own workload,
+# recipe and embedding_plan documents. --check (no torch needed): counts
+# expanded with the planner's names, the embedding plan applied, bad fields
+# refused with exit 2 and the field named. With Debian's python3-torch
+# (/usr/bin/python3; skip 77 without it) the CPU mode runs a dot case on one
+# GPU and a DCN low-rank case on 4 GPUs (the busiest rank's share, said so),
+# and a fused_triton case fails "unavailable" while fused_tbe.py is absent.
+# usage: test_dlrm_step.sh RUNNER
+set -eu
+R=$1
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "python3 missing: skip"; exit 77; }
+T=$(mktemp -d /tmp/cdplan-dlrm-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+WL='"workload":{"kind":"dlrm","name":"tiny","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dot","optimizers":{"dense":"adam","sparse":"rowwise_adagrad"}}'
+DCN='"workload":{"kind":"dlrm","name":"tiny-dcn","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dcn","cross_layers":2,"cross_rank":8,"optimizers":{"dense":"sgd","sparse":"sgd"}}'
+EP='"embedding_plan":{"tables":[{"name":"a#0","sharding_type":"table_wise","compute_kernel":"fused","ranks":[1]},{"name":"a#1","sharding_type":"row_wise","compute_kernel":"fused","ranks":[0,1,2,3]},{"name":"a#2","sharding_type":"column_wise","compute_kernel":"cpu","ranks":[1,2]},{"name":"b","sharding_type":"data_parallel","compute_kernel":"fused_uvm","ranks":[0,1,2,3]}]}'
+cat > "$T/ok.json" <<JOB
+{"kind":"dlrm_step","params":{"steps":3,"warmup":1,"cases":[
+ {"label":"baseline",$WL,"recipe":{"gpus":1,"batch_per_gpu":64,"precision":"bf16","embedding_precision":"fp32","framework":"pytorch_eager","checkpointing":"full"}},
+ {"label":"planned",$DCN,"recipe":{"gpus":4,"batch_per_gpu":32,"precision":"fp32","pad_to":8,"checkpointing":"selective"},$EP},
+ {"label":"triton",$WL,"recipe":{"gpus":1,"batch_per_gpu":8,"framework":"fused_triton"}}]}}
+JOB
+$PY "$R" --check "$T/ok.json" > "$T/ok.out" || fail "a good job was refused"
+grep -q '"name": "a#2"' "$T/ok.out" || fail "counts not expanded with the planner's names"
+grep -q '"placement": "uvm"' "$T/ok.out" || fail "fused_uvm not read as the uvm placement"
+
+expect() { # job text, field
+  echo "$1" > "$T/bad.json"
+  rc=0
+  $PY "$R" --check "$T/bad.json" > /dev/null 2> "$T/err" || rc=$?
+  [ "$rc" = 2 ] || fail "exit $rc, expected 2 for $2"
+  tail -1 "$T/err" | grep -qF "\"field\": \"$2\"" || fail "field $2 not named: $(tail -1 "$T/err")"
+}
+expect "{\"kind\":\"dlrm_step\",\"params\":{\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8,\"precision\":\"fp8\"}}]}}" \
+  "params.cases[0].recipe.precision"
+expect "{\"kind\":\"dlrm_step\",\"params\":{\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8,\"embedding_precision\":\"int8\"}}]}}" \
+  "params.cases[0].recipe.embedding_precision"
+expect "{\"kind\":\"dlrm_step\",\"params\":{\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8,\"gpus\":2},\"embedding_plan\":{\"tables\":[{\"name\":\"zz\",\"sharding_type\":\"table_wise\"}]}}]}}" \
+  "params.cases[0].embedding_plan.tables[0].name"
+expect "{\"kind\":\"dlrm_step\",\"params\":{\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8,\"gpus\":2},\"embedding_plan\":{\"tables\":[{\"name\":\"b\",\"ranks\":[2]}]}}]}}" \
+  "params.cases[0].embedding_plan.tables[0].ranks[0]"
+expect "{\"kind\":\"dlrm_step\",\"params\":{\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8,\"global_batch\":9}}]}}" \
+  "params.cases[0].recipe.global_batch"
+expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8}],"bottom_mlp":[16],"top_mlp":[4,1]},"recipe":{"batch_per_gpu":8}}]}}' \
+  "params.cases[0].workload.bottom_mlp"
+expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8}],"bottom_mlp":[8],"top_mlp":[4,1],"interaction":"fm"},"recipe":{"batch_per_gpu":8}}]}}' \
+  "params.cases[0].workload.interaction"
+
+$PY -c 'import torch' 2>/dev/null || { echo "checks ok; no torch for $PY: run skipped"; exit 77; }
+CDPLAN_RUNNER_ALLOW_CPU=1 $PY "$R" "$T/ok.json" > "$T/res.json" 2> "$T/log" || fail "run failed: $(tail -3 "$T/log")"
+$PY - "$T/res.json" <<'PYEOF' || fail "result checks"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = {x["label"]: x for x in r["rows"]}
+assert set(rows) == {"baseline", "planned"}, rows.keys()
+b, p = rows["baseline"], rows["planned"]
+assert b["step_ms"] > 0 and b["share"]["whole_plan"] and b["share"]["rank"] == 0, b["share"]
+# rank 1 holds a#0 whole (64+ lookups x 16 over the global batch 128), row- and column-wise
+# shards and the replicated b: the busiest of the four
+s = p["share"]
+assert not s["whole_plan"] and s["rank"] == 1 and s["gpus"] == 4 and "not run" in s["note"], s
+assert p["interaction_width"] == 16 + 4 * 16 and p["samples_per_s"] > 0, p
+assert p["placements"] == {"hbm": 2, "host": 1, "uvm": 1}, p["placements"]
+f = r["failed"]
+assert len(f) == 1 and f[0]["label"] == "triton" and "unavailable" in f[0]["reason"], f
+d = r["device"]
+assert {"name", "memory_bytes", "compute_units"} <= set(d), d
+PYEOF
+echo "dlrm_step: ok"
