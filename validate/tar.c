@@ -27,7 +27,8 @@ static int by_name(const void *a, const void *b) {
 static void header(unsigned char *h, const char *name, unsigned mode, size_t size) {
   unsigned sum = 0;
   memset(h, 0, BLOCK);
-  snprintf((char *)h, 100, "%s", name);
+  size_t nl = strlen(name);
+  memcpy(h, name, nl < 99 ? nl : 99); /* callers keep names under 100 bytes */
   snprintf((char *)h + 100, 8, "%07o", mode);
   snprintf((char *)h + 108, 8, "%07o", 0u);
   snprintf((char *)h + 116, 8, "%07o", 0u);
