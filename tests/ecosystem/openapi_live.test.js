@@ -100,6 +100,12 @@ async function main() {
     await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id, query: "format=torchrec&module=a..b" }); // 400
     await call(base, "GET", "/v1/plans/{id}", { id: plan.doc && plan.doc.id, query: "format=yaml" }); // 400
     await call(base, "GET", "/v1/plans/{id}", { id: "0123456789abcdef" });
+    // Validate the stored plan as planned: two bundle jobs, one served as a tarball.
+    const pv = await call(base, "POST", "/v1/plans/{id}/validations", { id: plan.doc && plan.doc.id }, { backend: "bundle" });
+    const pjobs = (pv.doc && pv.doc.jobs) || [];
+    const pjob = pjobs.length ? (pjobs[0].job && pjobs[0].job.id) || pjobs[0].id : undefined;
+    if (pv.status !== 201 || !pjob) failures.push(`POST /v1/plans/{id}/validations gave ${pv.status} and no job: ${pv.text.slice(0, 300)}`);
+    await call(base, "GET", "/v1/validations/{id}/bundle", { id: pjob });
     const creq = example("plan_compare_h100_to_h200.json");
     creq.time_limit_s = 2;
     await call(base, "POST", "/v1/compare", {}, creq);
