@@ -86,7 +86,7 @@ static void test_kernels_api__catalog_never_chooses_infeasible(void **state) {
       int n = cost_kernel_default_space(&hw, dts[t], space, COST_KSPACE_MAX);
       assert_true(n >= 32);
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        cost_kproblem p = {shapes[s][0], shapes[s][1], shapes[s][2], dts[t]};
+        cost_kproblem p = {shapes[s][0], shapes[s][1], shapes[s][2], dts[t], "nn"};
         int nf = 0;
         assert_int_equal(cost_kernel_rank(&hw, &p, space, n, out, &nf), 0);
         if (nf < 1) fail_msg("%s %s: no feasible default config", hw.name, cost_dtype_name(dts[t]));
@@ -314,12 +314,17 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
     cJSON_ArrayForEach(r, rows) {
       const cJSON *f;
       cost_kproblem p = {cfg_int(r, "m"), cfg_int(r, "n"), cfg_int(r, "k"),
-                         sweep_dtype(cJSON_GetStringValue(cJSON_GetObjectItem(r, "dtype")))};
+                         sweep_dtype(cJSON_GetStringValue(cJSON_GetObjectItem(r, "dtype"))), "nn"};
       cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failed")) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "reason"));
         if (!why || strncmp(why, "OutOfResources: out of resource: shared memory", 46)) continue;
-        cost_kcfg c = {cfg_int(f, "bm"),    cfg_int(f, "bn"),     cfg_int(f, "bk"),
-                       cfg_int(f, "warps"), cfg_int(f, "stages"), cfg_int(f, "group_m")};
+        cost_kcfg c = {cfg_int(f, "bm"),
+                       cfg_int(f, "bn"),
+                       cfg_int(f, "bk"),
+                       cfg_int(f, "warps"),
+                       cfg_int(f, "stages"),
+                       cfg_int(f, "group_m"),
+                       1};
         cost_kpred o;
         assert_int_equal(cost_kernel_predict(&hw, &p, &c, &o), 0);
         if (o.feasible)

@@ -175,6 +175,10 @@ TIMING = {
     "min_iters": (v_int(1, 100000), 10),
     "max_iters": (v_int(1, 100000), 200),
     "flush_mib": (v_int(0, 8192), 256),
+    # > 0: a GPU spin of this many microseconds (torch.cuda._sleep) is queued before each
+    # timed call, so the events time the GPU work alone, not the host's launch path
+    # (Triton's Python launcher outran the L2 flush on kernels of a few microseconds).
+    "backlog_us": (v_num(0, 100000), 0),
 }
 
 # Criteo-like table sizes of ../shared/data/h200/dlrm_step.json
@@ -569,8 +573,11 @@ class Env:
             ev = self.torch.cuda.Event
             starts = [ev(enable_timing=True) for _ in range(iters)]
             ends = [ev(enable_timing=True) for _ in range(iters)]
+            spin = int(p.get("backlog_us", 0) * 2000)  # cycles, ~1 us each at 2 GHz
             for i in range(iters):
                 self.flush()
+                if spin > 0:
+                    self.torch.cuda._sleep(spin)
                 starts[i].record()
                 fn()
                 ends[i].record()

@@ -3,7 +3,9 @@
 (bench/awkward_shapes.py): for HALF (fit or blind) a kernel_sweep over the awkward-shape
 config space (small-M tiles, split-K) in bf16 + fp16, one in tf32 on the first 6 shapes,
 one in fp8 on the shapes with M, N, K multiples of 16, and a gemm_sweep (cuBLAS) of every
-shape in bf16, fp16, tf32, fp8. Usage: make_jobs.py HALF OUTDIR"""
+shape in bf16, fp16, tf32, fp8. BACKLOG_US > 0 sets the kernel sweeps' backlog_us (the
+runner's GPU spin before each timed call); NAME (default HALF) prefixes the files.
+Usage: make_jobs.py HALF OUTDIR [BACKLOG_US [NAME]]"""
 import json
 import os
 import sys
@@ -33,24 +35,28 @@ CONFIGS = [cfg(16, 64, 64), cfg(16, 128, 64), cfg(32, 64, 64), cfg(32, 128, 64, 
 
 def main():
     half, outdir = sys.argv[1], sys.argv[2]
+    backlog = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+    name = sys.argv[4] if len(sys.argv) > 4 else half
     prob = json.load(open(os.path.join(SRC, "data", "measurements", "h200-awkward",
                                        "problems.json")))
     shapes = [{"m": g["m"], "n": g["n"], "k": g["k"], "layout": g["layout"]} for g in prob[half]]
     f8 = [s for s in shapes if all(s[x] % 16 == 0 for x in "mnk")]
     base = {"warmup": 2, "iters": 15, "shape_budget_s": 20, "flush_mib": 128,
             "precompile_timeout_s": 150, "configs": CONFIGS}
+    if backlog > 0:
+        base["backlog_us"] = backlog
     jobs = {
         "kernel_16bit": dict(base, dtypes=["bf16", "fp16"], shapes=shapes),
         "kernel_tf32": dict(base, dtypes=["tf32"], shapes=shapes[:6]),
         "kernel_fp8": dict(base, dtypes=["fp8"], shapes=f8),
     }
     os.makedirs(outdir, exist_ok=True)
-    for name, p in jobs.items():
-        with open(os.path.join(outdir, "%s_%s.json" % (half, name)), "w") as f:
-            json.dump({"kind": "kernel_sweep", "id": "h200-awkward-%s-%s" % (half, name),
+    for kind, p in jobs.items():
+        with open(os.path.join(outdir, "%s_%s.json" % (name, kind)), "w") as f:
+            json.dump({"kind": "kernel_sweep", "id": "h200-awkward-%s-%s" % (name, kind),
                        "params": p}, f, indent=1)
-    with open(os.path.join(outdir, "%s_gemm.json" % half), "w") as f:
-        json.dump({"kind": "gemm_sweep", "id": "h200-awkward-%s-gemm" % half,
+    with open(os.path.join(outdir, "%s_gemm.json" % name), "w") as f:
+        json.dump({"kind": "gemm_sweep", "id": "h200-awkward-%s-gemm" % name,
                    "params": {"shapes": shapes, "dtypes": ["bf16", "fp16", "tf32", "fp8"],
                               "warmup": 3, "min_iters": 20, "max_iters": 100,
                               "flush_mib": 128}}, f, indent=1)

@@ -1,7 +1,9 @@
 #!/bin/bash
-# One device call for the h200-awkward sweeps: run.sh HALF (fit|blind) GPU_DIR OUT.
+# One device call for the h200-awkward sweeps: run.sh HALF GPU_DIR OUT [REFIT]
+# HALF (fit|blind): its 16-bit, tf32 and fp8 kernel sweeps and its gemm sweep;
+# REFIT (a job-file prefix, e.g. refit): its 16-bit kernel sweep after them.
 # Each job under a time limit (a stopped runner still prints its partial result).
-half=$1; gpu=$2; out=$3; jobs=$(dirname "$0")
+half=$1; gpu=$2; out=$3; refit=$4; jobs=$(dirname "$0")
 export PYTHONUNBUFFERED=1
 python3 - > "$out/env.json" <<'PY'
 import json, os, subprocess, time, platform
@@ -10,12 +12,13 @@ import torch, triton
 print(json.dumps({"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "python": platform.python_version(), "cpu_count": os.cpu_count(), "nvidia_smi": smi, "torch": torch.__version__, "cuda": torch.version.cuda, "triton": triton.__version__}, indent=1))
 PY
 t0=$SECONDS
-timeout -s TERM ${T16:-170} python3 "$gpu/runner.py" "$jobs/${half}_kernel_16bit.json" > "$out/kernel_16bit.json" 2> "$out/log.txt"
-echo "16bit rc=$? at $((SECONDS-t0)) s" >> "$out/log.txt"
-timeout -s TERM ${TG:-30} python3 "$gpu/runner.py" "$jobs/${half}_gemm.json" > "$out/gemm.json" 2>> "$out/log.txt"
-echo "gemm rc=$? at $((SECONDS-t0)) s" >> "$out/log.txt"
-timeout -s TERM ${TT:-45} python3 "$gpu/runner.py" "$jobs/${half}_kernel_tf32.json" > "$out/kernel_tf32.json" 2>> "$out/log.txt"
-echo "tf32 rc=$? at $((SECONDS-t0)) s" >> "$out/log.txt"
-timeout -s TERM ${T8:-30} python3 "$gpu/runner.py" "$jobs/${half}_kernel_fp8.json" > "$out/kernel_fp8.json" 2>> "$out/log.txt"
-echo "fp8 rc=$? at $((SECONDS-t0)) s" >> "$out/log.txt"
+run() {  # name limit_s
+  timeout -s TERM "$2" python3 "$gpu/runner.py" "$jobs/$1.json" > "$out/$1.json" 2>> "$out/log.txt"
+  echo "$1 rc=$? at $((SECONDS-t0)) s" >> "$out/log.txt"
+}
+run "${half}_kernel_16bit" ${T16:-170}
+run "${half}_gemm" ${TG:-30}
+run "${half}_kernel_tf32" ${TT:-45}
+run "${half}_kernel_fp8" ${T8:-30}
+[ -n "$refit" ] && run "${refit}_kernel_16bit" ${T16:-170}
 grep -E "precompiled|rc=|Error|error" "$out/log.txt" | tail -30
