@@ -77,6 +77,50 @@ static void test_kernels__smem_reason_h200(void **state) {
   assert_int_equal((int)r.smem, 3 * 64 * 1024 + 16 * 1024);
 }
 
+/* Issue 25: the layout decides which stride is A's and B's leading one.
+ * K = 479 scalar-loads a row-major A (one buffer), but a transposed A
+ * (wgrad, "tn") is contiguous along M = 4096 and keeps its stages. */
+static void test_kernels__layout_leading_dims(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c = {64, 256, 64, 4, 3, 8, 1};
+  cost_kproblem nn = {4096, 4096, 479, COST_DT_BF16, "nn"}, tn = nn;
+  cost_kpred a, b;
+  memcpy(tn.layout, "tn", 3);
+  assert_int_equal(cost_kernel_predict(&hw, &nn, &c, &a), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &b), 0);
+  assert_int_equal((int)a.smem, 3 * 32 * 1024 + 8 * 1024);
+  assert_int_equal((int)b.smem, 3 * 40 * 1024);
+  assert_true(b.ms < a.ms);
+  /* B stored transposed (forward, "nt") with K = 479 is the scalar one. */
+  memcpy(tn.layout, "nt", 3);
+  tn.k = 4096;
+  tn.n = 479;
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &b), 0);
+  assert_int_equal((int)b.smem, 3 * 40 * 1024);
+  memcpy(tn.layout, "xn", 3);
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &b), COST_EINVAL);
+}
+
+/* Issue 25: split-K runs tiles x s programs over K / s steps each, plus a
+ * reduce kernel: a 64x64 output over K = 16384 (one tile on 132 SMs) is far
+ * faster split 8 ways; a large output is not helped. */
+static void test_kernels__split_k(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c1 = {64, 64, 64, 4, 3, 8, 1}, c8 = c1, bad = c1;
+  c8.split_k = 8;
+  bad.split_k = COST_KSPLIT_MAX + 1;
+  cost_kpred a = predict(&hw, 64, 64, 16384, c1), b = predict(&hw, 64, 64, 16384, c8);
+  assert_true(b.ms < 0.4 * a.ms);
+  assert_true(fabs(b.waves / a.waves - 8) < 1e-9);
+  a = predict(&hw, 8192, 8192, 1024, c1);
+  b = predict(&hw, 8192, 8192, 1024, c8);
+  assert_true(b.ms > a.ms);
+  cost_kproblem p = {64, 64, 64, COST_DT_BF16, "nn"};
+  assert_int_equal(cost_kernel_predict(&hw, &p, &bad, &a), COST_EINVAL);
+}
+
 static void test_kernels__smem_reason_mi300x(void **state) {
   (void)state;
   cost_hw hw = mi300x();
@@ -259,6 +303,8 @@ int main(void) {
       cmocka_unit_test(test_kernels__wave_quantization),
       cmocka_unit_test(test_kernels__pipeline_depth),
       cmocka_unit_test(test_kernels__masked_edges),
+      cmocka_unit_test(test_kernels__layout_leading_dims),
+      cmocka_unit_test(test_kernels__split_k),
       cmocka_unit_test(test_kernels__family_corrections),
       cmocka_unit_test(test_kernels__rank_order_and_errors),
   };

@@ -318,13 +318,8 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
       cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failed")) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "reason"));
         if (!why || strncmp(why, "OutOfResources: out of resource: shared memory", 46)) continue;
-        cost_kcfg c = {cfg_int(f, "bm"),
-                       cfg_int(f, "bn"),
-                       cfg_int(f, "bk"),
-                       cfg_int(f, "warps"),
-                       cfg_int(f, "stages"),
-                       cfg_int(f, "group_m"),
-                       1};
+        cost_kcfg c = {cfg_int(f, "bm"),    cfg_int(f, "bn"),     cfg_int(f, "bk"),
+                       cfg_int(f, "warps"), cfg_int(f, "stages"), cfg_int(f, "group_m")};
         cost_kpred o;
         assert_int_equal(cost_kernel_predict(&hw, &p, &c, &o), 0);
         if (o.feasible)
