@@ -154,6 +154,14 @@ static void test_kernels_api__validation_names_the_field(void **state) {
   expect_field(
       ctx, "{\"hardware\":\"h200\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64,\"dtype\":\"fp64\"}]}",
       SVC_BAD_FIELD, "problems[0].dtype");
+  /* Issue 25: layout and split_k are checked and named. */
+  expect_field(
+      ctx, "{\"hardware\":\"h200\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64,\"layout\":\"tx\"}]}",
+      SVC_BAD_FIELD, "problems[0].layout");
+  expect_field(ctx,
+               "{\"hardware\":\"h200\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64}],"
+               "\"candidates\":[{\"block_m\":64,\"block_n\":64,\"block_k\":32,\"split_k\":65}]}",
+               SVC_OUT_OF_RANGE, "candidates[0].split_k");
   expect_field(
       ctx,
       "{\"hardware\":\"mi300x\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64,\"dtype\":\"fp4\"}]}",
@@ -318,8 +326,13 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
       cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failed")) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "reason"));
         if (!why || strncmp(why, "OutOfResources: out of resource: shared memory", 46)) continue;
-        cost_kcfg c = {cfg_int(f, "bm"),    cfg_int(f, "bn"),     cfg_int(f, "bk"),
-                       cfg_int(f, "warps"), cfg_int(f, "stages"), cfg_int(f, "group_m")};
+        cost_kcfg c = {cfg_int(f, "bm"),
+                       cfg_int(f, "bn"),
+                       cfg_int(f, "bk"),
+                       cfg_int(f, "warps"),
+                       cfg_int(f, "stages"),
+                       cfg_int(f, "group_m"),
+                       1};
         cost_kpred o;
         assert_int_equal(cost_kernel_predict(&hw, &p, &c, &o), 0);
         if (o.feasible)
