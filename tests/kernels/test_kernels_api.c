@@ -303,7 +303,13 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
                         "h200-dtypes-held2",
                         "h200-dtypes-held3",
                         "h200-heldout5",
-                        "h200-dtypes-held4"};
+                        "h200-dtypes-held4",
+                        "h200-awkward/fit_kernel_16bit.json",
+                        "h200-awkward/fit_kernel_tf32.json",
+                        "h200-awkward/fit_kernel_fp8.json",
+                        "h200-awkward/blind_kernel_16bit.json",
+                        "h200-awkward/blind_kernel_tf32.json",
+                        "h200-awkward/blind_kernel_fp8.json"};
   char path[1024];
   cost_hw hw;
   int checked = 0, tf32_checked = 0, smem_reason = 0;
@@ -311,8 +317,9 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
   assert_int_equal(ks_load_hw(path, &hw), 0);
   for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
     size_t len = 0;
-    snprintf(path, sizeof path, "%s/data/measurements/%s/triton_configs.json", CDPLAN_SOURCE_DIR,
-             sets[s]);
+    /* a sweep folder's triton_configs.json, or a named file (h200-awkward) */
+    snprintf(path, sizeof path, "%s/data/measurements/%s%s", CDPLAN_SOURCE_DIR, sets[s],
+             strstr(sets[s], ".json") ? "" : "/triton_configs.json");
     char *text = cm_slurp(path, &len);
     assert_non_null(text);
     cJSON *doc = cJSON_Parse(text), *rows, *r;
@@ -323,6 +330,8 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
       const cJSON *f;
       cost_kproblem p = {cfg_int(r, "m"), cfg_int(r, "n"), cfg_int(r, "k"),
                          sweep_dtype(cJSON_GetStringValue(cJSON_GetObjectItem(r, "dtype"))), "nn"};
+      const char *lay = cJSON_GetStringValue(cJSON_GetObjectItem(r, "layout"));
+      if (lay && strlen(lay) == 2) memcpy(p.layout, lay, 3);
       cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failed")) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "reason"));
         if (!why || strncmp(why, "OutOfResources: out of resource: shared memory", 46)) continue;
@@ -332,7 +341,8 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
                        cfg_int(f, "warps"),
                        cfg_int(f, "stages"),
                        cfg_int(f, "group_m"),
-                       1};
+                       cJSON_IsNumber(cJSON_GetObjectItem(f, "split_k")) ? cfg_int(f, "split_k")
+                                                                         : 1};
         cost_kpred o;
         assert_int_equal(cost_kernel_predict(&hw, &p, &c, &o), 0);
         if (o.feasible)
