@@ -95,7 +95,7 @@ int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int 
           int bm = mn[i], bn = mn[j];
           if (ampere && (bm == 256 && bn == 256)) continue;
           if (n >= cap) return n;
-          out[n++] = (cost_kcfg){bm, bn, bks[k] * kscale / kdiv, warps_for(bm, bn), st[s], 8};
+          out[n++] = (cost_kcfg){bm, bn, bks[k] * kscale / kdiv, warps_for(bm, bn), st[s], 8, 0};
         }
   return n;
 }
