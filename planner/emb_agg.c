@@ -81,6 +81,8 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
   int urow = milp_row(m, MILP_FX, 0), umrow = milp_row(m, MILP_FX, 0);
   milp_nz(m, urow, U, -1), milp_nz(m, umrow, Um, -1);
   int avg = milp_row(m, MILP_UP, -in->fixed_ms), avgm = milp_row(m, MILP_UP, capgb);
+  /* host memory of all nodes together (TB): a relaxation of the per-node limit */
+  int avgh = milp_row(m, MILP_UP, in->host_cap * in->N / 1e12);
   milp_nz(m, avg, U, 1), milp_nz(m, avg, L, -1), milp_nz(m, avgm, Um, 1);
   for (size_t c = 0; c < in->nclass; c++) {
     double cnt = (double)in->cls_count[c];
@@ -93,6 +95,8 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
       int col = milp_col(m, 0, cnt, 0, ly->large[c] ? MILP_INT : MILP_CONT);
       ly->ncol[id] = col;
       milp_nz(m, crow, col, 1);
+      double hpcs = e->kind == EK_UNIFORM ? R : e->kind == EK_NODE ? in->G : e->k;
+      milp_nz(m, avgh, col, hpcs * e->host_bytes / 1e12);
       if (e->kind == EK_UNIFORM) {
         milp_nz(m, urow, col, e->ms), milp_nz(m, umrow, col, e->bytes / 1e9);
         continue;

@@ -5,10 +5,16 @@
  * the greedy: both are priced by emb_eval and the better one wins.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/planner_int.h"
+
+const char *plan_method_name(int m) {
+  static const char *const names[] = {"auto", "exact", "decomposed", "greedy"};
+  return m >= 0 && m < (int)(sizeof names / sizeof names[0]) ? names[m] : "unknown";
+}
 
 /* The total work of option e over all the ranks it touches. */
 static double opt_total(const emb_inst *in, const emb_opt *e) {
@@ -86,6 +92,54 @@ static double trivial_bound(const emb_inst *in) {
   return isfinite(best) ? fmax(best, simple) : simple;
 }
 
+typedef struct {
+  double ratio, save, host;
+} host_move;
+
+static int by_ratio_desc(const void *a, const void *b) {
+  double x = ((const host_move *)a)->ratio, y = ((const host_move *)b)->ratio;
+  return x > y ? -1 : x < y;
+}
+
+/* The least HBM (bytes, all GPUs together) the tables need when host
+ * memory (all nodes together) takes what saves the most HBM per host byte:
+ * a fractional knapsack over each table's smallest HBM-only footprint and
+ * its smallest host option (host bytes and HBM both at their minimum over
+ * the host options), a relaxation, so more than the HBM there is proves
+ * that nothing fits. */
+static double min_hbm_with_host(const emb_inst *in) {
+  host_move *mv = malloc((in->n ? in->n : 1) * sizeof *mv);
+  double need = 0, room = in->host_cap * in->N;
+  size_t nm = 0;
+  if (!mv) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    double a = INFINITY, h = INFINITY, s = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (!e->ok) continue;
+      double pcs = e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k;
+      if (e->place == PLAN_PLACE_HOST)
+        h = fmin(h, e->bytes * pcs), s = fmin(s, e->host_bytes * pcs);
+      else
+        a = fmin(a, e->bytes * pcs);
+    }
+    if (!isfinite(a) && !isfinite(h)) continue; /* check_capacity names it */
+    if (!isfinite(a)) {                         /* host only: it takes its host memory */
+      need += h, room -= s;
+      continue;
+    }
+    need += a;
+    if (isfinite(h) && h < a) mv[nm++] = (host_move){(a - h) / fmax(s, 1), a - h, s};
+  }
+  qsort(mv, nm, sizeof *mv, by_ratio_desc);
+  for (size_t k = 0; k < nm && room > 0; k++) {
+    double f = fmin(1, room / fmax(mv[k].host, 1));
+    need -= f * mv[k].save, room -= f * mv[k].host;
+  }
+  free(mv);
+  return room < 0 ? INFINITY : need;
+}
+
 /* A request that cannot fit says which constraint and by how much. */
 static int check_capacity(const emb_inst *in, svc_err *err) {
   char need[32], cap[32];
@@ -120,6 +174,21 @@ static int check_capacity(const emb_inst *in, svc_err *err) {
                        "HBM capacity: the tables need at least %s per GPU; %s usable for "
                        "embeddings",
                        need, cap);
+  }
+  if (in->p->allow_host) {
+    double hbm = min_hbm_with_host(in) / in->R;
+    if (hbm > in->p->cap_bytes * (1 + 1e-9)) {
+      char host[32];
+      emb_fmt_gb(host, sizeof host, in->host_cap);
+      if (isfinite(hbm))
+        emb_fmt_gb(need, sizeof need, hbm);
+      else
+        snprintf(need, sizeof need, "more than there is");
+      return svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                         "HBM + host memory: with the host memory full (%s per node), the tables "
+                         "still need %s of HBM per GPU; %s usable for embeddings",
+                         host, need, cap);
+    }
   }
   return 0;
 }

@@ -81,6 +81,10 @@ const char *plan_place_kernel(int place, int host_mode);
 /* Defaults for host-placed tables (documented in docs/planner.md). */
 #define PLAN_DEFAULT_HOST_BW 5.0e10  /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
 #define PLAN_DEFAULT_CACHE_RATIO 0.2 /* TorchRec's default cache_load_factor */
+/* Host memory per node for host-placed tables when neither the cluster nor
+ * the descriptor says: 2 TB, the system memory of an 8-GPU DGX H100/H200
+ * (NVIDIA DGX H100 and DGX H200 datasheets). */
+#define PLAN_DEFAULT_HOST_MEM 2.0e12
 
 typedef struct {
   char name[64];
@@ -93,12 +97,15 @@ typedef struct {
   cost_hw hw;
   int gpus_per_node, nodes;
   int64_t batch_per_gpu;
-  int emb_dtype;       /* cost_dtype of table rows */
-  double act_bytes;    /* bytes per element of pooled outputs and their grads */
-  int sparse_opt;      /* plan_sparse_opt */
-  double cap_bytes;    /* HBM per GPU left for the embeddings */
-  double host_bw;      /* 0 = PLAN_DEFAULT_HOST_BW */
-  double cache_ratio;  /* 0 = PLAN_DEFAULT_CACHE_RATIO */
+  int emb_dtype;      /* cost_dtype of table rows */
+  double act_bytes;   /* bytes per element of pooled outputs and their grads */
+  int sparse_opt;     /* plan_sparse_opt */
+  double cap_bytes;   /* HBM per GPU left for the embeddings */
+  double host_bw;     /* 0 = PLAN_DEFAULT_HOST_BW */
+  double cache_ratio; /* 0 = PLAN_DEFAULT_CACHE_RATIO */
+  /* host memory per node for the rows (and sparse optimizer state) of
+   * host-placed tables; 0 = hw.host_mem_per_node, else PLAN_DEFAULT_HOST_MEM */
+  double host_cap_bytes;
   unsigned shard_mask; /* bit (1u << plan_shard) allowed; 0 = all */
   int allow_host;      /* host placement allowed */
   int cw_max;          /* largest column-wise split (2..8; 0 = 4) */
@@ -132,6 +139,9 @@ typedef enum {
   PLAN_METHOD_DECOMPOSED, /* rank-collapsed MILP bound + packing */
   PLAN_METHOD_GREEDY      /* the baseline only */
 } plan_method;
+
+/* "exact", "decomposed", "greedy", ... (the answer's method) */
+const char *plan_method_name(int method);
 
 typedef struct {
   double time_limit_s; /* whole call; <= 0 = 10 s */

@@ -21,10 +21,11 @@ typedef enum {
 
 typedef struct {
   int shard, place, k, kind;
-  double ms;    /* per touched rank (uniform: each rank; item: per shard) */
-  double bytes; /* idem */
-  int allowed;  /* the request and the cluster allow it (then it is priced) */
-  int ok;       /* allowed and each piece fits cap_bytes */
+  double ms;         /* per touched rank (uniform: each rank; item: per shard) */
+  double bytes;      /* idem */
+  double host_bytes; /* host memory per piece (host placement: rows + optimizer state) */
+  int allowed;       /* the request and the cluster allow it (then it is priced) */
+  int ok;            /* allowed and each piece fits cap_bytes */
 } emb_opt;
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
   int nopt;
   emb_opt *opt;    /* n * nopt, row-major by table */
   double fixed_ms; /* per-rank constant (collective latency) */
+  double host_cap; /* host memory per node (bytes) */
   /* identical tables collapsed: class of each table, one representative
    * and a count per class */
   size_t nclass;

@@ -118,9 +118,17 @@ static void test_planner_emb__infeasible_names_the_constraint(void **state) {
   rc = plan_emb_solve(&p, t, 3, NULL, &r, &err);
   assert_int_equal(rc, -SVC_INFEASIBLE);
   assert_non_null(strstr(err.message, "huge_a"));
-  /* host placement allowed: it fits */
+  /* host placement allowed, but 2 TB of host memory per node (the
+   * default) cannot take both 1 TB tables with their Adagrad state, and
+   * one of them does not fit the 8 GPUs' HBM: the answer names both */
   p.allow_host = 1;
   p.shard_mask = 0;
+  rc = plan_emb_solve(&p, t, 3, NULL, &r, &err);
+  assert_int_equal(rc, -SVC_INFEASIBLE);
+  assert_non_null(strstr(err.message, "host memory"));
+  assert_non_null(strstr(err.message, "2000 GB per node"));
+  /* 4 TB of host memory per node: it fits, and every host byte is counted */
+  p.host_cap_bytes = 4e12;
   assert_int_equal(plan_emb_solve(&p, t, 3, NULL, &r, &err), 0);
   plan_emb_result_dispose(&r);
 }
