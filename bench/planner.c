@@ -180,6 +180,8 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
   problem(&p, hw, gpus, 4096, 0.7 * hw->hbm_usable_bytes);
   double need = heavy_need_ratio(t, n, &p);
   plan_solve_opts o = {.time_limit_s = tl, .mip_gap = 0.005};
+  if (getenv("PLAN_WORK_S")) o.work_s = atof(getenv("PLAN_WORK_S"));
+  if (getenv("PLAN_LP_METHOD")) o.lp_method = atoi(getenv("PLAN_LP_METHOD"));
   double t0 = svc_now();
   int rc = plan_emb_solve(&p, t, n, &o, &r, &err);
   double wall = svc_now() - t0;
@@ -225,7 +227,7 @@ static int run_heavy(int argc, char **argv, double tl) {
          "per node used first) / HBM for embeddings (> 1: does not fit)\n\n",
          tl, (hw.host_mem_per_node > 0 ? hw.host_mem_per_node : 2e12) / 1e12);
   printf("| tables | GPUs | seed | need | method | wall s | gap | max rank ms | greedy ms | "
-         "greedy/ours | RSS MB | note |\n");
+         "greedy/ours | RSS MB | limit |\n");
   printf("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
   fflush(stdout);
   for (int a = 0; a < nt; a++)

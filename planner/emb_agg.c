@@ -208,69 +208,107 @@ static double plans_max(const emb_inst *in, const plan_table_plan *plans, int *f
   return m;
 }
 
+/* Pack one option choice (plain LPT; when a piece does not fit, with
+ * repair; then memory first with repair), improve it, and keep it in best
+ * when it beats *best_ms. */
+static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, emb_budget *b,
+                       double *best_ms, plan_table_plan *plans, int *have, int *repaired) {
+  static const int modes[] = {EMB_PACK_PLAIN, EMB_PACK_REPAIR, EMB_PACK_MEMORY};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+    int rep = emb_pack(in, cc, cp, modes[k]);
+    if (emb_spend(b, (double)in->n * in->R / 8)) return;
+    if (rep < 0) continue;
+    emb_local_search(in, cp, b);
+    emb_repair_options(in, cp, b);
+    emb_local_search(in, cp, b);
+    int fits = 0;
+    double mx = plans_max(in, cp, &fits);
+    if (fits && mx < *best_ms) {
+      *best_ms = mx, *have = 1, *repaired = rep > 0;
+      memcpy(plans, cp, in->n * sizeof *cp);
+    }
+    return; /* the first mode that packs is the one for this choice */
+  }
+}
+
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
-                         double deadline, plan_table_plan *plans, int *have_plans, double *bound,
-                         int *status, svc_err *err) {
+                         emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
+                         double *bound, int *status, svc_err *err) {
   plan_milp m;
   agg_layout ly = {0};
   milp_sol sol = {0};
-  int *choice = NULL, *cc = NULL, rc = 0, Lcol = 0;
+  int *choice[2] = {NULL, NULL}, *cc = NULL, rc = 0, Lcol = 0;
   plan_table_plan *cp = NULL;
   milp_init(&m);
-  *have_plans = 0, *bound = 0, *status = MILP_NOSOL;
+  *have_plans = 0, *repaired = 0, *bound = 0, *status = MILP_NOSOL;
   if (build(in, warm_ms, &m, &ly, &Lcol)) {
     rc = svc_err_set(err, SVC_NOMEM, "", "out of memory building the model");
     goto cleanup;
   }
-  /* Stage 1 gets most of the time; packing is fast. */
-  double now = svc_now(), budget = (deadline - now) * 0.7;
+  /* Stage 1 gets most of the time and of the work; packing is fast. */
+  double now = svc_now(), budget = (b->deadline - now) * 0.7;
+  double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   milp_opts mo = {.time_limit_s = (now - t0) + budget,
                   .mip_gap = o->mip_gap * 0.5,
                   .presolve = 0,
                   .progress = o->progress,
                   .progress_user = o->progress_user,
+                  .lp_method = o->lp_method,
                   .t0 = t0};
+  if (o->work_s >= 0) {
+    mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
+    mo.node_lim = (long)fmax(10, 0.7 * ws * PLAN_NODES_PER_S);
+  }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  b->time_hit |= sol.hit_time, b->work_hit |= sol.hit_work;
+  svc_log(SVC_LOG_DEBUG,
+          "planner: decomposition LP %d x %d: %ld simplex iterations in %.2f s, %ld nodes, status "
+          "%d%s%s",
+          m.nrows, m.ncols, sol.lp_iters, sol.lp_s, sol.nodes, sol.status,
+          sol.hit_time ? ", time cap" : "", sol.hit_work ? ", work limit" : "");
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
-  /* no integer point in time: round the LP optimum instead */
-  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE &&
-      !(sol.status == MILP_NOSOL && sol.x))
-    goto cleanup;
-  if (!(choice = malloc((in->n ? in->n : 1) * sizeof *choice))) {
-    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-    goto cleanup;
-  }
-  if (round_choice(in, &ly, sol.x, choice)) goto cleanup;
+  /* Round the incumbent (when branch and bound found one) and the LP
+   * optimum: the incumbent may be a poor point found early, the LP optimum
+   * is the relaxation's best mix. */
+  const double *base[2] = {NULL, sol.lp_x};
+  if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) base[0] = sol.x;
   if (!(cc = malloc((in->n ? in->n : 1) * sizeof *cc)) ||
       !(cp = malloc((in->n ? in->n : 1) * sizeof *cp))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  /* Stage 2, over a few candidate option choices: the rounded counts as
-   * they are, then, for targets T at and below the bound, the rounding
-   * (and the cheapest choice per table) with every piece that cannot fit
-   * under T re-chosen; each is packed, balanced with its options kept
-   * (moves, swaps), re-optioned on the slowest rank, balanced again. The
-   * smaller pieces of a low T pack more evenly but cost more work; the
-   * best of them is the incumbent. */
-  static const double target[] = {INFINITY, 0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5};
-  double best = INFINITY;
-  for (int v = 0; v < 2; v++)
-    for (size_t q = v; q < sizeof target / sizeof target[0] && svc_now() < deadline; q++) {
-      int fits = 0;
-      if (isfinite(target[q]) && !(*bound > 0)) break;
-      cap_choice(in, v ? NULL : choice, isfinite(target[q]) ? *bound * (1 + target[q]) : INFINITY,
-                 cc);
-      if (emb_pack(in, cc, cp)) continue;
-      emb_local_search(in, cp, deadline);
-      emb_repair_options(in, cp, deadline);
-      emb_local_search(in, cp, deadline);
-      double mx = plans_max(in, cp, &fits);
-      if (fits && mx < best) best = mx, memcpy(plans, cp, in->n * sizeof *cp), *have_plans = 1;
+  for (int k = 0; k < 2; k++) {
+    if (!base[k]) continue;
+    if (!(choice[k] = malloc((in->n ? in->n : 1) * sizeof *choice[k]))) {
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+      goto cleanup;
     }
+    if (round_choice(in, &ly, base[k], choice[k]) ||
+        (k == 1 && choice[0] && !memcmp(choice[0], choice[1], in->n * sizeof *choice[1])))
+      free(choice[k]), choice[k] = NULL; /* no rounding, or the same one twice */
+  }
+  /* Stage 2, over a few candidate option choices: each rounding as it is,
+   * then, for targets T at and below the bound, each rounding (and the
+   * cheapest choice per table) with every piece that cannot fit under T
+   * re-chosen; each is packed (with repair where memory is tight),
+   * balanced with its options kept (moves, swaps), re-optioned on the
+   * slowest rank, balanced again. The smaller pieces of a low T pack more
+   * evenly but cost more work; the best of them is the incumbent. */
+  static const double target[] = {INFINITY, 0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5};
+  size_t nt = sizeof target / sizeof target[0];
+  double best = INFINITY;
+  for (int v = 0; v < 3; v++) {
+    const int *from = v < 2 ? choice[v] : NULL;
+    if (v < 2 && !from) continue;
+    for (size_t q = v == 2; q < nt && !b->time_hit && !b->work_hit; q++) {
+      if (isfinite(target[q]) && !(*bound > 0)) break;
+      cap_choice(in, from, isfinite(target[q]) ? *bound * (1 + target[q]) : INFINITY, cc);
+      try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
+    }
+  }
 cleanup:
-  free(choice), free(cc), free(cp);
+  free(choice[0]), free(choice[1]), free(cc), free(cp);
   milp_sol_dispose(&sol);
   milp_dispose(&m);
   free(ly.ncol), free(ly.large);

@@ -293,10 +293,29 @@ int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
   return greedy(in, plans, 1, err);
 }
 
-int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
+/* Place table i with option o, or, when repair is on and o does not fit,
+ * with the option of least total work that does (a memory-light one: a
+ * split, or host placement). 1 when repaired, 0 as chosen, -1 nothing fits. */
+static int place_or_repair(const emb_inst *in, ranks_state *s, size_t i, int o, int repair,
+                           plan_table_plan *pl) {
+  if (!place(in, s, i, o, pl)) return 0;
+  if (!repair) return -1;
+  keyed cand[64];
+  int nc = 0;
+  for (int q = 0; q < in->nopt && nc < 64; q++) {
+    const emb_opt *e = EOPT(in, i, q);
+    if (q != o && e->ok) cand[nc++] = (keyed){.key = e->ms * pieces(in, e), .i = i, .o = q};
+  }
+  qsort(cand, (size_t)nc, sizeof *cand, by_key_asc);
+  for (int c = 0; c < nc; c++)
+    if (!place(in, s, i, cand[c].o, pl)) return 1;
+  return -1;
+}
+
+int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode) {
   ranks_state s = {0};
   keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
-  int rc = 0;
+  int rc = 0, repaired = 0;
   if (!ord || ranks_new(in, &s)) {
     rc = -1;
     goto cleanup;
@@ -304,7 +323,9 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
   /* uniform first (they load every rank alike), then node items, then
    * single-rank pieces by decreasing size (LPT), a piece's size being the
    * larger of its share of the average load and of the capacity (a table
-   * that is light but fills most of a GPU goes early, while there is room) */
+   * that is light but fills most of a GPU goes early, while there is room).
+   * Memory first (EMB_PACK_MEMORY): every piece by decreasing HBM + host
+   * footprint (first-fit decreasing on memory), the load second. */
   double avg = 0;
   for (size_t i = 0; i < in->n; i++) {
     const emb_opt *e = EOPT(in, i, choice[i]);
@@ -313,14 +334,21 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
   if (!(avg > 0)) avg = 1;
   for (size_t i = 0; i < in->n; i++) {
     const emb_opt *e = EOPT(in, i, choice[i]);
-    double key = e->kind == EK_UNIFORM ? 1e300
-                 : e->kind == EK_NODE  ? 1e299
-                                       : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
+    double mem = e->bytes / in->p->cap_bytes + e->host_bytes / in->host_cap;
+    double key = mode == EMB_PACK_MEMORY
+                     ? (e->kind == EK_UNIFORM ? 1e300 : mem * 1e6 + e->ms / avg)
+                 : e->kind == EK_UNIFORM ? 1e300
+                 : e->kind == EK_NODE    ? 1e299
+                                         : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
     ord[i] = (keyed){.key = key, .i = i, .o = choice[i]};
   }
   qsort(ord, in->n, sizeof *ord, by_key_desc);
-  for (size_t q = 0; q < in->n && !rc; q++)
-    if (place(in, &s, ord[q].i, ord[q].o, &plans[ord[q].i])) rc = -1;
+  for (size_t q = 0; q < in->n && rc >= 0; q++) {
+    int r = place_or_repair(in, &s, ord[q].i, ord[q].o, mode != EMB_PACK_PLAIN, &plans[ord[q].i]);
+    if (r < 0) rc = -1;
+    repaired += r > 0;
+  }
+  if (rc == 0) rc = repaired;
 cleanup:
   ranks_free(&s);
   free(ord);
@@ -353,7 +381,14 @@ static int *piece_rank(plan_table_plan *plans, const piece *pc) {
   return pl->shard == PLAN_SHARD_TW ? &pl->rank : &pl->cw_ranks[pc->j];
 }
 
-void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadline) {
+int emb_spend(emb_budget *b, double units) {
+  b->work -= units;
+  if (b->work < 0) return b->work_hit = 1;
+  if (svc_now() > b->deadline) return b->time_hit = 1;
+  return 0;
+}
+
+void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
   size_t np = 0, cap = 0;
   piece *pc = NULL;
   ranks_state s = {0};
@@ -379,7 +414,7 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
     }
   }
   for (int iter = 0; iter < 100000; iter++) {
-    if ((iter & 63) == 0 && svc_now() > deadline) break;
+    if (emb_spend(b, (double)in->R + (double)np)) break;
     int top = 0;
     for (int r = 1; r < in->R; r++)
       if (s.ms[r] > s.ms[top]) top = r;
@@ -389,6 +424,7 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
     for (size_t a = 0; a < np && !improved; a++) {
       int *ra = piece_rank(plans, &pc[a]);
       if (*ra != top) continue;
+      if (emb_spend(b, (double)in->R)) goto cleanup;
       int r2 = -1;
       for (int r = 0; r < in->R; r++)
         if (r != top && s.b[r] + pc[a].b <= s.cap && s.ms[r] + pc[a].ms < L - 1e-9 &&
@@ -406,6 +442,7 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
     for (size_t a = 0; a < np && !improved; a++) {
       int *ra = piece_rank(plans, &pc[a]);
       if (*ra != top) continue;
+      if (emb_spend(b, (double)np)) goto cleanup;
       for (size_t c = 0; c < np && !improved; c++) {
         int *rc = piece_rank(plans, &pc[c]);
         int r2 = *rc;
@@ -472,7 +509,7 @@ static double max_of(const double *v, int n) {
  * table-wise table column-wise or row-wise, move it to host, ...) while
  * that lowers the maximum. Complements emb_local_search, which keeps each
  * table's option. */
-void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline) {
+void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
   ranks_state s = {0}, t = {0};
   plan_emb_result res;
   int fits = 0;
@@ -481,7 +518,7 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadl
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
   host_fill(in, plans, &s);
-  for (int iter = 0; iter < 2000 && svc_now() < deadline; iter++) {
+  for (int iter = 0; iter < 2000 && !emb_spend(b, (double)in->n + in->R); iter++) {
     int top = 0;
     for (int r = 1; r < in->R; r++)
       if (s.ms[r] > s.ms[top]) top = r;
@@ -510,6 +547,7 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadl
       double best_L = L;
       for (int o = 0; o < in->nopt; o++) {
         if (!EOPT(in, best_t, o)->ok) continue;
+        if (emb_spend(b, 3.0 * in->R)) break;
         memcpy(t.ms, s.ms, (size_t)in->R * sizeof *t.ms);
         memcpy(t.b, s.b, (size_t)in->R * sizeof *t.b);
         memcpy(t.h, s.h, (size_t)in->N * sizeof *t.h);
@@ -572,7 +610,7 @@ static double touched_max(const emb_inst *in, const ranks_state *s, const plan_t
   return max_of(s->ms, in->R);
 }
 
-int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline) {
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budget *b) {
   ranks_state s = {0};
   plan_emb_result res;
   int fits = 0, moved = 0;
@@ -585,7 +623,7 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double d
   for (int pass = 0; pass < 4; pass++) {
     int changed = 0;
     for (size_t i = 0; i < in->n; i++) {
-      if ((i & 31) == 0 && svc_now() > deadline) goto cleanup;
+      if (emb_spend(b, (double)in->nopt * in->R)) goto cleanup;
       int cur = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
       const emb_opt *best = EOPT(in, i, cur);
       plan_table_plan best_pl = plans[i], cand;

@@ -12,7 +12,10 @@
 #include "planner/planner_int.h"
 
 const char *plan_method_name(int m) {
-  static const char *const names[] = {"auto", "exact", "decomposed", "greedy"};
+  static const char *const names[] = {"auto",   "exact",
+                                      "decomposed", "greedy",
+                                      "decomposed+repair", "memory_first_fallback",
+                                      "greedy+local_search"};
   return m >= 0 && m < (int)(sizeof names / sizeof names[0]) ? names[m] : "unknown";
 }
 
@@ -210,14 +213,31 @@ int plan_emb_greedy(const plan_emb_problem *p, const plan_table *tables, size_t 
   return plan_emb_solve(p, tables, n, &o, out, err);
 }
 
+const char *plan_limit_name(int l) {
+  return l == PLAN_LIMIT_WORK ? "work" : l == PLAN_LIMIT_TIME ? "time" : "none";
+}
+
+/* A phase's budget: share of the work (sized from work_s), the wall
+ * deadline as the cap. */
+static emb_budget budget(const plan_solve_opts *o, double share, double deadline) {
+  double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
+  emb_budget b = {.deadline = deadline, .work = share * ws * PLAN_WORK_UNITS_PER_S};
+  if (o->work_s < 0) b.work = INFINITY;
+  return b;
+}
+
+static void note(int *time_hit, int *work_hit, const emb_budget *b) {
+  *time_hit |= b->time_hit, *work_hit |= b->work_hit;
+}
+
 int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n,
                    const plan_solve_opts *opts, plan_emb_result *out, svc_err *err) {
   emb_inst in;
   plan_solve_opts o = opts ? *opts : (plan_solve_opts){0};
-  plan_table_plan *gplans = NULL, *splans = NULL;
+  plan_table_plan *gplans = NULL, *splans = NULL, *wcopy = NULL;
   plan_emb_result gres = {0}, sres = {0}, lres = {0};
   plan_table_plan *lplans = NULL;
-  int lhave = 0;
+  int lhave = 0, time_hit = 0, work_hit = 0, from_start = 0, repaired = 0;
   svc_err gerr;
   int rc, grc, fits = 0, status = MILP_NOSOL, have = 0;
   double t0 = svc_now(), bound = 0;
@@ -230,7 +250,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   if ((rc = check_capacity(&in, err))) goto cleanup;
   gplans = calloc(n ? n : 1, sizeof *gplans);
   splans = calloc(n ? n : 1, sizeof *splans);
-  if (!gplans || !splans) {
+  wcopy = malloc((n ? n : 1) * sizeof *wcopy);
+  if (!gplans || !splans || !wcopy) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
@@ -238,36 +259,41 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   grc = emb_greedy(&in, gplans, &gerr);
   if (!grc && (rc = emb_eval(&in, gplans, &gres, &fits, err))) goto cleanup;
   double gms = grc ? INFINITY : gres.max_ms;
-  /* no greedy fit: a memory-first packing, improved by local search, is
-   * the warm start (the baseline stays "no fit") */
-  plan_table_plan *warm = grc ? NULL : gplans;
-  double warm_ms = gms;
-  if (grc && !emb_greedy_mem(&in, splans, NULL)) {
-    emb_local_search(&in, splans, deadline);
-    plan_emb_result wr;
-    if (!emb_eval(&in, splans, &wr, &fits, NULL)) {
-      if (fits) {
-        warm = splans;
-        warm_ms = wr.max_ms;
-      }
-      plan_emb_result_dispose(&wr);
-    }
-  }
   int method = o.method;
   if (method == PLAN_METHOD_AUTO)
     method = emb_exact_size(&in) <= (size_t)o.exact_max_vars ? PLAN_METHOD_EXACT
                                                              : PLAN_METHOD_DECOMPOSED;
-  /* the greedy improved by option repair and moves/swaps, within the first
-   * 30% of the time: an incumbent for the solver to beat (and its warm start) */
+  /* no greedy fit: a memory-first packing, improved by local search, is
+   * the warm start (the baseline stays "no fit") */
+  plan_table_plan *warm = grc ? NULL : gplans;
+  double warm_ms = gms;
+  int have_start = 0;
+  if (grc && method != PLAN_METHOD_GREEDY && !emb_greedy_mem(&in, splans, NULL)) {
+    emb_budget b = budget(&o, 0.05, deadline);
+    emb_local_search(&in, splans, &b);
+    note(&time_hit, &work_hit, &b);
+    plan_emb_result wr;
+    if (!emb_eval(&in, splans, &wr, &fits, NULL)) {
+      if (fits) {
+        memcpy(wcopy, splans, n * sizeof *wcopy); /* the solves write splans */
+        warm = wcopy, warm_ms = wr.max_ms, have_start = 1;
+      }
+      plan_emb_result_dispose(&wr);
+    }
+  }
+  /* the greedy improved by option repair and moves/swaps, with 30 % of
+   * the work (and at most 30 % of the time): an incumbent for the solver
+   * to beat (and its warm start) */
   if (!grc && method != PLAN_METHOD_GREEDY) {
     if (!(lplans = malloc((n ? n : 1) * sizeof *lplans))) {
       rc = svc_err_set(err, SVC_NOMEM, "", NULL);
       goto cleanup;
     }
     memcpy(lplans, gres.tables, n * sizeof *lplans);
-    double until = t0 + 0.3 * o.time_limit_s;
-    emb_repair_options(&in, lplans, until);
-    emb_local_search(&in, lplans, until);
+    emb_budget b = budget(&o, 0.3, t0 + 0.3 * o.time_limit_s);
+    emb_repair_options(&in, lplans, &b);
+    emb_local_search(&in, lplans, &b);
+    note(&time_hit, &work_hit, &b);
     if (!emb_eval(&in, lplans, &lres, &fits, NULL)) {
       lhave = fits && lres.max_ms < gms;
       if (lhave)
@@ -277,42 +303,33 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     }
   }
   if (method == PLAN_METHOD_EXACT) {
-    plan_table_plan *wcopy = NULL;
-    if (warm == splans) { /* the solve writes splans: keep the start apart */
-      if (!(wcopy = malloc((n ? n : 1) * sizeof *wcopy))) {
-        rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-        goto cleanup;
-      }
-      memcpy(wcopy, splans, n * sizeof *wcopy);
-      warm = wcopy;
-    }
+    int sol_hit_time = 0;
     rc = emb_solve_exact(&in, warm, warm_ms * (1 + 1e-9), &o, t0, deadline, splans, &bound, &status,
-                         err);
+                         &sol_hit_time, err);
+    time_hit |= sol_hit_time;
     have = status == MILP_OPTIMAL || status == MILP_FEASIBLE;
-    if (!have && wcopy) { /* the solver found nothing better in time: the start is the answer */
+    if (!have && have_start) { /* nothing better in time: the start is the answer */
       memcpy(splans, wcopy, n * sizeof *wcopy);
-      have = 1;
+      have = from_start = 1;
     }
-    free(wcopy);
   } else if (method == PLAN_METHOD_DECOMPOSED) {
-    int had_warm = warm == splans;
-    plan_table_plan *wcopy = had_warm ? malloc((n ? n : 1) * sizeof *wcopy) : NULL;
-    if (wcopy) memcpy(wcopy, splans, n * sizeof *wcopy);
-    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, deadline, splans, &have, &bound, &status, err);
-    if (!rc && wcopy) { /* keep whichever of the start and the packing is better */
-      plan_emb_result a, b;
-      int fa = 0, fb = 0;
+    emb_budget b = budget(&o, 0.6, deadline);
+    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, &b, splans, &have, &repaired, &bound, &status,
+                              err);
+    note(&time_hit, &work_hit, &b);
+    if (!rc && have_start) { /* keep whichever of the start and the packing is better */
+      plan_emb_result a, c;
+      int fa = 0, fc = 0;
       int keep_start = !have;
       if (have && !emb_eval(&in, splans, &a, &fa, NULL)) {
-        if (!emb_eval(&in, wcopy, &b, &fb, NULL)) {
-          keep_start = fb && (!fa || b.max_ms < a.max_ms);
-          plan_emb_result_dispose(&b);
+        if (!emb_eval(&in, wcopy, &c, &fc, NULL)) {
+          keep_start = fc && (!fa || c.max_ms < a.max_ms);
+          plan_emb_result_dispose(&c);
         }
         plan_emb_result_dispose(&a);
       }
-      if (keep_start) memcpy(splans, wcopy, n * sizeof *wcopy), have = 1;
+      if (keep_start) memcpy(splans, wcopy, n * sizeof *wcopy), have = from_start = 1;
     }
-    free(wcopy);
   }
   if (rc) goto cleanup;
   if (method == PLAN_METHOD_EXACT && status == MILP_INFEASIBLE) {
@@ -331,33 +348,37 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     rc = -gerr.code;
     goto cleanup;
   }
+  /* what produced the solver's answer, said truthfully */
+  int smethod = from_start                          ? PLAN_METHOD_MEMORY_FIRST
+                : method == PLAN_METHOD_DECOMPOSED && repaired ? PLAN_METHOD_DECOMPOSED_REPAIR
+                                                               : method;
   if (lhave && (!have || lres.max_ms < sres.max_ms - 1e-12)) {
     plan_emb_result_dispose(&sres);
     sres = lres;
     memset(&lres, 0, sizeof lres);
     have = 1;
+    smethod = PLAN_METHOD_GREEDY_LOCAL;
   }
   svc_log(SVC_LOG_DEBUG,
           "planner: %zu tables (%zu classes) x %d ranks: greedy %.4f ms, %s status %d bound %.4f, "
-          "best %.4f ms, trivial bound %.4f, %.2fs",
-          n, in.nclass, in.R, gms, method == PLAN_METHOD_EXACT ? "exact" : "decomposed", status,
-          bound, have ? sres.max_ms : NAN, trivial_bound(&in), svc_now() - t0);
+          "best %.4f ms (%s), trivial bound %.4f, %.2fs",
+          n, in.nclass, in.R, gms, plan_method_name(method), status, bound,
+          have ? sres.max_ms : NAN, plan_method_name(smethod), trivial_bound(&in), svc_now() - t0);
   int use_solver = have && (grc || sres.max_ms < gres.max_ms - 1e-12);
   if (use_solver) {
     *out = sres;
     memset(&sres, 0, sizeof sres);
-    out->method = method;
+    out->method = smethod;
   } else {
     *out = gres;
     memset(&gres, 0, sizeof gres);
     out->method = PLAN_METHOD_GREEDY;
   }
   out->greedy_ms = gms;
-  out->timed_out = svc_now() >= deadline - 1e-3;
   /* ties broken with the slowest rank held (emb_tidy): a small extra
-   * budget past the limit, at most 10 % of it and 1 s */
-  if ((o.method != PLAN_METHOD_GREEDY || o.tidy) &&
-      emb_tidy(&in, out->tables, gms, svc_now() + fmin(1.0, 0.1 * o.time_limit_s))) {
+   * budget past the limit, at most 10 % of it and 1 s, 5 % of the work */
+  emb_budget tb = budget(&o, 0.05, svc_now() + fmin(1.0, 0.1 * o.time_limit_s));
+  if ((o.method != PLAN_METHOD_GREEDY || o.tidy) && emb_tidy(&in, out->tables, gms, &tb)) {
     plan_emb_result tr;
     int tfits = 0;
     if (!emb_eval(&in, out->tables, &tr, &tfits, NULL)) {
@@ -367,21 +388,23 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
       plan_emb_result_dispose(&tr);
     }
   }
-  double tb = trivial_bound(&in);
-  out->bound_ms = fmin(fmax(bound, tb), out->max_ms);
+  note(&time_hit, &work_hit, &tb);
+  double triv = trivial_bound(&in);
+  out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
     out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));
   out->gap = out->max_ms > 0 ? (out->max_ms - out->bound_ms) / out->max_ms : 0;
   if (out->gap < 1e-9) out->gap = 0;
   out->optimal = out->gap <= o.mip_gap + 1e-9;
   out->solve_s = svc_now() - t0;
-  out->timed_out = out->timed_out && !out->optimal;
+  out->limit = time_hit ? PLAN_LIMIT_TIME : work_hit ? PLAN_LIMIT_WORK : PLAN_LIMIT_NONE;
+  out->timed_out = time_hit && !out->optimal;
 cleanup:
   emb_inst_dispose(&in);
   plan_emb_result_dispose(&gres);
   plan_emb_result_dispose(&sres);
   plan_emb_result_dispose(&lres);
-  free(gplans), free(splans), free(lplans);
+  free(gplans), free(splans), free(lplans), free(wcopy);
   return rc;
 }
 

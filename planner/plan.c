@@ -314,6 +314,12 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
     plan_solve_opts so = req->solve;
     size_t rest = cands - i < 3 ? cands - i : 3;
     so.time_limit_s = left / (double)rest;
+    /* the work limits: half of the request's limit to the first solve, a
+     * quarter to the next, ... (the same on any machine); the clock share
+     * above stays the cap */
+    if (so.work_s >= 0)
+      so.work_s = (req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10) *
+                  pow(0.5, (double)(i < 30 ? i + 1 : 30));
     if ((rc = eval_full(req, &c[i].r, NULL, &so, &cand, &e))) {
       if (rc != -SVC_INFEASIBLE) {
         *err = e;

@@ -135,10 +135,27 @@ typedef int (*plan_progress_fn)(void *user, double incumbent_ms, double bound_ms
 
 typedef enum {
   PLAN_METHOD_AUTO = 0,
-  PLAN_METHOD_EXACT,      /* the full per-rank MILP */
-  PLAN_METHOD_DECOMPOSED, /* rank-collapsed MILP bound + packing */
-  PLAN_METHOD_GREEDY      /* the baseline only */
+  PLAN_METHOD_EXACT,             /* the full per-rank MILP */
+  PLAN_METHOD_DECOMPOSED,        /* rank-collapsed MILP bound + packing */
+  PLAN_METHOD_GREEDY,            /* the baseline only */
+  PLAN_METHOD_DECOMPOSED_REPAIR, /* answer: the decomposition's rounding, some tables re-optioned
+                                    to pack (tight memory) */
+  PLAN_METHOD_MEMORY_FIRST,      /* answer: the memory-first packing (no rounding packed better) */
+  PLAN_METHOD_GREEDY_LOCAL       /* answer: the greedy improved by option repair and moves */
 } plan_method;
+
+/* What ended a solve: nothing (finished or proven), its work limit (the
+ * same answer on any machine), or the wall clock (the answer may differ
+ * with the CPU share). */
+typedef enum { PLAN_LIMIT_NONE = 0, PLAN_LIMIT_WORK, PLAN_LIMIT_TIME } plan_limit;
+const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
+
+/* Work per second of time limit, measured on one core of the 2-core
+ * build machine (2026-12-05, docs/planner.md "Deterministic limits") and
+ * halved, so that the work limit, not the clock, ends a solve there. */
+#define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
+#define PLAN_LP_ITERS_PER_S 2.0e3   /* GLPK simplex iterations on the decomposition's LP */
+#define PLAN_NODES_PER_S 200.0      /* GLPK branch-and-bound nodes */
 
 /* "exact", "decomposed", "greedy", ... (the answer's method) */
 const char *plan_method_name(int method);
@@ -151,6 +168,11 @@ typedef struct {
   plan_progress_fn progress;
   void *progress_user;
   int tidy; /* GREEDY: still break ties (emb_tidy); the other methods always do */
+  /* The work limits (heuristic steps, LP iterations, B&B nodes) are sized
+   * from work_s seconds at the PLAN_*_PER_S rates (0 = time_limit_s);
+   * time_limit_s stays the hard cap. < 0: no work limits (wall clock only). */
+  double work_s;
+  int lp_method; /* the root LP's algorithm (bench; 0 = primal simplex) */
 } plan_solve_opts;
 
 typedef struct {
@@ -166,6 +188,7 @@ typedef struct {
   int method;         /* what produced the answer (plan_method; GREEDY when greedy won) */
   int optimal;        /* gap within mip_gap */
   int timed_out;
+  int limit; /* plan_limit: what ended the search */
   double solve_s;
 } plan_emb_result;
 

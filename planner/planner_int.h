@@ -67,23 +67,38 @@ int emb_result_alloc(plan_emb_result *r, size_t n, int ranks, svc_err *err);
 int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err);
 /* Memory-first greedy: a feasible start where emb_greedy runs out of HBM. */
 int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err);
+/* What a search phase may spend: work units (inner-loop steps, counted
+ * the same on any machine, so the answer does not depend on the CPU share)
+ * and a wall-clock deadline (svc_now seconds), the hard cap. */
+typedef struct {
+  double deadline;
+  double work; /* units left */
+  int time_hit, work_hit;
+} emb_budget;
+/* Spend units; 1 when the work or the time is gone (and says which). */
+int emb_spend(emb_budget *b, double units);
 /* Improve an assignment by moves and swaps of items off the slowest rank,
- * keeping each table's option; stops at deadline (svc_now seconds). */
-void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadline);
+ * keeping each table's option, within b. */
+void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
 /* Re-choose options of the tables on the slowest rank while the maximum
- * drops (splits, host placement); stops at deadline. */
-void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline);
+ * drops (splits, host placement), within b. */
+void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3
 /* Tie-breaking with the slowest rank held: re-choose options and ranks to
  * avoid host placement and splits of small tables, then to lower the total
  * work, then splits (emb_eval.c). Returns the number of passes that
- * changed something; stops at deadline. */
-int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline);
-/* Pack tables with chosen options (choice[t] = option index) onto ranks:
- * LPT on load, capacity respected. 0, or -1 when something does not fit. */
-int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans);
+ * changed something; stops when b is spent. */
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budget *b);
+/* Pack tables with chosen options (choice[t] = option index) onto ranks,
+ * capacity (HBM per GPU, host memory per node) respected. EMB_PACK_PLAIN:
+ * LPT on load, -1 when a piece does not fit; EMB_PACK_REPAIR: LPT, a table
+ * whose option does not fit takes its option of least total work that
+ * does; EMB_PACK_MEMORY: the same, pieces by decreasing memory first.
+ * Returns the number of tables repaired (0 with PLAIN), or -1. */
+enum { EMB_PACK_PLAIN = 0, EMB_PACK_REPAIR, EMB_PACK_MEMORY };
+int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode);
 
 /* Formatted byte counts for messages: "212 GB". */
 void emb_fmt_gb(char *buf, size_t size, double bytes);
@@ -119,13 +134,30 @@ typedef struct {
   double mip_gap;
   int presolve;       /* GLPK's MIP presolver (off: our LP basis is the root) */
   const double *warm; /* a feasible point (ncols) or NULL */
+  /* work limits (0 = none): the root LP's simplex iterations and branch and
+   * bound's nodes. With them the answer does not depend on the CPU share;
+   * time_limit_s stays the hard cap. */
+  long it_lim, node_lim;
+  int lp_method; /* milp_lp_method */
   plan_progress_fn progress;
   void *progress_user;
   double t0; /* svc_now() at the start of the whole solve, for elapsed */
 } milp_opts;
 
+/* How the root LP is solved (docs/planner.md "GLPK options" has the figures). */
+enum {
+  MILP_LP_PRIMAL = 0,    /* primal simplex, no presolve (the basis is the MIP's root) */
+  MILP_LP_DUAL,          /* dual simplex (falling back to primal), no presolve */
+  MILP_LP_DUAL_PRESOLVE, /* dual simplex after GLPK's LP presolver */
+  MILP_LP_INTERIOR       /* glp_interior (no basis: no branch and bound after it) */
+};
+
 typedef struct {
   int status;
+  int hit_time, hit_work; /* the wall-clock cap / a work limit ended a phase */
+  long lp_iters, nodes;   /* simplex iterations of the root LP, B&B nodes visited */
+  double lp_s;            /* seconds in the root LP */
+  double *lp_x;           /* ncols, malloc'd: the root LP optimum (or NULL) */
   double obj;   /* incumbent (when FEASIBLE/OPTIMAL) */
   double bound; /* proven lower bound (minimisation) */
   double *x;    /* ncols, malloc'd: the incumbent, or with MILP_NOSOL the LP optimum (or NULL) */
@@ -146,14 +178,17 @@ const char *plan_glpk_strerror(int code);
  * *bound; returns 0 / negative code; *status the milp status. */
 int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm_ms,
                     const plan_solve_opts *o, double t0, double deadline, plan_table_plan *plans,
-                    double *bound, int *status, svc_err *err);
+                    double *bound, int *status, int *hit_time, svc_err *err);
 /* The number of integer columns the exact model would have. */
 size_t emb_exact_size(const emb_inst *in);
 /* Rank-collapsed MILP (a relaxation: its bound is valid for the full
- * problem) + rounding + packing + local search. */
+ * problem) + rounding (of the incumbent and of the LP optimum) + packing
+ * (repaired where memory is tight) + local search, within b (its LP
+ * iterations and nodes sized from o->work_s). *repaired: the best packing
+ * re-optioned some tables to fit. */
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
-                         double deadline, plan_table_plan *plans, int *have_plans, double *bound,
-                         int *status, svc_err *err);
+                         emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
+                         double *bound, int *status, svc_err *err);
 
 /* A capacity-free lower bound of the slowest rank's embedding ms. */
 double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size_t n);
