@@ -471,6 +471,7 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
   else
     cJSON_AddNullToObject(e, "greedy_ms");
   cJSON_AddStringToObject(e, "method", method_name(b->emb.method));
+  cJSON_AddStringToObject(e, "limit", plan_limit_name(b->emb.limit));
   cJSON *ranks = cJSON_AddArrayToObject(x, "ranks");
   for (int r = 0; r < b->emb.ranks; r++) {
     cJSON *o = cJSON_CreateObject();
@@ -514,6 +515,9 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   cJSON_AddNumberToObject(s, "pruned", res->combos_pruned);
   cJSON_AddNumberToObject(s, "infeasible", res->combos_infeasible);
   cJSON_AddNumberToObject(s, "solve_s", res->solve_s);
+  /* "time": the wall clock cut the search, and the same request may give
+   * another answer on a busier machine; "work"/"none": it will not */
+  cJSON_AddStringToObject(s, "limit", plan_limit_name(res->limit));
   return o;
 }
 

@@ -179,23 +179,31 @@ static void cap_choice(const emb_inst *in, const int *base, double T, int *choic
       const emb_opt *e = EOPT(in, i, base[i]);
       if (e->kind == EK_UNIFORM) U += e->ms;
     }
-  for (size_t i = 0; i < in->n; i++) {
-    if (base) {
-      const emb_opt *e = EOPT(in, i, base[i]);
-      if (e->kind == EK_UNIFORM || e->ms + U <= T) {
-        choice[i] = base[i];
-        continue;
+  /* without a base the uniform work is what the choices themselves put on
+   * every rank: a second pass re-checks the pieces against it */
+  for (int pass = 0; pass < (base ? 1 : 2); pass++) {
+    double U2 = in->fixed_ms;
+    for (size_t i = 0; i < in->n; i++) {
+      if (base) {
+        const emb_opt *e = EOPT(in, i, base[i]);
+        if (e->kind == EK_UNIFORM || e->ms + U <= T) {
+          choice[i] = base[i];
+          continue;
+        }
       }
+      int best = -1, small = -1;
+      for (int o = 0; o < in->nopt; o++) {
+        const emb_opt *e = EOPT(in, i, o);
+        if (!e->ok) continue;
+        if (small < 0 || e->ms < EOPT(in, i, small)->ms) small = o;
+        if (e->ms + (e->kind == EK_UNIFORM ? in->fixed_ms : U) > T) continue;
+        if (best < 0 || total_ms(in, e) < total_ms(in, EOPT(in, i, best)) - 1e-12) best = o;
+      }
+      choice[i] = best >= 0 ? best : small;
+      const emb_opt *c = EOPT(in, i, choice[i]);
+      if (c->kind == EK_UNIFORM) U2 += c->ms;
     }
-    int best = -1, small = -1;
-    for (int o = 0; o < in->nopt; o++) {
-      const emb_opt *e = EOPT(in, i, o);
-      if (!e->ok) continue;
-      if (small < 0 || e->ms < EOPT(in, i, small)->ms) small = o;
-      if (e->ms + (e->kind == EK_UNIFORM ? in->fixed_ms : U) > T) continue;
-      if (best < 0 || total_ms(in, e) < total_ms(in, EOPT(in, i, best)) - 1e-12) best = o;
-    }
-    choice[i] = best >= 0 ? best : small;
+    if (!base) U = U2;
   }
 }
 
@@ -233,7 +241,7 @@ static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, e
 
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
-                         double *bound, int *status, svc_err *err) {
+                         double *bound, int *status, int *s1_time, int *s1_work, svc_err *err) {
   plan_milp m;
   agg_layout ly = {0};
   milp_sol sol = {0};
@@ -255,12 +263,14 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
                   .progress_user = o->progress_user,
                   .lp_method = o->lp_method,
                   .t0 = t0};
-  if (o->work_s >= 0) {
-    mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(10, 0.7 * ws * PLAN_NODES_PER_S);
+  if (o->work_s >= 0) { /* iterations and nodes cost in proportion to the model's size */
+    double size = (double)m.nrows + m.ncols;
+    mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_WORK_PER_S / size);
+    mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / size);
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
-  b->time_hit |= sol.hit_time, b->work_hit |= sol.hit_work;
+  /* stage 1's own cap is said in the answer; it does not stop stage 2 */
+  *s1_time |= sol.hit_time, *s1_work |= sol.hit_work;
   svc_log(SVC_LOG_DEBUG,
           "planner: decomposition LP %d x %d: %ld simplex iterations in %.2f s, %ld nodes, status "
           "%d%s%s",
@@ -295,15 +305,20 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
    * balanced with its options kept (moves, swaps), re-optioned on the
    * slowest rank, balanced again. The smaller pieces of a low T pack more
    * evenly but cost more work; the best of them is the incumbent. */
-  static const double target[] = {INFINITY, 0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5};
+  /* targets around the better of the decomposition's and the closed-form
+   * bound, above it too: where single pieces are large (thousands of GPUs,
+   * pieces of hundreds of ms) the optimum lies well above an averaged bound */
+  static const double target[] = {INFINITY, 0,    -0.02, -0.05, -0.1, -0.2, -0.3,
+                                  -0.5,     0.05, 0.1,   0.2,   0.35, 0.5,  1.0};
+  double B = fmax(*bound, emb_trivial_bound(in));
   size_t nt = sizeof target / sizeof target[0];
   double best = INFINITY;
   for (int v = 0; v < 3; v++) {
     const int *from = v < 2 ? choice[v] : NULL;
     if (v < 2 && !from) continue;
     for (size_t q = v == 2; q < nt && !b->time_hit && !b->work_hit; q++) {
-      if (isfinite(target[q]) && !(*bound > 0)) break;
-      cap_choice(in, from, isfinite(target[q]) ? *bound * (1 + target[q]) : INFINITY, cc);
+      if (isfinite(target[q]) && !(B > 0)) break;
+      cap_choice(in, from, isfinite(target[q]) ? B * (1 + target[q]) : INFINITY, cc);
       try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
     }
   }

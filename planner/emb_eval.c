@@ -335,8 +335,7 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int 
   for (size_t i = 0; i < in->n; i++) {
     const emb_opt *e = EOPT(in, i, choice[i]);
     double mem = e->bytes / in->p->cap_bytes + e->host_bytes / in->host_cap;
-    double key = mode == EMB_PACK_MEMORY
-                     ? (e->kind == EK_UNIFORM ? 1e300 : mem * 1e6 + e->ms / avg)
+    double key = mode == EMB_PACK_MEMORY ? (e->kind == EK_UNIFORM ? 1e300 : mem * 1e6 + e->ms / avg)
                  : e->kind == EK_UNIFORM ? 1e300
                  : e->kind == EK_NODE    ? 1e299
                                          : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
@@ -623,7 +622,7 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budg
   for (int pass = 0; pass < 4; pass++) {
     int changed = 0;
     for (size_t i = 0; i < in->n; i++) {
-      if (emb_spend(b, (double)in->nopt * in->R)) goto cleanup;
+      if (emb_spend(b, (double)in->nopt)) goto cleanup;
       int cur = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
       const emb_opt *best = EOPT(in, i, cur);
       plan_table_plan best_pl = plans[i], cand;
@@ -631,6 +630,7 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budg
       for (int o = 0; o < in->nopt; o++) {
         const emb_opt *e = EOPT(in, i, o);
         if (o == cur || !e->ok || !tidier(in, i, e, best)) continue;
+        b->work -= in->R; /* charged with the next table's emb_spend */
         if (place(in, &s, i, o, &cand)) continue;
         int under = touched_max(in, &s, &cand) <= lim;
         apply(in, &s, i, &cand, -1);

@@ -223,8 +223,9 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
                   .t0 = t0};
   if (o->work_s >= 0) { /* the same answer under any CPU share; the clock stays the cap */
     double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
-    mo.it_lim = (long)fmax(100, ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(10, ws * PLAN_NODES_PER_S);
+    double size = (double)m.nrows + m.ncols;
+    mo.it_lim = (long)fmax(100, ws * PLAN_LP_WORK_PER_S / size);
+    mo.node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / size);
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   *hit_time = sol.hit_time;

@@ -12,9 +12,12 @@
 #include "planner/planner_int.h"
 
 const char *plan_method_name(int m) {
-  static const char *const names[] = {"auto",   "exact",
-                                      "decomposed", "greedy",
-                                      "decomposed+repair", "memory_first_fallback",
+  static const char *const names[] = {"auto",
+                                      "exact",
+                                      "decomposed",
+                                      "greedy",
+                                      "decomposed+repair",
+                                      "memory_first_fallback",
                                       "greedy+local_search"};
   return m >= 0 && m < (int)(sizeof names / sizeof names[0]) ? names[m] : "unknown";
 }
@@ -56,7 +59,7 @@ static int cmp_dbl(const void *a, const void *b) {
  * max(b_k, capped_avg(b_k)); found by bisection on the sorted steps. It
  * dominates the average of each table's cheapest total work and the
  * largest of the tables' smallest pieces (both are kept as a check). */
-static double trivial_bound(const emb_inst *in) {
+double emb_trivial_bound(const emb_inst *in) {
   double sum = 0, big = 0;
   for (size_t i = 0; i < in->n; i++) {
     double tot = INFINITY, piece = INFINITY;
@@ -223,11 +226,15 @@ static emb_budget budget(const plan_solve_opts *o, double share, double deadline
   double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   emb_budget b = {.deadline = deadline, .work = share * ws * PLAN_WORK_UNITS_PER_S};
   if (o->work_s < 0) b.work = INFINITY;
+  b.work0 = b.work, b.t_start = svc_now();
   return b;
 }
 
-static void note(int *time_hit, int *work_hit, const emb_budget *b) {
+static void note(int *time_hit, int *work_hit, const emb_budget *b, const char *phase) {
   *time_hit |= b->time_hit, *work_hit |= b->work_hit;
+  svc_log(SVC_LOG_DEBUG, "planner: %s: %.3g work units in %.2f s%s%s", phase, b->work0 - b->work,
+          svc_now() - b->t_start, b->time_hit ? ", time cap" : "",
+          b->work_hit ? ", work limit" : "");
 }
 
 int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n,
@@ -271,7 +278,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   if (grc && method != PLAN_METHOD_GREEDY && !emb_greedy_mem(&in, splans, NULL)) {
     emb_budget b = budget(&o, 0.05, deadline);
     emb_local_search(&in, splans, &b);
-    note(&time_hit, &work_hit, &b);
+    note(&time_hit, &work_hit, &b, "memory-first start");
     plan_emb_result wr;
     if (!emb_eval(&in, splans, &wr, &fits, NULL)) {
       if (fits) {
@@ -293,7 +300,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     emb_budget b = budget(&o, 0.3, t0 + 0.3 * o.time_limit_s);
     emb_repair_options(&in, lplans, &b);
     emb_local_search(&in, lplans, &b);
-    note(&time_hit, &work_hit, &b);
+    note(&time_hit, &work_hit, &b, "greedy repair");
     if (!emb_eval(&in, lplans, &lres, &fits, NULL)) {
       lhave = fits && lres.max_ms < gms;
       if (lhave)
@@ -315,8 +322,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   } else if (method == PLAN_METHOD_DECOMPOSED) {
     emb_budget b = budget(&o, 0.6, deadline);
     rc = emb_solve_decomposed(&in, warm_ms, &o, t0, &b, splans, &have, &repaired, &bound, &status,
-                              err);
-    note(&time_hit, &work_hit, &b);
+                              &time_hit, &work_hit, err);
+    note(&time_hit, &work_hit, &b, "decomposition");
     if (!rc && have_start) { /* keep whichever of the start and the packing is better */
       plan_emb_result a, c;
       int fa = 0, fc = 0;
@@ -349,7 +356,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     goto cleanup;
   }
   /* what produced the solver's answer, said truthfully */
-  int smethod = from_start                          ? PLAN_METHOD_MEMORY_FIRST
+  int smethod = from_start                                     ? PLAN_METHOD_MEMORY_FIRST
                 : method == PLAN_METHOD_DECOMPOSED && repaired ? PLAN_METHOD_DECOMPOSED_REPAIR
                                                                : method;
   if (lhave && (!have || lres.max_ms < sres.max_ms - 1e-12)) {
@@ -363,7 +370,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
           "planner: %zu tables (%zu classes) x %d ranks: greedy %.4f ms, %s status %d bound %.4f, "
           "best %.4f ms (%s), trivial bound %.4f, %.2fs",
           n, in.nclass, in.R, gms, plan_method_name(method), status, bound,
-          have ? sres.max_ms : NAN, plan_method_name(smethod), trivial_bound(&in), svc_now() - t0);
+          have ? sres.max_ms : NAN, plan_method_name(smethod), emb_trivial_bound(&in),
+          svc_now() - t0);
   int use_solver = have && (grc || sres.max_ms < gres.max_ms - 1e-12);
   if (use_solver) {
     *out = sres;
@@ -388,8 +396,31 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
       plan_emb_result_dispose(&tr);
     }
   }
-  note(&time_hit, &work_hit, &tb);
-  double triv = trivial_bound(&in);
+  note(&time_hit, &work_hit, &tb, "tie-break");
+  if (getenv("CDPLAN_PLAN_TOP")) { /* debugging aid: what sits on the slowest rank */
+    int top = 0;
+    for (int r = 1; r < in.R; r++)
+      if (out->rank_ms[r] > out->rank_ms[top]) top = r;
+    for (size_t i = 0; i < n; i++) {
+      const plan_table_plan *pl = &out->tables[i];
+      int oi = emb_opt_index(&in, pl->shard, pl->place, pl->k);
+      const emb_opt *e = EOPT(&in, i, oi);
+      int on = e->kind == EK_UNIFORM || (e->kind == EK_NODE && pl->node == top / in.G) ||
+               (pl->shard == PLAN_SHARD_TW && pl->rank == top);
+      for (int j = 0; pl->shard == PLAN_SHARD_CW && j < pl->k; j++) on |= pl->cw_ranks[j] == top;
+      if (!on) continue;
+      fprintf(stderr, "top %d: %s rows %lld dim %lld pool %.1f: %s%s k%d %.3f ms; options:", top,
+              tables[i].name, (long long)tables[i].rows, (long long)tables[i].dim,
+              tables[i].pooling, plan_shard_name(pl->shard), pl->place ? " host" : "", pl->k,
+              e->ms);
+      for (int q = 0; q < in.nopt; q++)
+        if (EOPT(&in, i, q)->ok)
+          fprintf(stderr, " %s%s%d=%.1f", plan_shard_name(EOPT(&in, i, q)->shard),
+                  EOPT(&in, i, q)->place ? "/h" : "", EOPT(&in, i, q)->k, EOPT(&in, i, q)->ms);
+      fprintf(stderr, "\n");
+    }
+  }
+  double triv = emb_trivial_bound(&in);
   out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
     out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));
@@ -412,7 +443,7 @@ double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size
   emb_inst in;
   svc_err e;
   if (emb_inst_init(&in, p, tables, n, &e)) return 0;
-  double b = trivial_bound(&in);
+  double b = emb_trivial_bound(&in);
   emb_inst_dispose(&in);
   return b;
 }

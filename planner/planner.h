@@ -154,8 +154,8 @@ const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
  * build machine (2026-12-05, docs/planner.md "Deterministic limits") and
  * halved, so that the work limit, not the clock, ends a solve there. */
 #define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
-#define PLAN_LP_ITERS_PER_S 2.0e3   /* GLPK simplex iterations on the decomposition's LP */
-#define PLAN_NODES_PER_S 200.0      /* GLPK branch-and-bound nodes */
+#define PLAN_LP_WORK_PER_S 1.5e7    /* GLPK simplex iterations x (rows + columns) */
+#define PLAN_NODE_WORK_PER_S 1.5e4  /* GLPK branch-and-bound nodes x (rows + columns) */
 
 /* "exact", "decomposed", "greedy", ... (the answer's method) */
 const char *plan_method_name(int method);
@@ -325,6 +325,10 @@ typedef struct {
   int n_bound;
   char bound[4][200];
   int combos, combos_pruned, combos_infeasible;
+  /* plan_limit over the whole search: TIME when the clock cut bounding,
+   * the greedy pass, the MILP pass or any solve (the answer may then
+   * differ with the CPU share); else WORK when a work limit ended one */
+  int limit;
   double solve_s;
 } plan_result;
 

@@ -74,6 +74,7 @@ typedef struct {
   double deadline;
   double work; /* units left */
   int time_hit, work_hit;
+  double work0, t_start; /* for the debug log */
 } emb_budget;
 /* Spend units; 1 when the work or the time is gone (and says which). */
 int emb_spend(emb_budget *b, double units);
@@ -158,9 +159,9 @@ typedef struct {
   long lp_iters, nodes;   /* simplex iterations of the root LP, B&B nodes visited */
   double lp_s;            /* seconds in the root LP */
   double *lp_x;           /* ncols, malloc'd: the root LP optimum (or NULL) */
-  double obj;   /* incumbent (when FEASIBLE/OPTIMAL) */
-  double bound; /* proven lower bound (minimisation) */
-  double *x;    /* ncols, malloc'd: the incumbent, or with MILP_NOSOL the LP optimum (or NULL) */
+  double obj;             /* incumbent (when FEASIBLE/OPTIMAL) */
+  double bound;           /* proven lower bound (minimisation) */
+  double *x; /* ncols, malloc'd: the incumbent, or with MILP_NOSOL the LP optimum (or NULL) */
 } milp_sol;
 
 /* Solve min obj'x. 0 with sol filled (status says what was found), or
@@ -188,8 +189,10 @@ size_t emb_exact_size(const emb_inst *in);
  * re-optioned some tables to fit. */
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
-                         double *bound, int *status, svc_err *err);
+                         double *bound, int *status, int *s1_time, int *s1_work, svc_err *err);
 
+/* The closed-form bound of an instance (docs/planner.md, Solving, 5). */
+double emb_trivial_bound(const emb_inst *in);
 /* A capacity-free lower bound of the slowest rank's embedding ms. */
 double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size_t n);
 
