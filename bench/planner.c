@@ -20,8 +20,11 @@
  * instance runs in its own process (fork) so that its peak RSS is its own.
  *
  * Usage: planner [--quick] [--time-limit S] [--case HW TABLES GPUS]
- *        planner --heavy [--time-limit S] [--tables 100,300] [--gpus 8,64]
+ *        planner --heavy [--lp] [--time-limit S] [--tables 100,300] [--gpus 8,64]
  *                [--seeds 1,2,3]
+ * --lp: the decomposition's root LP only, under each GLPK option
+ * (PLAN_LP_METHODS=0..4 picks some); PLAN_WORK_S, PLAN_LP_METHOD set the
+ * solve's options for --heavy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -202,6 +205,47 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
   free(t);
 }
 
+/* The decomposition's root LP under each GLPK option (issue 24, docs/planner.md). */
+static void lp_one(const cost_hw *hw, int tables, int gpus, int seed, double tl) {
+  static const char *const names[] = {"dual",
+                                      "primal",
+                                      "dual+presolve",
+                                      "interior",
+                                      "primal from crash basis",
+                                      "dual from crash basis"};
+  size_t n = 0;
+  plan_table *t = gen_heavy(tables, seed, &n);
+  plan_emb_problem p;
+  emb_inst in;
+  svc_err err;
+  if (!t) return;
+  problem(&p, hw, gpus, 4096, 0.7 * hw->hbm_usable_bytes);
+  if (!emb_inst_init(&in, &p, t, n, &err)) {
+    plan_table_plan *g = calloc(n, sizeof *g);
+    plan_emb_result gr;
+    double warm = INFINITY;
+    int fits = 0;
+    if (g && !emb_greedy(&in, g, NULL) && !emb_eval(&in, g, &gr, &fits, NULL)) {
+      warm = gr.max_ms;
+      plan_emb_result_dispose(&gr);
+    }
+    free(g);
+    const char *only = getenv("PLAN_LP_METHODS"); /* e.g. "013" */
+    for (int m = 0; m < 6; m++) {
+      double obj = 0, secs = 0;
+      long it = 0;
+      int rows = 0, cols = 0;
+      if (only && !strchr(only, '0' + m)) continue;
+      int rc = emb_agg_root_lp(&in, warm, m, tl, &obj, &secs, &it, &rows, &cols, &err);
+      printf("| %5d | %4d | %d | %d x %d | %s | %s | %.2f | %ld | %.4f |\n", tables, gpus, seed,
+             rows, cols, names[m], rc ? err.message : "ok", secs, it, obj);
+      fflush(stdout);
+    }
+    emb_inst_dispose(&in);
+  }
+  free(t);
+}
+
 static int parse_list(const char *s, int *v, int cap) {
   int n = 0;
   while (s && *s && n < cap) {
@@ -212,7 +256,7 @@ static int parse_list(const char *s, int *v, int cap) {
   return n;
 }
 
-static int run_heavy(int argc, char **argv, double tl) {
+static int run_heavy(int argc, char **argv, double tl, int lp) {
   int tv[8] = {100, 300, 1000, 3000, 10000}, gv[8] = {8, 64, 128, 512, 1024, 4096},
       sv[8] = {1, 2, 3};
   int nt = 5, ng = 6, ns = 3;
@@ -226,16 +270,25 @@ static int run_heavy(int argc, char **argv, double tl) {
   printf("heavy generator, h200, time limit %.0f s; need = least HBM needed (host memory %.1f TB "
          "per node used first) / HBM for embeddings (> 1: does not fit)\n\n",
          tl, (hw.host_mem_per_node > 0 ? hw.host_mem_per_node : 2e12) / 1e12);
-  printf("| tables | GPUs | seed | need | method | wall s | gap | max rank ms | greedy ms | "
-         "greedy/ours | RSS MB | limit |\n");
-  printf("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+  if (lp) {
+    printf(
+        "| tables | GPUs | seed | rows x cols | root LP | status | s | iterations | optimum |\n");
+    printf("|---:|---:|---:|---|---|---|---:|---:|---:|\n");
+  } else {
+    printf("| tables | GPUs | seed | need | method | wall s | gap | max rank ms | greedy ms | "
+           "greedy/ours | RSS MB | limit |\n");
+    printf("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+  }
   fflush(stdout);
   for (int a = 0; a < nt; a++)
     for (int b = 0; b < ng; b++)
       for (int c = 0; c < ns; c++) {
         pid_t pid = fork();
         if (pid == 0) {
-          heavy_one(&hw, tv[a], gv[b], sv[c], tl);
+          if (lp)
+            lp_one(&hw, tv[a], gv[b], sv[c], tl);
+          else
+            heavy_one(&hw, tv[a], gv[b], sv[c], tl);
           _exit(0);
         }
         int st = 0;
@@ -337,7 +390,9 @@ int main(int argc, char **argv) {
       for (int j = 1; j + 1 < argc; j++)
         if (!strcmp(argv[j], "--time-limit")) tl = atof(argv[j + 1]);
       svc_log_threshold = getenv("CDPLAN_DEBUG") ? SVC_LOG_DEBUG : SVC_LOG_WARN;
-      return run_heavy(argc, argv, tl);
+      int lp = 0;
+      for (int j = 1; j < argc; j++) lp |= !strcmp(argv[j], "--lp");
+      return run_heavy(argc, argv, tl, lp);
     }
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;

@@ -329,3 +329,25 @@ cleanup:
   free(ly.ncol), free(ly.large);
   return rc;
 }
+
+int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double time_limit_s,
+                    double *obj, double *secs, long *iters, int *rows, int *cols, svc_err *err) {
+  plan_milp m;
+  agg_layout ly = {0};
+  milp_sol sol = {0};
+  int Lcol = 0, rc = 0;
+  milp_init(&m);
+  if (build(in, warm_ms, &m, &ly, &Lcol)) {
+    rc = svc_err_set(err, SVC_NOMEM, "", "out of memory building the model");
+    goto cleanup;
+  }
+  milp_opts mo = {
+      .time_limit_s = time_limit_s, .lp_method = lp_method, .lp_only = 1, .t0 = svc_now()};
+  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  *obj = sol.bound, *secs = sol.lp_s, *iters = sol.lp_iters, *rows = m.nrows, *cols = m.ncols;
+cleanup:
+  milp_sol_dispose(&sol);
+  milp_dispose(&m);
+  free(ly.ncol), free(ly.large);
+  return rc;
+}

@@ -299,7 +299,9 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   /* primal without presolve keeps the basis for the MIP's root; with the
    * presolver GLPK restores a basis of the original problem */
   sm.presolve = o->lp_method == MILP_LP_DUAL_PRESOLVE ? GLP_ON : GLP_OFF;
-  sm.meth = o->lp_method == MILP_LP_PRIMAL ? GLP_PRIMAL : GLP_DUALP;
+  sm.meth = o->lp_method == MILP_LP_PRIMAL || o->lp_method == MILP_LP_PRIMAL_CRASH ? GLP_PRIMAL
+                                                                                   : GLP_DUALP;
+  if (o->lp_method == MILP_LP_PRIMAL_CRASH || o->lp_method == MILP_LP_DUAL_CRASH) glp_cpx_basis(lp);
   sm.tm_lim = (int)fmin(left * 1000.0, 2e9);
   if (o->it_lim > 0) sm.it_lim = (int)fmin((double)o->it_lim, 2e9);
   lr = glp_simplex(lp, &sm);
@@ -336,6 +338,11 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   for (int j = 0; j < m->ncols; j++) sol->x[j] = glp_get_col_prim(lp, j + 1);
   if ((sol->lp_x = malloc(((size_t)m->ncols + 1) * sizeof *sol->lp_x)))
     memcpy(sol->lp_x, sol->x, (size_t)m->ncols * sizeof *sol->x);
+  if (o->lp_only) { /* the root LP alone (bench) */
+    sol->status = MILP_NOSOL;
+    sol->bound = st.bound;
+    goto done;
+  }
 
   glp_iocp io;
   glp_init_iocp(&io);

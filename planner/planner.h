@@ -172,7 +172,7 @@ typedef struct {
    * from work_s seconds at the PLAN_*_PER_S rates (0 = time_limit_s);
    * time_limit_s stays the hard cap. < 0: no work limits (wall clock only). */
   double work_s;
-  int lp_method; /* the root LP's algorithm (bench; 0 = primal simplex) */
+  int lp_method; /* the root LP's algorithm (bench; 0 = dual simplex) */
 } plan_solve_opts;
 
 typedef struct {

@@ -140,17 +140,23 @@ typedef struct {
    * time_limit_s stays the hard cap. */
   long it_lim, node_lim;
   int lp_method; /* milp_lp_method */
+  int lp_only;   /* stop after the root LP */
   plan_progress_fn progress;
   void *progress_user;
   double t0; /* svc_now() at the start of the whole solve, for elapsed */
 } milp_opts;
 
-/* How the root LP is solved (docs/planner.md "GLPK options" has the figures). */
+/* How the root LP is solved (docs/planner.md "GLPK options" has the
+ * figures: the dual simplex is 2-4x faster than the primal on the
+ * decomposition's LPs, so it is the default). */
 enum {
-  MILP_LP_PRIMAL = 0,    /* primal simplex, no presolve (the basis is the MIP's root) */
-  MILP_LP_DUAL,          /* dual simplex (falling back to primal), no presolve */
+  MILP_LP_DUAL = 0,      /* dual simplex (falling back to primal), no presolve: the basis is the
+                            MIP's root */
+  MILP_LP_PRIMAL,        /* primal simplex, no presolve (the default before 2026-12-05) */
   MILP_LP_DUAL_PRESOLVE, /* dual simplex after GLPK's LP presolver */
-  MILP_LP_INTERIOR       /* glp_interior (no basis: no branch and bound after it) */
+  MILP_LP_INTERIOR,      /* glp_interior (no basis: no branch and bound after it) */
+  MILP_LP_PRIMAL_CRASH,  /* primal simplex from Bixby's crash basis (glp_cpx_basis) */
+  MILP_LP_DUAL_CRASH     /* dual simplex (primal where not dual feasible) from the crash basis */
 };
 
 typedef struct {
@@ -191,6 +197,10 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
                          double *bound, int *status, int *s1_time, int *s1_work, svc_err *err);
 
+/* The decomposition's root LP alone (bench/planner --lp): its optimum,
+ * seconds, simplex iterations, size. 0 or a negative code. */
+int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double time_limit_s,
+                    double *obj, double *secs, long *iters, int *rows, int *cols, svc_err *err);
 /* The closed-form bound of an instance (docs/planner.md, Solving, 5). */
 double emb_trivial_bound(const emb_inst *in);
 /* A capacity-free lower bound of the slowest rank's embedding ms. */
