@@ -67,6 +67,16 @@ static void mark_large(const emb_inst *in, double warm_ms, char *large) {
   free(key);
 }
 
+/* The root LP's algorithm (docs/planner.md "GLPK options"): measured on
+ * the heavy generator's LPs, the dual simplex is 2-5x faster than the
+ * primal up to ~20000 columns; above, the primal simplex from Bixby's
+ * crash basis is (10000 tables: 4.0 s against 7.8-9.5 s dual, 35.6 s
+ * primal). */
+int emb_lp_method(const plan_solve_opts *o, int ncols) {
+  if (o->lp_method > 0) return o->lp_method - 1;
+  return ncols > 20000 ? MILP_LP_PRIMAL_CRASH : MILP_LP_DUAL;
+}
+
 static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *ly, int *Lcol) {
   size_t no = in->nclass * (size_t)in->nopt;
   ly->ncol = malloc((no ? no : 1) * sizeof *ly->ncol);
@@ -261,11 +271,11 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
                   .presolve = 0,
                   .progress = o->progress,
                   .progress_user = o->progress_user,
-                  .lp_method = o->lp_method,
+                  .lp_method = emb_lp_method(o, m.ncols),
                   .t0 = t0};
-  if (o->work_s >= 0) { /* iterations and nodes cost in proportion to the model's size */
+  if (o->work_s >= 0) { /* a node costs in proportion to the model's size */
     double size = (double)m.nrows + m.ncols;
-    mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_WORK_PER_S / size);
+    mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
     mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / size);
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;

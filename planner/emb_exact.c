@@ -219,12 +219,12 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
                   .warm = wx,
                   .progress = o->progress,
                   .progress_user = o->progress_user,
-                  .lp_method = o->lp_method,
+                  .lp_method = emb_lp_method(o, 0),
                   .t0 = t0};
   if (o->work_s >= 0) { /* the same answer under any CPU share; the clock stays the cap */
     double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
     double size = (double)m.nrows + m.ncols;
-    mo.it_lim = (long)fmax(100, ws * PLAN_LP_WORK_PER_S / size);
+    mo.it_lim = (long)fmax(100, ws * PLAN_LP_ITERS_PER_S);
     mo.node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / size);
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;

@@ -154,7 +154,7 @@ const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
  * build machine (2026-12-05, docs/planner.md "Deterministic limits") and
  * halved, so that the work limit, not the clock, ends a solve there. */
 #define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
-#define PLAN_LP_WORK_PER_S 1.5e7    /* GLPK simplex iterations x (rows + columns) */
+#define PLAN_LP_ITERS_PER_S 1500.0  /* GLPK simplex iterations (1300-4500/s measured) */
 #define PLAN_NODE_WORK_PER_S 1.5e4  /* GLPK branch-and-bound nodes x (rows + columns) */
 
 /* "exact", "decomposed", "greedy", ... (the answer's method) */
@@ -172,7 +172,9 @@ typedef struct {
    * from work_s seconds at the PLAN_*_PER_S rates (0 = time_limit_s);
    * time_limit_s stays the hard cap. < 0: no work limits (wall clock only). */
   double work_s;
-  int lp_method; /* the root LP's algorithm (bench; 0 = dual simplex) */
+  /* the root LP's algorithm: 0 = by size (dual simplex; primal from a
+   * crash basis above 20000 columns), else 1 + a milp_lp_method (bench) */
+  int lp_method;
 } plan_solve_opts;
 
 typedef struct {

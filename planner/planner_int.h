@@ -197,6 +197,8 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
                          double *bound, int *status, int *s1_time, int *s1_work, svc_err *err);
 
+/* The root LP's algorithm for a model of ncols columns (milp_lp_method). */
+int emb_lp_method(const plan_solve_opts *o, int ncols);
 /* The decomposition's root LP alone (bench/planner --lp): its optimum,
  * seconds, simplex iterations, size. 0 or a negative code. */
 int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double time_limit_s,
