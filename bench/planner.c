@@ -96,6 +96,8 @@ static void run_size(const size_case *c, double tl) {
   gen_tables(t, (size_t)c->tables);
   problem(&p, &hw, c->gpus, 4096, 0.7 * hw.hbm_usable_bytes);
   plan_solve_opts o = {.time_limit_s = tl, .mip_gap = 0.005};
+  if (getenv("PLAN_WORK_S")) o.work_s = atof(getenv("PLAN_WORK_S"));
+  if (getenv("PLAN_LP_METHOD")) o.lp_method = atoi(getenv("PLAN_LP_METHOD"));
   int rc = plan_emb_solve(&p, t, (size_t)c->tables, &o, &r, &err);
   if (rc) {
     printf("| %-8s | %5d | %5d | error: %s |\n", c->hw, c->tables, c->gpus, err.message);

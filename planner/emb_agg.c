@@ -276,7 +276,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   if (o->work_s >= 0) { /* a node costs in proportion to the model's size */
     double size = (double)m.nrows + m.ncols;
     mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / size);
+    mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   /* stage 1's own cap is said in the answer; it does not stop stage 2 */

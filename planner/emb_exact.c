@@ -225,10 +225,12 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
     double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
     double size = (double)m.nrows + m.ncols;
     mo.it_lim = (long)fmax(100, ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / size);
+    mo.node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   *hit_time = sol.hit_time;
+  svc_log(SVC_LOG_DEBUG, "planner: exact MILP %d x %d: %ld simplex iterations in %.2f s, %ld nodes",
+          m.nrows, m.ncols, sol.lp_iters, sol.lp_s, sol.nodes);
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
   if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) decode(in, &ly, sol.x, plans);

@@ -155,7 +155,8 @@ const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
  * halved, so that the work limit, not the clock, ends a solve there. */
 #define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
 #define PLAN_LP_ITERS_PER_S 1500.0  /* GLPK simplex iterations (1300-4500/s measured) */
-#define PLAN_NODE_WORK_PER_S 1.5e4  /* GLPK branch-and-bound nodes x (rows + columns) */
+#define PLAN_NODE_WORK_PER_S                                                                       \
+  1.8e8 /* GLPK B&B nodes x (rows + columns)^2 (a node re-solves an LP) */
 
 /* "exact", "decomposed", "greedy", ... (the answer's method) */
 const char *plan_method_name(int method);
