@@ -12,7 +12,9 @@
 #include "planner/planner_int.h"
 
 const char *plan_method_name(int m) {
-  static const char *const names[] = {"auto",
+  /* 0 (AUTO) in an answer: the plan was given and priced, not solved
+   * (compare's direct port standing as the target plan) */
+  static const char *const names[] = {"given",
                                       "exact",
                                       "decomposed",
                                       "greedy",
