@@ -273,9 +273,9 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
                   .progress_user = o->progress_user,
                   .lp_method = emb_lp_method(o, m.ncols),
                   .t0 = t0};
-  if (o->work_s >= 0) { /* a node costs in proportion to the model's size */
+  if (o->work_s >= 0) { /* simplex iterations (root and nodes together) and nodes */
     double size = (double)m.nrows + m.ncols;
-    mo.it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
+    mo.it_lim = mo.bb_it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
     mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;

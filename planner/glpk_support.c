@@ -205,7 +205,11 @@ static void callback(glp_tree *T, void *info) {
       free(x);
     }
   }
-  if (reason == GLP_ISELECT && ++s->nodes > s->o->node_lim && s->o->node_lim > 0) {
+  /* work limits: nodes, and simplex iterations counted over the root LP
+   * and every node's re-solve (GLPK's counter on the problem object) */
+  if (reason == GLP_ISELECT &&
+      ((++s->nodes > s->o->node_lim && s->o->node_lim > 0) ||
+       (s->o->bb_it_lim > 0 && glp_get_it_cnt(glp_ios_get_prob(T)) > s->o->bb_it_lim))) {
     s->node_hit = 1;
     glp_ios_terminate(T);
   }

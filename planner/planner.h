@@ -154,9 +154,12 @@ const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
  * build machine (2026-12-05, docs/planner.md "Deterministic limits") and
  * halved, so that the work limit, not the clock, ends a solve there. */
 #define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
-#define PLAN_LP_ITERS_PER_S 1500.0  /* GLPK simplex iterations (1300-4500/s measured) */
+#define PLAN_LP_ITERS_PER_S                                                                        \
+  1500.0 /* GLPK simplex iterations, root LP and B&B re-solves                                     \
+            (1300-4500/s measured on the root LPs) */
 #define PLAN_NODE_WORK_PER_S                                                                       \
-  1.8e8 /* GLPK B&B nodes x (rows + columns)^2 (a node re-solves an LP) */
+  3.6e8 /* GLPK B&B nodes x (rows + columns)^2 (0.2 ms a node of a                                 \
+           277-wide model, 4-11 ms of a 2700-wide one) */
 
 /* "exact", "decomposed", "greedy", ... (the answer's method) */
 const char *plan_method_name(int method);

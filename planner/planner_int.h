@@ -139,8 +139,9 @@ typedef struct {
    * bound's nodes. With them the answer does not depend on the CPU share;
    * time_limit_s stays the hard cap. */
   long it_lim, node_lim;
-  int lp_method; /* milp_lp_method */
-  int lp_only;   /* stop after the root LP */
+  long bb_it_lim; /* simplex iterations, root LP and branch and bound together (0 = none) */
+  int lp_method;  /* milp_lp_method */
+  int lp_only;    /* stop after the root LP */
   plan_progress_fn progress;
   void *progress_user;
   double t0; /* svc_now() at the start of the whole solve, for elapsed */
