@@ -150,9 +150,10 @@ typedef enum {
 typedef enum { PLAN_LIMIT_NONE = 0, PLAN_LIMIT_WORK, PLAN_LIMIT_TIME } plan_limit;
 const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
 
-/* Work per second of time limit, measured on one core of the 2-core
- * build machine (2026-12-05, docs/planner.md "Deterministic limits") and
- * halved, so that the work limit, not the clock, ends a solve there. */
+/* Work per second of time limit, from rates measured on one core of the
+ * 2-core build machine (2026-12-05, docs/planner.md "Deterministic
+ * limits") and set at or below them, so that the work limit, not the
+ * clock, mostly ends a solve there. */
 #define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
 #define PLAN_LP_ITERS_PER_S                                                                        \
   1500.0 /* GLPK simplex iterations, root LP and B&B re-solves                                     \
