@@ -148,6 +148,64 @@ static double min_hbm_with_host(const emb_inst *in) {
   return room < 0 ? INFINITY : need;
 }
 
+/* Can the slowest rank be at most L? A relaxation (memory left out): in a
+ * plan of max load L with uniform (row-wise, replicated) work U on every
+ * rank, every other piece p has p + U + fixed_ms <= L, so a table with no
+ * such piece is uniform and U is at least the sum of those tables'
+ * cheapest uniform ms; the smallest U consistent with that (a fixed point,
+ * it only grows) leaves the most room. Then the average load, each table
+ * at its cheapest total among the options still open, must be <= L too. */
+static int load_possible(const emb_inst *in, double L) {
+  double U = 0;
+  for (size_t it = 0; it <= in->nclass; it++) {
+    double cap = L - U - in->fixed_ms, need = 0;
+    if (cap < 0) return 0;
+    for (size_t c = 0; c < in->nclass; c++) {
+      double piece = INFINITY, uni = INFINITY;
+      for (int o = 0; o < in->nopt; o++) {
+        const emb_opt *e = EOPT(in, in->cls_rep[c], o);
+        if (!e->ok) continue;
+        if (e->kind == EK_UNIFORM)
+          uni = fmin(uni, e->ms);
+        else
+          piece = fmin(piece, e->ms);
+      }
+      if (piece <= cap) continue;
+      if (!isfinite(uni)) return 0;
+      need += uni * (double)in->cls_count[c];
+    }
+    if (need <= U * (1 + 1e-12)) break;
+    U = need;
+  }
+  double cap = L - U - in->fixed_ms, sum = 0;
+  if (cap < 0) return 0;
+  for (size_t c = 0; c < in->nclass; c++) {
+    double tot = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, in->cls_rep[c], o);
+      if (!e->ok || (e->kind != EK_UNIFORM && e->ms > cap)) continue;
+      tot = fmin(tot, opt_total(in, e));
+    }
+    if (!isfinite(tot)) return 0;
+    sum += tot * (double)in->cls_count[c];
+  }
+  return in->fixed_ms + sum / in->R <= L;
+}
+
+/* The largest L shown impossible by load_possible (bisection from lo, a
+ * known bound, up to hi, a known plan's max). */
+static double piece_beside_uniform_bound(const emb_inst *in, double lo, double hi) {
+  if (!(hi > lo) || !isfinite(hi) || !load_possible(in, hi)) return lo;
+  for (int k = 0; k < 50 && hi - lo > 1e-7 * hi; k++) {
+    double mid = 0.5 * (lo + hi);
+    if (load_possible(in, mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return lo;
+}
+
 /* A request that cannot fit says which constraint and by how much. */
 static int check_capacity(const emb_inst *in, svc_err *err) {
   char need[32], cap[32];
@@ -423,6 +481,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     }
   }
   double triv = emb_trivial_bound(&in);
+  triv = piece_beside_uniform_bound(&in, triv, out->max_ms);
   out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
     out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));

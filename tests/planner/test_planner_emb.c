@@ -477,6 +477,40 @@ static void test_planner_emb__host_memory_is_bounded_per_node(void **state) {
   assert_non_null(strstr(err.message, "host memory"));
 }
 
+/* Every proven bound (the closed forms, the piece-beside-uniform bound,
+ * the MILP's) is at most the brute-force optimum, over tiny instances of
+ * each solver path, with and without nodes (uniform work beside pieces). */
+static void test_planner_emb__bounds_never_exceed_brute_force(void **state) {
+  (void)state;
+  static const int shapes[][2] = {{3, 1}, {2, 2}};
+  for (uint64_t seed = 1; seed <= 12; seed++)
+    for (int sh = 0; sh < 2; sh++)
+      for (int meth = PLAN_METHOD_EXACT; meth <= PLAN_METHOD_DECOMPOSED; meth++) {
+        uint64_t s2 = seed * 7919 + (uint64_t)sh;
+        plan_emb_problem p;
+        plan_table t[4];
+        emb_inst in;
+        plan_emb_result r;
+        svc_err err;
+        fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 30 * fx_rand(&s2));
+        p.cw_max = 2;
+        random_tables(t, 4, &s2);
+        assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
+        double bf = brute_force(&in);
+        emb_inst_dispose(&in);
+        plan_solve_opts o = {.method = meth, .time_limit_s = 5};
+        int rc = plan_emb_solve(&p, t, 4, &o, &r, &err);
+        if (rc) {
+          assert_int_equal(rc, -SVC_INFEASIBLE);
+          continue;
+        }
+        if (!(r.bound_ms <= bf * (1 + 1e-9)) || !(r.max_ms >= bf * (1 - 1e-9)))
+          fail_msg("seed %llu shape %d method %d: bound %.6f, brute force %.6f, answer %.6f",
+                   (unsigned long long)seed, sh, meth, r.bound_ms, bf, r.max_ms);
+        plan_emb_result_dispose(&r);
+      }
+}
+
 static void heavy_tables(plan_table *t, size_t n, uint64_t *seed) {
   static const int dims[] = {32, 64, 128, 256, 512};
   for (size_t i = 0; i < n; i++) {
@@ -544,6 +578,7 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__host_placement_kept_when_it_matters),
       cmocka_unit_test(test_planner_emb__host_memory_is_bounded_per_node),
       cmocka_unit_test(test_planner_emb__same_plan_under_busy_loops),
+      cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
