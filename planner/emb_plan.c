@@ -457,29 +457,6 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     }
   }
   note(&time_hit, &work_hit, &tb, "tie-break");
-  if (getenv("CDPLAN_PLAN_TOP")) { /* debugging aid: what sits on the slowest rank */
-    int top = 0;
-    for (int r = 1; r < in.R; r++)
-      if (out->rank_ms[r] > out->rank_ms[top]) top = r;
-    for (size_t i = 0; i < n; i++) {
-      const plan_table_plan *pl = &out->tables[i];
-      int oi = emb_opt_index(&in, pl->shard, pl->place, pl->k);
-      const emb_opt *e = EOPT(&in, i, oi);
-      int on = e->kind == EK_UNIFORM || (e->kind == EK_NODE && pl->node == top / in.G) ||
-               (pl->shard == PLAN_SHARD_TW && pl->rank == top);
-      for (int j = 0; pl->shard == PLAN_SHARD_CW && j < pl->k; j++) on |= pl->cw_ranks[j] == top;
-      if (!on) continue;
-      fprintf(stderr, "top %d: %s rows %lld dim %lld pool %.1f: %s%s k%d %.3f ms; options:", top,
-              tables[i].name, (long long)tables[i].rows, (long long)tables[i].dim,
-              tables[i].pooling, plan_shard_name(pl->shard), pl->place ? " host" : "", pl->k,
-              e->ms);
-      for (int q = 0; q < in.nopt; q++)
-        if (EOPT(&in, i, q)->ok)
-          fprintf(stderr, " %s%s%d=%.1f", plan_shard_name(EOPT(&in, i, q)->shard),
-                  EOPT(&in, i, q)->place ? "/h" : "", EOPT(&in, i, q)->k, EOPT(&in, i, q)->ms);
-      fprintf(stderr, "\n");
-    }
-  }
   double triv = emb_trivial_bound(&in);
   triv = piece_beside_uniform_bound(&in, triv, out->max_ms);
   out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
