@@ -318,7 +318,8 @@ def _one_case(env, c, params):
     prof = None
     if params["profile"] and dev.type == "cuda":
         pr = profile_steps(env, t, lambda _i: step(), 0)
-        prof = {k: pr[k] for k in ("wall_ms", "gpu_busy_ms", "kernels", "gpu_kernel_ms")}
+        prof = {k: pr[k] for k in ("wall_ms", "gpu_busy_ms", "kernels", "gpu_kernel_ms",
+                                   "cuda_api", "cpu_top")}
         prof["top"] = pr["top"][:12]
     return {"profile": prof,"step_ms": ms, "min_ms": min(times), "iters": len(times), "peak_mem_bytes": peak,
             "tokens_per_s": b * s / (ms / 1000.0), "params": n_params,
