@@ -6,7 +6,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv > "
 python3 -c "import triton; print('triton', triton.__version__)" >> "$OUT/host.txt" 2>&1
 PYTHONUNBUFFERED=1 timeout 60 python3 "$H/validate/gpu/fused_tbe.py" --check > "$OUT/check.txt" 2>&1
 echo "check rc=$?" >> "$OUT/check.txt"
-PYTHONUNBUFFERED=1 timeout 170 python3 "$H/data/measurements/h200-fused-tbe/tbe_bench.py" > "$OUT/tbe.json" 2> "$OUT/tbe.log"
+PYTHONUNBUFFERED=1 timeout 100 python3 "$H/data/measurements/h200-fused-tbe/tbe_bench.py" > "$OUT/tbe.json" 2> "$OUT/tbe.log"
 echo "bench rc=$?" >> "$OUT/tbe.log"
 # Diagnosis, fitting half only: three Llama-like fit cases (ll06 no recompute; ll17, ll18 full
 # recompute, measured ~2x the prediction) again under torch.profiler.
@@ -15,8 +15,8 @@ import json, sys
 d = json.load(open(sys.argv[1] + "/data/measurements/h200-transformer-llama/cases.json"))
 pick = [c for c in d["cases"] if c["id"] in ("ll06", "ll17", "ll18")]
 print(json.dumps({"kind": "transformer_step", "id": "llama-profile-fit",
-                  "params": {"warmup": 3, "iters": 8, "time_budget_s": 60, "profile": True,
+                  "params": {"warmup": 3, "iters": 8, "time_budget_s": 35, "profile": True,
                              "cases": [{"workload": c["workload"], "recipe": c["recipe"]} for c in pick]}}))
 PY
-PYTHONUNBUFFERED=1 timeout 90 python3 "$H/validate/gpu/runner.py" /tmp/prof.json > "$OUT/profile_fit.json" 2> "$OUT/profile.log"
+PYTHONUNBUFFERED=1 timeout 45 python3 "$H/validate/gpu/runner.py" /tmp/prof.json > "$OUT/profile_fit.json" 2> "$OUT/profile.log"
 echo "profile rc=$?" >> "$OUT/profile.log"
