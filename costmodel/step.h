@@ -284,6 +284,7 @@ typedef enum {
   COST_SP_BCAST_EFF,     /* the same through the non-vectorized (broadcasting) path */
   COST_SP_SOFTMAX_1K,    /* eager softmax forward, rows <= 1024: achieved / HBM bandwidth */
   COST_SP_SOFTMAX_2K,    /* the same, rows of 1025..2048 */
+  COST_SP_CKPT_HOST,     /* eager full recompute: host time per step over the plain dispatch's */
   COST_SP__COUNT
 } cost_step_param;
 

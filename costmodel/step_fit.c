@@ -113,7 +113,18 @@ typedef struct {
  *    elements (8 KiB) go to the persistent softmax, one warp per row held in
  *    registers (aten/src/ATen/native/cuda/PersistentSoftmax.cuh,
  *    softmax_warp_forward): 1.90 TB/s at 1024, 1.43 TB/s at 2048 (64
- *    elements per thread: low occupancy). */
+ *    elements per thread: low occupancy).
+ *  ckpt_host_mult: with torch.utils.checkpoint (use_reentrant=False) the
+ *    recompute of each block runs in Python inside the backward, when the
+ *    autograd engine first unpacks one of its saved tensors, and every saved
+ *    tensor of a checkpointed block passes through Python pack/unpack hooks
+ *    (PyTorch docs, torch.utils.checkpoint; saved_tensors_hooks): the host
+ *    cannot run ahead of the GPU through the backward. Small steps with
+ *    full recompute ran at ~3.7x the plain per-op dispatch time (ll17, ll18
+ *    of data/measurements/h200-transformer-llama): the multiplier of the
+ *    step's forward-backward host time, fitted on the fitting halves' full-
+ *    recompute cases only (h200-transformer-llama/fit_ckpt_host.py: 3.73).
+ *    Not profiled yet: a hypothesis with one fitted number. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -141,6 +152,7 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_BCAST_EFF] = {"step_bcast_eff", 0.304, 0.05, 1.0},
     [COST_SP_SOFTMAX_1K] = {"step_softmax_1k", 0.395, 0.05, 1.0},
     [COST_SP_SOFTMAX_2K] = {"step_softmax_2k", 0.298, 0.05, 1.0},
+    [COST_SP_CKPT_HOST] = {"step_ckpt_host_mult", 3.73, 1.0, 20.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {

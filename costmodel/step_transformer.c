@@ -537,6 +537,11 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   res->mem_bytes[COST_MEM_ACTIVATIONS] = per * (double)Lp * inflight + extra;
   res->mem_bytes[COST_MEM_WORKSPACE] = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
 
+  /* eager full recompute: the host's time through the step grows by the
+   * profile's ckpt_host_mult (step_fit.c) */
+  if (r->checkpointing == COST_CKPT_FULL && r->framework == COST_FW_PYTORCH_EAGER)
+    step_host(a, PH_FB, (a->prof[COST_SP_CKPT_HOST] - 1.0) * a->host[PH_FB]);
+
   /* model FLOPs per GPU per step (no recompute): Narayanan et al. eq. 3 */
   double L_all = (double)m->layers;
   double fl = 72.0 * (double)gb * s * L_all * (double)h * h *
