@@ -363,3 +363,48 @@ if __name__ == "__main__":
         # fp32 arithmetic against float64: far under 1e-5 (METHOD.md)
         sys.exit(0 if w < 1e-5 else 1)
     print(__doc__)
+
+
+def build(torch, specs, dev, cpu_mode, optimizer, lr):
+    """dlrm_step.py's entry (recipe.framework fused_triton): one FusedTBE per group of table
+    shards that share a bag count (a FusedTBE takes T*B bags of one B), each spec
+    {"rows", "dim", "bags", "pooling", "placement", "dtype"}. Returns a callable taking one
+    [bags, pooling] index tensor per spec and giving the pooled rows (fp32, one per spec);
+    the sparse optimizer runs fused in the backward. Tables stay in HBM: host or uvm
+    placement is refused as unavailable."""
+    for s in specs:
+        if s["placement"] != "hbm":
+            raise RuntimeError("unavailable: fused_triton keeps every table in HBM; a shard "
+                               "placed %s needs recipe.framework pytorch_eager" % s["placement"])
+    if optimizer not in ("sgd", "rowwise_adagrad"):
+        raise RuntimeError("unavailable: fused_triton fuses sgd or rowwise_adagrad, not %s"
+                           % optimizer)
+    dt = None
+    if not cpu_mode and specs:
+        dt = {"fp32": torch.float32, "bf16": torch.bfloat16,
+              "fp16": torch.float16}.get(specs[0]["dtype"], torch.float32)
+    groups = {}
+    for i, s in enumerate(specs):
+        groups.setdefault(s["bags"], []).append(i)
+    mods = [(pos, FusedTBE([specs[i]["rows"] for i in pos], [specs[i]["dim"] for i in pos],
+                           optimizer=optimizer, lr=lr, dtype=dt, device=dev))
+            for pos in groups.values()]
+
+    def call(idx_list):
+        outs = [None] * len(specs)
+        for pos, tbe in mods:
+            B = idx_list[pos[0]].shape[0]
+            ind = torch.cat([idx_list[i].reshape(-1) for i in pos])
+            lens = torch.cat([torch.full((B,), idx_list[i].shape[1], dtype=torch.int64,
+                                         device=ind.device) for i in pos])
+            off = torch.zeros(len(pos) * B + 1, dtype=torch.int64, device=ind.device)
+            off[1:] = torch.cumsum(lens, 0)
+            out = tbe(ind, off)
+            c = 0
+            for i in pos:
+                d = specs[i]["dim"]
+                outs[i] = out[:, c:c + d].float()
+                c += d
+        return outs
+
+    return call
