@@ -29,8 +29,8 @@ static const char *const shard_names[] = {"data_parallel", "table_wise", "row_wi
                                           "table_row_wise"};
 static const char *const place_names[] = {"hbm", "host", "uvm"};
 static const char *const ckpt_names[] = {"none", "selective", "full"};
-static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm", "hugectr",
-                                       "megatron", "fused_triton"};
+static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm", "hugectr", "megatron",
+                                       "fused_triton"};
 static const char *const dp_names[] = {"ddp", "fsdp"};
 static const char *const inter_names[] = {"dot", "dcn"};
 static const char *const attn_names[] = {"flash", "unfused", "fused_softmax"};
@@ -96,10 +96,10 @@ void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int frame
    * submissions' train.py: use_cuda_graph=True; HugeCTR v3.1 release
    * notes, "Holistic CUDA graph - full iteration graph capture to reduce
    * launch latencies"): no op is dispatched from the host in a step. */
-  a->op_s = framework == COST_FW_HUGECTR           ? 0.0
+  a->op_s = framework == COST_FW_HUGECTR ? 0.0
             : framework == COST_FW_TORCHREC_FBGEMM || framework == COST_FW_FUSED_TRITON
                 ? prof[COST_SP_FUSED_OP_US] * 1e-6
-                                                   : prof[COST_SP_EAGER_OP_US] * 1e-6;
+                : prof[COST_SP_EAGER_OP_US] * 1e-6;
   a->graph = framework == COST_FW_HUGECTR;
 }
 
