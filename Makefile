@@ -3,8 +3,11 @@
 #   make test   install, build, run every test through ctest
 #   make asan   the same tests under ASan+UBSan
 #   make bench  build and run the benchmarks (figures for the README)
+#   make install  the binary, its man page and bash completion under $(DESTDIR)$(PREFIX)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX ?= /usr/local
+DESTDIR ?=
 LISTEN ?= 127.0.0.1:8080
 DB ?= cdplan.db
 CMAKE_FLAGS ?=
@@ -18,10 +21,13 @@ APT_PACKAGES += chromium
 # The runner's CPU mode (dlrm_step, the plan-validation loop): PyTorch for /usr/bin/python3.
 APT_PACKAGES += python3-torch
 
+# help2man: the man page, generated from `cdplan --help` at build time (cli/CMakeLists.txt).
+APT_PACKAGES += help2man
+
 # promtool (tests/ecosystem: `promtool check metrics` on a live /metrics).
 APT_PACKAGES += prometheus
 
-.PHONY: deps build run test asan bench format format-check clean
+.PHONY: deps build run test asan bench format format-check clean install
 
 # Installs only what is missing; needs root (or sudo) the first time.
 deps:
@@ -41,6 +47,12 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Builds first only when there is no build yet; DESTDIR stages the install.
+install:
+	@[ -x $(BUILD)/cli/cdplan ] || $(MAKE) build
+	cmake --build $(BUILD) --target cdplan_docs
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 run: build
 	$(BUILD)/cli/cdplan serve --listen $(LISTEN) --db $(DB)

@@ -256,6 +256,20 @@ static void print_help(FILE *f) {
              "with $CDPLAN_TOKEN as the Bearer token.\n");
 }
 
+/* Each command's name, then a tab and each long option its usage names. */
+static void list_commands(void) {
+  for (size_t i = 0; i < N_COMMANDS; i++) {
+    const char *u = commands[i].usage;
+    fputs(commands[i].name, stdout);
+    while ((u = strstr(u, "--"))) {
+      size_t n = 2 + strspn(u + 2, "abcdefghijklmnopqrstuvwxyz-");
+      if (n > 2) printf("\t%.*s", (int)n, u);
+      u += n;
+    }
+    fputc('\n', stdout);
+  }
+}
+
 /* The command after the global options: av[1] (and av[2]) name it. */
 static const cli_cmd *find_command(int ac, char **av, int *skip) {
   for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -327,6 +341,12 @@ int main(int argc, char **argv) {
   const cli_cmd *cmd = NULL;
   int help = 0, version = 0, first = 1, skip = 0, rc, ac;
   char **av = NULL;
+  /* Hidden: the command table, one command a line, then its options as
+   * "\t--opt" (read from its usage text), for the generated completion. */
+  if (argc == 2 && !strcmp(argv[1], "--commands")) {
+    list_commands();
+    return 0;
+  }
   o.db = getenv("CDPLAN_DB");
   if (!o.db || !*o.db) o.db = "cdplan.db";
   if ((rc = cli_opts_global(argc, argv, &o, &first, &help, &version))) return rc;
