@@ -1,0 +1,73 @@
+#!/bin/sh
+# validate/gpu/dist_step.py: a dlrm_step case run as its plan runs, one process
+# per rank through torch.distributed (gloo here: Debian's python3-torch 1.13 on
+# /usr/bin/python3; skip 77 without it), 2 and 4 processes, table-, row-,
+# column-wise and data-parallel tables. Checks: the loss before and after one
+# step and the per-table sums of the pooled embeddings equal a one-process run
+# of the same model; each rank's collective bytes per kind equal the bytes the
+# plan prices for it, written out below from costmodel/step_dlrm.c plan_tables
+# (a2a_bytes, rs_bytes, dp_grad_bytes; dense all-reduce P x 4).
+# usage: test_dist_step.sh RUNNER
+set -eu
+R=$1
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "python3 missing: skip"; exit 77; }
+$PY -c 'import torch.distributed as d; assert d.is_available()' 2>/dev/null ||
+  { echo "no torch.distributed for $PY: skip"; exit 77; }
+T=$(mktemp -d /tmp/cdplan-dist-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+TB='"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"optimizers":{"dense":"sgd","sparse":"sgd"}'
+DOT="\"workload\":{\"kind\":\"dlrm\",\"name\":\"dot\",\"dense_features\":13,$TB,\"interaction\":\"dot\"}"
+DCN="\"workload\":{\"kind\":\"dlrm\",\"name\":\"dcn\",\"dense_features\":13,$TB,\"interaction\":\"dcn\",\"cross_layers\":2,\"cross_rank\":8}"
+EP2='"embedding_plan":{"tables":[{"name":"a#0","sharding_type":"table_wise","ranks":[1]},{"name":"a#1","sharding_type":"row_wise","ranks":[0,1]},{"name":"a#2","sharding_type":"column_wise","ranks":[1,0]},{"name":"b","sharding_type":"data_parallel","ranks":[0,1]}]}'
+EP4='"embedding_plan":{"tables":[{"name":"a#0","sharding_type":"table_wise","ranks":[3]},{"name":"a#1","sharding_type":"row_wise","ranks":[0,1,2,3]},{"name":"a#2","sharding_type":"column_wise","ranks":[2,1]},{"name":"b","sharding_type":"data_parallel","ranks":[0,1,2,3]}]}'
+cat > "$T/job.json" <<JOB
+{"kind":"dlrm_step","params":{"steps":2,"warmup":1,"lr_sparse":0.5,"lr_dense":0.1,"cases":[
+ {"label":"dot1","processes":1,$DOT,"recipe":{"gpus":1,"batch_per_gpu":64}},
+ {"label":"dot2","processes":2,$DOT,"recipe":{"gpus":2,"batch_per_gpu":32},$EP2},
+ {"label":"dcn1","processes":1,$DCN,"recipe":{"gpus":1,"batch_per_gpu":64}},
+ {"label":"dcn4","processes":4,$DCN,"recipe":{"gpus":4,"batch_per_gpu":16},$EP4}]}}
+JOB
+CDPLAN_RUNNER_ALLOW_CPU=1 $PY "$R" "$T/job.json" > "$T/res.json" 2> "$T/log" ||
+  fail "run failed: $(tail -5 "$T/log")"
+$PY - "$T/res.json" <<'PYEOF' || fail "result checks"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert not r["failed"], r["failed"]
+rows = {x["label"]: x for x in r["rows"]}
+def close(a, b, what):
+    assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), "%s: %r vs %r" % (what, a, b)
+for one, many in (("dot1", "dot2"), ("dcn1", "dcn4")):
+    a, b = rows[one], rows[many]
+    close(b["loss0"], a["loss0"], many + " loss before the step")
+    close(b["loss1"], a["loss1"], many + " loss after one step")
+    assert b["loss1"] != b["loss0"], "the step changed nothing"
+    for ti, (u, v) in enumerate(zip(a["emb_digest"], b["emb_digest"])):
+        for j, (x, y) in enumerate(zip(u, v)):
+            close(y, x, "%s pooled embeddings table %d col %d" % (many, ti, j))
+# the plan's bytes per rank (fp32 tables: eb = ob = 4), costmodel/step_dlrm.c plan_tables:
+# table-wise a#0 and column-wise a#2 (dim 16): all-to-all, the owner sending G x B x its
+# columns forward, every rank B x (16 + 16) backward (a2a_bytes); row-wise a#1:
+# G x B x 16 x 4 reduce-scatter and all-gather (rs_bytes); data-parallel b: 50 x 16 x 4
+# (dp_grad_bytes); dense: P x 4 with P the MLPs' (and cross layers') parameters
+P_dot = (13*32 + 32 + 32*16 + 16) + (26*64 + 64 + 64 + 1)
+P_dcn = (13*32 + 32 + 32*16 + 16) + 2 * (80*8 + 8*80 + 80) + (80*64 + 64 + 64 + 1)
+def want(G, B, fwd, P):
+    return [{"all_to_all": f, "all_to_all_bwd": B * 32 * 4, "reduce_scatter": G * B * 64,
+             "all_gather": G * B * 64, "all_reduce_dp_tables": 3200,
+             "all_reduce_dense": P * 4} for f in fwd]
+exp = {"dot2": want(2, 32, [2048, 4096 + 2048], P_dot),
+       "dcn4": want(4, 16, [0, 2048, 2048, 4096], P_dcn)}
+for lab, w in exp.items():
+    x = rows[lab]
+    assert x["processes"] == len(w) and x["backend"] == "gloo", x
+    assert x["step_ms"] == max(q["step_ms"] for q in x["per_rank"]) > 0
+    for q, e in zip(x["per_rank"], w):
+        assert q["collective_bytes"] == e, (lab, q["rank"], q["collective_bytes"], e)
+        assert q["priced_bytes"] == e, (lab, q["rank"], q["priced_bytes"], e)
+        assert q["peak_rss_bytes"] > 0
+    print(lab, "step_ms %.2f" % x["step_ms"], [q["collective_bytes"] for q in x["per_rank"]])
+PYEOF
+echo "dist_step: ok"
