@@ -27,9 +27,17 @@ cat > "$T/job.json" <<JOB
 {"kind":"dlrm_step","params":{"steps":2,"warmup":1,"lr_sparse":0.5,"lr_dense":0.1,"cases":[
  {"label":"dot1","processes":1,$DOT,"recipe":{"gpus":1,"batch_per_gpu":64}},
  {"label":"dot2","processes":2,$DOT,"recipe":{"gpus":2,"batch_per_gpu":32},$EP2},
+ {"label":"dot2h","processes":2,$DOT,"recipe":{"gpus":2,"batch_per_gpu":32,"embedding_precision":"bf16"},$EP2},
  {"label":"dcn1","processes":1,$DCN,"recipe":{"gpus":1,"batch_per_gpu":64}},
  {"label":"dcn4","processes":4,$DCN,"recipe":{"gpus":4,"batch_per_gpu":16},$EP4}]}}
 JOB
+# processes must be the recipe's gpus (one process per rank): refused, the field named
+echo "{\"kind\":\"dlrm_step\",\"params\":{\"cases\":[{\"processes\":3,$DOT,\"recipe\":{\"gpus\":2,\"batch_per_gpu\":8}}]}}" > "$T/bad.json"
+rc=0
+$PY "$R" --check "$T/bad.json" > /dev/null 2> "$T/err" || rc=$?
+[ "$rc" = 2 ] || fail "processes 3 on a 2-gpu recipe: exit $rc"
+tail -1 "$T/err" | grep -qF '"field": "params.cases[0].processes"' || fail "field not named: $(tail -1 "$T/err")"
+
 CDPLAN_RUNNER_ALLOW_CPU=1 $PY "$R" "$T/job.json" > "$T/res.json" 2> "$T/log" ||
   fail "run failed: $(tail -5 "$T/log")"
 $PY - "$T/res.json" <<'PYEOF' || fail "result checks"
@@ -54,11 +62,14 @@ for one, many in (("dot1", "dot2"), ("dcn1", "dcn4")):
 # (dp_grad_bytes); dense: P x 4 with P the MLPs' (and cross layers') parameters
 P_dot = (13*32 + 32 + 32*16 + 16) + (26*64 + 64 + 64 + 1)
 P_dcn = (13*32 + 32 + 32*16 + 16) + 2 * (80*8 + 8*80 + 80) + (80*64 + 64 + 64 + 1)
-def want(G, B, fwd, P):
-    return [{"all_to_all": f, "all_to_all_bwd": B * 32 * 4, "reduce_scatter": G * B * 64,
-             "all_gather": G * B * 64, "all_reduce_dp_tables": 3200,
+def want(G, B, fwd, P, ob=4):
+    return [{"all_to_all": f, "all_to_all_bwd": B * 32 * ob, "reduce_scatter": G * B * 16 * ob,
+             "all_gather": G * B * 16 * ob, "all_reduce_dp_tables": 50 * 16 * ob,
              "all_reduce_dense": P * 4} for f in fwd]
+# bf16 tables: every exchange and the data-parallel tables' all-reduce in 2 bytes
+assert abs(rows["dot2h"]["loss1"] - rows["dot1"]["loss1"]) < 1e-2, rows["dot2h"]["loss1"]
 exp = {"dot2": want(2, 32, [2048, 4096 + 2048], P_dot),
+       "dot2h": want(2, 32, [1024, 2048 + 1024], P_dot, 2),
        "dcn4": want(4, 16, [0, 2048, 2048, 4096], P_dcn)}
 for lab, w in exp.items():
     x = rows[lab]

@@ -20,11 +20,14 @@ Bytes counted per rank and kind, one training step: the collective's input on th
 own chunk included; the all-gather its whole output buffer), compared in the row with what
 priced_bytes says the plan prices for that rank (costmodel/step_dlrm.c plan_tables).
 
-Limits of this path: tables run in device memory (host and uvm placements are run in HBM),
-the sparse optimizer is sgd or adagrad, no checkpointing, table_row_wise only over all ranks,
-precision fp32/tf32/bf16 autocast, pytorch_eager only.
+Limits of this path (the row's not_modelled): tables run in device memory (host and uvm
+placements are run in HBM) in fp32, their pooled rows and gradients exchanged in the recipe's
+embedding_precision; the sparse optimizer is sgd or adagrad; no checkpointing; table_row_wise
+only over all ranks; bf16/fp16 autocast on GPUs only; pytorch_eager only. The data-parallel
+tables' gradients are all-reduced dense in the embedding_precision (gloo: fp16 for bf16).
 """
 
+import contextlib
 import json
 import math
 import os
@@ -32,6 +35,11 @@ import tempfile
 import time
 
 import dlrm_step as ds
+
+FULL_INIT = 1 << 24  # elements: tables up to this are made whole on every rank, then sliced
+NOT_MODELLED = ["host and uvm placements (run in device memory)", "checkpointing",
+                "embedding_precision: fp32 tables, exchanged in the recipe's type",
+                "bf16/fp16 autocast on the CPU (fp32 math there)"]
 
 
 def layout(m, rc):
@@ -96,6 +104,12 @@ def _exchange(torch, dist, send, recv_shapes, backend, rank):
     if backend == "nccl":
         dist.all_to_all(recv, send)
         return recv
+    if send[0].dtype == torch.bfloat16:  # gloo (1.13) moves no bf16: the same bits as fp16
+        raw = [r.view(torch.float16) for r in recv]
+        send = [x.view(torch.float16) for x in send]
+        recv_keep, recv = recv, raw
+    else:
+        recv_keep = recv
     reqs = []
     for p in range(len(send)):
         if p == rank:
@@ -105,7 +119,7 @@ def _exchange(torch, dist, send, recv_shapes, backend, rank):
         reqs.append(dist.irecv(recv[p], p))
     for r in reqs:
         r.wait()
-    return recv
+    return recv_keep
 
 
 def _worker(rank, G, case, params, tmp, use_cuda):
@@ -128,12 +142,23 @@ def _worker(rank, G, case, params, tmp, use_cuda):
     mine = shards[rank]
     count = {"all_to_all": 0, "all_to_all_bwd": 0, "reduce_scatter": 0, "all_gather": 0,
              "all_reduce_dp_tables": 0, "all_reduce_dense": 0}
-    # the same weights and batches on every rank and in the one-process run: seeded, whole,
-    # then sliced (what the numerics check needs; tables of a real size would be built
-    # shard by shard)
+    # the same weights and batches on every rank and in the one-process run: each table from
+    # its own seeded generator, made whole and sliced while it is small (FULL_INIT elements:
+    # the numerics check); a bigger table's shard is drawn on its own (same distribution,
+    # other values: such a case's numerics are not comparable, the row says so)
     gen = torch.Generator().manual_seed(params["seed"])
-    full = [(torch.rand((t["rows"], t["dim"]), generator=gen) * 2 - 1) / math.sqrt(t["rows"])
-            for t in tabs]
+    exact = all(t["rows"] * t["dim"] <= FULL_INIT for t in tabs)
+
+    def shard_weight(s):
+        t = tabs[s["table"]]
+        g = torch.Generator().manual_seed(params["seed"] * 1000003 + s["table"])
+        bound = 1.0 / math.sqrt(t["rows"])
+        if t["rows"] * t["dim"] <= FULL_INIT:
+            w = (torch.rand((t["rows"], t["dim"]), generator=g) * 2 - 1) * bound
+            return w[s["r0"]:s["r1"], s["c0"]:s["c1"]].clone().to(dev)
+        w = torch.empty((s["r1"] - s["r0"], s["c1"] - s["c0"]), device=dev)
+        return w.uniform_(-bound, bound)
+
     torch.manual_seed(params["seed"])
     bottom = ds._mlp(nn, [m["dense_features"]] + m["bottom"], True, torch.device("cpu"))
     cross = nn.ModuleList()
@@ -155,10 +180,9 @@ def _worker(rank, G, case, params, tmp, use_cuda):
         batches.append((dense, idx, y))
     mods = []
     for s in mine:
-        w = full[s["table"]][s["r0"]:s["r1"], s["c0"]:s["c1"]].clone().to(dev)
+        w = shard_weight(s)
         mods.append(nn.EmbeddingBag(w.shape[0], w.shape[1], mode="sum",
                                     sparse=s["kind"] != "data_parallel", _weight=w))
-    del full
     dense_params = [p for mod in (bottom, cross, top) for p in mod.parameters()]
     n_dense = sum(p.numel() for p in dense_params)
     lr_d, lr_s = params["lr_dense"], params["lr_sparse"]
@@ -176,36 +200,49 @@ def _worker(rank, G, case, params, tmp, use_cuda):
     my_a2a = [k for k, s in enumerate(mine) if s["kind"] in ("table_wise", "column_wise")]
     my_rw = {s["table"]: k for k, s in enumerate(mine) if s["kind"] == "row_wise"}
     my_dp = {s["table"]: k for k, s in enumerate(mine) if s["kind"] == "data_parallel"}
-    esz = 4  # fp32 exchange here
+    # the exchanges in the plan's exchange type (step_dlrm.c exch_bytes: the tables' type,
+    # at least 2 bytes); the tables themselves are fp32 here
+    xdt = {"fp32": torch.float32, "bf16": torch.bfloat16,
+           "fp16": torch.float16}[rc["embedding_precision"]]
+    esz = torch.empty((), dtype=xdt).element_size()
+    resz = 4  # the all-reduces: fp32 gradients
+    torch.backends.cuda.matmul.allow_tf32 = rc["precision"] == "tf32"
 
     my_w = sum(mine[k]["c1"] - mine[k]["c0"] for k in my_a2a)
 
     # the exchanges, forward here and backward in step() in a fixed order on every rank
     # (autograd's own order could differ between ranks and deadlock the collectives)
     def a2a_fwd(x):  # x: Bg x my_w, rows p*B.. go to rank p -> B x sum(widths)
+        x = x.to(xdt)
         count["all_to_all"] += x.numel() * esz
         return torch.cat(_exchange(torch, dist, list(x.split(B, 0)),
-                                   [(B, widths[q]) for q in range(G)], backend, rank), 1)
+                                   [(B, widths[q]) for q in range(G)], backend, rank), 1).float()
 
     def a2a_bwd(g):  # B x sum(widths) -> Bg x my_w
+        g = g.to(xdt)
         count["all_to_all_bwd"] += g.numel() * esz
         return torch.cat(_exchange(torch, dist, list(g.split(widths, 1)), [(B, my_w)] * G,
-                                   backend, rank), 0)
+                                   backend, rank), 0).float()
 
     def rs_fwd(x):  # Bg x rw_dim partial sums -> B x rw_dim summed
+        x = x.to(xdt)
         count["reduce_scatter"] += x.numel() * esz
         if backend == "nccl":
             out = torch.empty((B, x.shape[1]), device=x.device, dtype=x.dtype)
             dist.reduce_scatter(out, list(x.contiguous().split(B, 0)))
-            return out
+            return out.float()
         got = _exchange(torch, dist, list(x.split(B, 0)), [(B, x.shape[1])] * G, backend, rank)
-        return torch.stack(got).sum(0)
+        return torch.stack(got).float().sum(0)
 
     def rs_bwd(g):  # all-gather: every sample's gradient to every row shard
+        g = g.to(xdt)
         count["all_gather"] += Bg * g.shape[1] * esz
-        parts = [torch.empty_like(g) for _ in range(G)]
-        dist.all_gather(parts, g.contiguous())
-        return torch.cat(parts, 0)
+        if backend == "nccl":
+            parts = [torch.empty_like(g) for _ in range(G)]
+            dist.all_gather(parts, g.contiguous())
+        else:  # gloo's all_gather may lack the 2-byte types: the same bytes by send/recv
+            parts = _exchange(torch, dist, [g] * G, [tuple(g.shape)] * G, backend, rank)
+        return torch.cat(parts, 0).float()
 
     n = len(tabs) + 1
     li, lj = torch.tril_indices(n, n, offset=-1, device=dev)
@@ -259,12 +296,17 @@ def _worker(rank, G, case, params, tmp, use_cuda):
             R = F.pad(R, (0, top_in - m["width"]))
         return top(R), feats, ex
 
+    lp = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(rc["precision"])
+    autocast = (lambda: torch.autocast("cuda", dtype=lp)) if use_cuda and lp else \
+        contextlib.nullcontext
+
     def step(bi, train=True):
         dense, idx, y = batches[bi % len(batches)]
         opt_d.zero_grad(set_to_none=True)
         if opt_s:
             opt_s.zero_grad(set_to_none=True)
-        out, feats, ex = forward(dense, idx)
+        with autocast():
+            out, feats, ex = forward(dense, idx)
         # this rank's samples' share of the global mean
         loss = F.binary_cross_entropy_with_logits(out.float().squeeze(1), y[lo:hi].to(dev),
                                                   reduction="sum") / Bg
@@ -283,15 +325,17 @@ def _worker(rank, G, case, params, tmp, use_cuda):
             torch.autograd.backward(outs, grads)
         for p in dense_params:
             g = p.grad if p.grad is not None else torch.zeros_like(p)
-            count["all_reduce_dense"] += g.numel() * esz
+            count["all_reduce_dense"] += g.numel() * resz
             dist.all_reduce(g)
             p.grad = g
         for i, k in my_dp.items():
             p = mods[k].weight
             g = p.grad if p.grad is not None else torch.zeros_like(p)
-            count["all_reduce_dp_tables"] += g.numel() * esz
-            dist.all_reduce(g)
-            p.grad = g
+            # in the tables' type as the plan prices it (gloo sums no bf16: fp16 there)
+            gx = g.to(xdt if backend == "nccl" or xdt != torch.bfloat16 else torch.float16)
+            count["all_reduce_dp_tables"] += gx.numel() * esz
+            dist.all_reduce(gx)
+            p.grad = gx.float()
         opt_d.step()
         if opt_s:
             opt_s.step()
@@ -331,7 +375,7 @@ def _worker(rank, G, case, params, tmp, use_cuda):
     except ImportError:
         rss = None
     res = {"rank": rank, "step_ms": ms, "peak_memory_bytes": peak, "peak_rss_bytes": rss,
-           "bytes": counted, "shards": len(mine), "dense_params": n_dense,
+           "bytes": counted, "shards": len(mine), "exact_init": exact, "dense_params": n_dense,
            "loss0": loss0, "loss1": loss1, "emb_digest": digest}
     with open(os.path.join(tmp, "rank%d.json" % rank), "w") as f:
         json.dump(res, f)
@@ -377,7 +421,8 @@ def run_case(env, case, params, processes):
                           "collective_bytes": r["bytes"], "priced_bytes": priced[r["rank"]]}
                          for r in ranks],
             "loss": ranks[0]["loss1"], "loss0": ranks[0]["loss0"], "loss1": ranks[0]["loss1"],
-            "emb_digest": ranks[0]["emb_digest"], "steps": params["steps"],
+            "emb_digest": ranks[0]["emb_digest"], "numerics_comparable": ranks[0]["exact_init"],
+            "not_modelled": NOT_MODELLED, "steps": params["steps"],
             "warmup": params["warmup"], "interaction_width": m["width"], "top_in":
             m["pad_interaction_to"] or m["width"],
             "share": {"gpus": G, "processes": G, "whole_plan": True,
