@@ -269,6 +269,9 @@ def _worker(rank, G, case, params, tmp, use_cuda):
             parts = []
             for i in rw:
                 s = mine[my_rw[i]]
+                if s["r1"] == s["r0"]:  # rows < ranks: this rank's shard is empty
+                    parts.append(torch.zeros((Bg, tabs[i]["dim"]), device=dev))
+                    continue
                 g = idx[i].to(dev)
                 ok = ((g >= s["r0"]) & (g < s["r1"])).float()
                 loc = (g - s["r0"]).clamp(0, max(0, s["r1"] - s["r0"] - 1))
@@ -323,11 +326,15 @@ def _worker(rank, G, case, params, tmp, use_cuda):
                     grads.append(g)
         if outs:
             torch.autograd.backward(outs, grads)
+        # the dense gradients in one flat buffer (DDP buckets them; the bytes are the same)
+        flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1)
+                          for p in dense_params])
+        count["all_reduce_dense"] += flat.numel() * resz
+        dist.all_reduce(flat)
+        off = 0
         for p in dense_params:
-            g = p.grad if p.grad is not None else torch.zeros_like(p)
-            count["all_reduce_dense"] += g.numel() * resz
-            dist.all_reduce(g)
-            p.grad = g
+            p.grad = flat[off:off + p.numel()].view_as(p)
+            off += p.numel()
         for i, k in my_dp.items():
             p = mods[k].weight
             g = p.grad if p.grad is not None else torch.zeros_like(p)
