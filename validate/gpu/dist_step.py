@@ -390,6 +390,20 @@ def _worker(rank, G, case, params, tmp, use_cuda):
     dist.destroy_process_group()
 
 
+def unsupported(m, rc):
+    """Why this path cannot run the case, or None."""
+    if rc["framework"] != "pytorch_eager":
+        return "the multi-process path runs pytorch_eager only"
+    if m["sparse_opt"] not in ("sgd", "adagrad"):
+        return ("the multi-process path updates tables with sgd or adagrad "
+                "(workload.optimizers.sparse is %s)" % m["sparse_opt"])
+    for t in m["tables"]:
+        if t["sharding"] in ("row_wise", "table_row_wise") and \
+                sorted(t["ranks"]) != list(range(rc["gpus"])):
+            return "row-wise table %s over a subset of the ranks" % t["name"]
+    return None
+
+
 def run_case(env, case, params, processes):
     """Runs the case's plan over `processes` ranks (= recipe gpus); the row's fields."""
     t = env.torch
@@ -398,11 +412,9 @@ def run_case(env, case, params, processes):
     if processes != G:
         raise RuntimeError("processes (%d) must equal the recipe's gpus (%d): one process per "
                            "rank" % (processes, G))
-    if rc["framework"] != "pytorch_eager":
-        raise RuntimeError("unavailable: the multi-process path runs pytorch_eager only")
-    if m["sparse_opt"] not in ("sgd", "adagrad"):
-        raise RuntimeError("unavailable: the multi-process path updates tables with sgd or "
-                           "adagrad (workload.optimizers.sparse is %s)" % m["sparse_opt"])
+    why = unsupported(m, rc)
+    if why:
+        raise RuntimeError("unavailable: " + why)
     use_cuda = env.dev.type == "cuda"
     if use_cuda and t.cuda.device_count() < G:
         raise RuntimeError("unavailable: %d processes need %d GPUs, the host has %d"

@@ -30,7 +30,7 @@ Checkpointing: "full" recomputes the MLPs (and cross layers) in the backward, "s
 interaction.
 
 Sharding: a case with "processes": N = recipe gpus (or gpus > 1 on a CUDA host with that
-many GPUs) runs the whole plan, one process per rank through torch.distributed (dist_step.py).
+many GPUs, when dist_step.unsupported finds nothing against it) runs the whole plan, one process per rank through torch.distributed (dist_step.py).
 Otherwise one process: when the recipe spans more GPUs than this process runs, the case runs the
 busiest rank's share and says so in "share": that rank's tables (table-wise whole, row-wise
 rows/k with pooling/k lookups per bag, column-wise dim/k, data-parallel whole at the local
@@ -425,7 +425,9 @@ def _one_case(env, c, params):
     procs = c.get("processes", 0)
     if procs == 0 and rc["gpus"] > 1 and dev.type == "cuda" and \
             t.cuda.device_count() >= rc["gpus"]:
-        procs = rc["gpus"]  # the plan fits on this host: run it whole
+        import dist_step  # noqa: PLC0415
+        if dist_step.unsupported(m, rc) is None:
+            procs = rc["gpus"]  # the plan fits on this host and that path runs it: whole
     if procs >= 1:  # asked for: the multi-process path (1: its one-process reference)
         import dist_step  # noqa: PLC0415
         return dist_step.run_case(env, c, params, procs)
