@@ -7,9 +7,12 @@
 # of the same model; each rank's collective bytes per kind equal the bytes the
 # plan prices for it, written out below from costmodel/step_dlrm.c plan_tables
 # (a2a_bytes, rs_bytes, dp_grad_bytes; dense all-reduce P x 4).
-# usage: test_dist_step.sh RUNNER
+# With CDPLAN (the binary), a plan made by `cdplan plan` for 4 GPUs runs as
+# planned: its recipe and embedding_plan as the plan answer prints them.
+# usage: test_dist_step.sh RUNNER [CDPLAN]
 set -eu
 R=$1
+BIN=${2:-}
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "python3 missing: skip"; exit 77; }
 $PY -c 'import torch.distributed as d; assert d.is_available()' 2>/dev/null ||
@@ -80,5 +83,43 @@ for lab, w in exp.items():
         assert q["priced_bytes"] == e, (lab, q["rank"], q["priced_bytes"], e)
         assert q["peak_rss_bytes"] > 0
     print(lab, "step_ms %.2f" % x["step_ms"], [q["collective_bytes"] for q in x["per_rank"]])
+PYEOF
+[ -n "$BIN" ] || { echo "dist_step: ok (no cdplan binary: the planner's plan not run)"; exit 0; }
+export CDPLAN_DB="$T/p.db"
+WL='"workload":{"kind":"dlrm","name":"planned","dense_features":13,"tables":[{"name":"t","rows":20000,"dim":16,"pooling":4,"count":3},{"name":"big","rows":400000,"dim":16,"pooling":20},{"name":"s","rows":40,"dim":16,"pooling":1}],"bottom_mlp":[64,16],"top_mlp":[64,32,1],"interaction":"dot","optimizers":{"dense":"sgd","sparse":"sgd"}}'
+echo "{$WL,\"hardware\":\"h200\",\"cluster\":{\"gpus_per_node\":4,\"nodes\":1},\"baseline\":{\"batch_per_gpu\":64,\"precision\":\"fp32\",\"embedding_precision\":\"fp32\",\"framework\":\"pytorch_eager\"},\"time_limit_s\":5}" > "$T/plan.json"
+"$BIN" plan "$T/plan.json" > "$T/plan.out" 2> "$T/plan.err" || fail "plan: $(tail -2 "$T/plan.err")"
+WL="{$WL}" $PY - "$T/plan.out" "$T/job2.json" <<'PYEOF' || fail "job from the plan"
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+wl = json.loads(os.environ["WL"])["workload"]
+rc = p["recipe"]
+assert rc["gpus"] == 4, rc
+one = dict(rc, gpus=1, gpus_per_node=1, batch_per_gpu=rc["global_batch"])
+cases = [{"label": "one", "processes": 1, "workload": wl, "recipe": one},
+         {"label": "plan", "processes": 4, "workload": wl, "recipe": rc,
+          "embedding_plan": p["embedding_plan"]}]
+json.dump({"kind": "dlrm_step", "params": {"steps": 1, "warmup": 0, "lr_sparse": 0.5,
+           "cases": cases}}, open(sys.argv[2], "w"))
+PYEOF
+CDPLAN_RUNNER_ALLOW_CPU=1 $PY "$R" "$T/job2.json" > "$T/res2.json" 2> "$T/log2" ||
+  fail "the plan's run failed: $(tail -5 "$T/log2")"
+$PY - "$T/res2.json" <<'PYEOF' || fail "the plan's run"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert not r["failed"], r["failed"]
+a, b = ({x["label"]: x for x in r["rows"]}[k] for k in ("one", "plan"))
+for k in ("loss0", "loss1"):
+    assert abs(a[k] - b[k]) <= 1e-5, (k, a[k], b[k])
+# every table 16 wide, fp32: step_dlrm.c's a2a_bytes per rank = B x sum(dim) x 4 over the
+# table- and column-wise tables = 64 x 80 x 4 (when the plan shards them so); the forward
+# parts' mean is the same figure
+per = b["per_rank"]
+for q in per:
+    assert q["collective_bytes"] == q["priced_bytes"], q
+tw = sum(q["collective_bytes"]["all_to_all_bwd"] for q in per) / 4
+fw = sum(q["collective_bytes"]["all_to_all"] for q in per) / 4
+assert fw == tw == 64 * 80 * 4, (fw, tw)
+print("plan", "step_ms %.2f" % b["step_ms"], [q["collective_bytes"] for q in per])
 PYEOF
 echo "dist_step: ok"
