@@ -177,7 +177,7 @@ def _worker(rank, G, case, params, tmp, use_cuda):
         dense = torch.randn((Bg, m["dense_features"]), generator=gen)
         idx = [torch.randint(0, t["rows"], (Bg, t["pooling"]), generator=gen) for t in tabs]
         y = torch.randint(0, 2, (Bg,), generator=gen).float()
-        batches.append((dense, idx, y))
+        batches.append((dense.to(dev), [i.to(dev) for i in idx], y.to(dev)))  # off the clock
     mods = []
     for s in mine:
         w = shard_weight(s)
