@@ -47,6 +47,7 @@ static const num_field num_fields[] = {
     {"scaleout_bandwidth_bytes_per_s", 0, 0, 1e13, D(scaleout_bw), 1},
     {"scaleup_link_bandwidth_bytes_per_s", 0, 0, 1e14, D(scaleup_link_bw), 1},
     {"host_link_bandwidth_bytes_per_s", 0, 0, 1e13, D(host_link_bw), 1},
+    {"host_memory_bytes_per_node", 0, 1e9, 1e15, D(host_mem_per_node), 1},
     {"tdp_watts", 0, 1, 1e5, D(tdp_w), 1},
     {"price_per_hour_usd", 0, 0, 1e5, D(price_per_hour), 1},
 };
@@ -60,7 +61,8 @@ static const char *const top_fields[] = {
     "llc_bytes", "smem_per_unit_bytes", "regs_per_unit", "scaleup_bandwidth_bytes_per_s",
     "scaleout_bandwidth_bytes_per_s", "host_link_bandwidth_bytes_per_s", "tdp_watts",
     "price_per_hour_usd", "peak_clock_mhz", "sustained_clock_mhz", "load_clock_mhz",
-    "scaleup_link_bandwidth_bytes_per_s", "scaleup_topology", "in_switch_reduction", NULL};
+    "scaleup_link_bandwidth_bytes_per_s", "scaleup_topology", "in_switch_reduction",
+    "host_memory_bytes_per_node", NULL};
 
 static const char *const dtype_fields[] = {"fp64", "fp32", "tf32", "bf16", "fp16",
                                            "fp8",  "fp6",  "fp4",  "int8", NULL};

@@ -27,9 +27,9 @@
 
 static const char *const top_fields[] = {"hardware",    "problems", "candidates",
                                          "calibration", "top",      NULL};
-static const char *const problem_fields[] = {"m", "n", "k", "dtype", NULL};
+static const char *const problem_fields[] = {"m", "n", "k", "dtype", "layout", NULL};
 static const char *const cand_fields[] = {"block_m",    "block_n", "block_k", "num_warps",
-                                          "num_stages", "group_m", NULL};
+                                          "num_stages", "group_m", "split_k", NULL};
 
 /* Dtypes Triton's tl.dot multiplies on tensor cores / matrix cores. */
 static int kernel_dtype(int dt) {
@@ -39,11 +39,12 @@ static int kernel_dtype(int dt) {
 
 static int decode_problem(const cJSON *o, const char *p, const cost_hw *hw, cost_kproblem *out,
                           svc_err *err) {
-  const char *dts = "bf16";
+  const char *dts = "bf16", *lay = "nn";
   char f[96];
   int rc;
   if (!cJSON_IsObject(o)) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be an object", p);
   if ((rc = api_check_fields(o, problem_fields, p, err)) ||
+      (rc = api_get_str(o, "layout", p, 0, 2, NULL, &lay, err)) ||
       (rc = api_get_int(o, "m", p, 1, 1, DIM_MAX, &out->m, err)) ||
       (rc = api_get_int(o, "n", p, 1, 1, DIM_MAX, &out->n, err)) ||
       (rc = api_get_int(o, "k", p, 1, 1, DIM_MAX, &out->k, err)) ||
@@ -58,6 +59,11 @@ static int decode_problem(const cJSON *o, const char *p, const cost_hw *hw, cost
   if (hw->peak_flops[dt] <= 0)
     return svc_err_set(err, SVC_UNSUPPORTED_DTYPE, f, "%s: %s has no %s support", f, hw->name, dts);
   out->dtype = dt;
+  /* A then B: n row-major, t stored transposed (forward nt, dgrad nn, wgrad tn). */
+  if (strlen(lay) != 2 || (lay[0] != 'n' && lay[0] != 't') || (lay[1] != 'n' && lay[1] != 't'))
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, p, "layout"),
+                       "%s: '%s' is not a layout (nn, nt, tn, tt)", f, lay);
+  memcpy(out->layout, lay, 3);
   return 0;
 }
 
@@ -76,9 +82,9 @@ static int get_pow2(const cJSON *o, const char *key, const char *p, int required
 }
 
 static int decode_candidate(const cJSON *o, const char *p, cost_kcfg *c, svc_err *err) {
-  int64_t stages = 3;
+  int64_t stages = 3, split = 1;
   int rc;
-  *c = (cost_kcfg){0, 0, 0, 4, 3, 8};
+  *c = (cost_kcfg){0, 0, 0, 4, 3, 8, 1};
   if (!cJSON_IsObject(o)) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be an object", p);
   if ((rc = api_check_fields(o, cand_fields, p, err)) ||
       (rc = get_pow2(o, "block_m", p, 1, COST_KBLOCK_MIN, COST_KBLOCK_MAX, &c->block_m, err)) ||
@@ -86,9 +92,11 @@ static int decode_candidate(const cJSON *o, const char *p, cost_kcfg *c, svc_err
       (rc = get_pow2(o, "block_k", p, 1, COST_KBLOCK_MIN, COST_KBLOCK_MAX, &c->block_k, err)) ||
       (rc = get_pow2(o, "num_warps", p, 0, 1, COST_KWARPS_MAX, &c->num_warps, err)) ||
       (rc = api_get_int(o, "num_stages", p, 0, 1, COST_KSTAGES_MAX, &stages, err)) ||
-      (rc = get_pow2(o, "group_m", p, 0, 1, COST_KGROUP_MAX, &c->group_m, err)))
+      (rc = get_pow2(o, "group_m", p, 0, 1, COST_KGROUP_MAX, &c->group_m, err)) ||
+      (rc = api_get_int(o, "split_k", p, 0, 1, COST_KSPLIT_MAX, &split, err)))
     return rc;
   c->num_stages = (int)stages;
+  c->split_k = (int)split;
   return 0;
 }
 
@@ -99,6 +107,7 @@ static void add_config(cJSON *o, const cost_kcfg *c) {
   cJSON_AddNumberToObject(o, "num_warps", c->num_warps);
   cJSON_AddNumberToObject(o, "num_stages", c->num_stages);
   cJSON_AddNumberToObject(o, "group_m", c->group_m);
+  if (c->split_k > 1) cJSON_AddNumberToObject(o, "split_k", c->split_k);
 }
 
 static cJSON *ranked_json(const cost_kpred *r) {

@@ -285,10 +285,15 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
                                      "scaleout_bandwidth_bytes_per_s",
                                      "scaleup_bandwidth_bytes_per_s",
                                      "in_switch_reduction",
+                                     "host_memory_bytes",
                                      NULL};
     if (!cJSON_IsObject(cl))
       return svc_err_set(err, SVC_BAD_FIELD, "cluster", "cluster must be an object");
+    /* host memory per node for host-placed tables: overrides the
+     * descriptor's host_memory_bytes_per_node (1 GB .. 1 PB) */
     if ((rc = api_check_fields(cl, cf, "cluster", err)) ||
+        (rc = api_get_num(cl, "host_memory_bytes", "cluster", 0, 1e9, 1e15,
+                          &pr->hw.host_mem_per_node, err)) ||
         (rc = api_get_int(cl, "gpus_per_node", "cluster", 0, 1, 1024, &gpn, err)) ||
         (rc = api_get_int(cl, "nodes", "cluster", 0, 1, 4096, &nodes, err)) ||
         (rc = api_fabric_decode(cl, "cluster", &pr->hw, err)))
@@ -430,9 +435,7 @@ static cJSON *emb_plan_json(const plan_request *pr, const plan_eval *e) {
   return o;
 }
 
-static const char *method_name(int m) {
-  return m == PLAN_METHOD_EXACT ? "exact" : m == PLAN_METHOD_DECOMPOSED ? "decomposed" : "greedy";
-}
+static const char *method_name(int m) { return plan_method_name(m); }
 
 /* step_ms, samples_per_s, memory, fits of one evaluation. */
 static void add_prediction(cJSON *o, const plan_request *pr, const plan_eval *e) {
@@ -492,6 +495,7 @@ static cJSON *explanation_json(const plan_request *pr, const plan_result *res) {
   else
     cJSON_AddNullToObject(e, "greedy_ms");
   cJSON_AddStringToObject(e, "method", method_name(b->emb.method));
+  cJSON_AddStringToObject(e, "limit", plan_limit_name(b->emb.limit));
   cJSON *ranks = cJSON_AddArrayToObject(x, "ranks");
   for (int r = 0; r < b->emb.ranks; r++) {
     cJSON *o = cJSON_CreateObject();
@@ -540,6 +544,9 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   cJSON_AddNumberToObject(s, "pruned", res->combos_pruned);
   cJSON_AddNumberToObject(s, "infeasible", res->combos_infeasible);
   cJSON_AddNumberToObject(s, "solve_s", res->solve_s);
+  /* "time": the wall clock cut the search, and the same request may give
+   * another answer on a busier machine; "work"/"none": it will not */
+  cJSON_AddStringToObject(s, "limit", plan_limit_name(res->limit));
   return o;
 }
 

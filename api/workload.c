@@ -157,8 +157,8 @@ static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_ta
 static int decode_transformer(const cJSON *doc, const char *path, cost_transformer *t,
                               svc_err *err) {
   static const char *const fields[] = {
-      "kind",  "name", "layers",    "hidden", "heads", "kv_heads", "ffn",     "seq_len",
-      "vocab", "moe",  "attention", "mlp",    "norm",  "loss",     "dropout", NULL};
+      "kind", "name",      "layers", "hidden", "heads", "kv_heads", "ffn",      "seq_len", "vocab",
+      "moe",  "attention", "mlp",    "norm",   "loss",  "dropout",  "position", NULL};
   static const char *const moe_fields[] = {"experts", "top_k", NULL};
   char f[160];
   int rc;
@@ -174,6 +174,7 @@ static int decode_transformer(const cJSON *doc, const char *path, cost_transform
       (rc = get_enum(doc, "mlp", path, cost_mlp_parse, &t->mlp, err)) ||
       (rc = get_enum(doc, "norm", path, cost_norm_parse, &t->norm, err)) ||
       (rc = get_enum(doc, "loss", path, cost_loss_parse, &t->loss, err)) ||
+      (rc = get_enum(doc, "position", path, cost_position_parse, &t->position, err)) ||
       (rc = api_get_num(doc, "dropout", path, 0, 0.0, 0.9, &t->dropout, err)))
     return rc;
   const cJSON *moe = cJSON_GetObjectItemCaseSensitive(doc, "moe");
@@ -309,6 +310,9 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
                          (long long)(r->batch_per_gpu * dp));
     return 0;
   }
+  if (r->framework == COST_FW_MEGATRON)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "framework"),
+                       "%s: megatron prices transformers only", f);
   const cost_dlrm *d = &w->dlrm;
   double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision);
   int64_t pad = r->pad_to > 1 ? r->pad_to : 1;

@@ -58,6 +58,7 @@ int cm_load_hw(const char *path, cost_hw *hw) {
       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "in_switch_reduction"));
   hw->scaleout_bw = get(d, "scaleout_bandwidth_bytes_per_s");
   hw->host_link_bw = get(d, "host_link_bandwidth_bytes_per_s");
+  hw->host_mem_per_node = get(d, "host_memory_bytes_per_node");
   hw->tdp_w = get(d, "tdp_watts");
   const cJSON *pk = cJSON_GetObjectItemCaseSensitive(d, "peak_tflops"), *e;
   cJSON_ArrayForEach(e, pk) {

@@ -70,29 +70,9 @@
 #define KS_CV_SPLITS 8
 #endif
 
-static const double prior[COST_KP__COUNT] = {0.8, 0.85, 38.0, 700,  1500, 0.5, 500,  1.0, 3.5,
-                                             24,  3.0,  224,  5e-4, 4.0,  0.9, 1500, 0.5, 10.0};
-
-/* Per shape: the chosen config against the best measured one. */
-static void ks_detail(const cost_hw *hw, const ks_shape *s, int n, const char *set) {
-  static cost_kpred out[KS_MAX_CFG];
-  for (int i = 0; i < n; i++) {
-    int nf = 0, bi = 0;
-    if (cost_kernel_rank(hw, &s[i].p, s[i].cfg, s[i].n, out, &nf) || !nf) continue;
-    for (int j = 1; j < s[i].n; j++)
-      if (s[i].ms[j] < s[i].ms[bi]) bi = j;
-    double chosen = NAN;
-    for (int j = 0; j < s[i].n; j++)
-      if (!memcmp(&s[i].cfg[j], &out[0].cfg, sizeof(cost_kcfg))) chosen = s[i].ms[j];
-    const cost_kcfg *c = &out[0].cfg, *b = &s[i].cfg[bi];
-    printf("%-8s %6lld %6lld %6lld %-4s eff %.3f chose %3dx%3dx%3d w%d s%d (pred %.4f meas %.4f) "
-           "best %3dx%3dx%3d w%d s%d %.4f\n",
-           set, (long long)s[i].p.m, (long long)s[i].p.n, (long long)s[i].p.k,
-           cost_dtype_name((cost_dtype)s[i].p.dtype), s[i].ms[bi] / chosen, c->block_m, c->block_n,
-           c->block_k, c->num_warps, c->num_stages, out[0].ms, chosen, b->block_m, b->block_n,
-           b->block_k, b->num_warps, b->num_stages, s[i].ms[bi]);
-  }
-}
+static const double prior[COST_KP__COUNT] = {0.8, 0.85, 38.0, 700,  1500, 0.5,  500,
+                                             1.0, 3.5,  24,   3.0,  224,  5e-4, 4.0,
+                                             0.9, 1500, 0.5,  10.0, 3.0,  1.0,  0.1};
 
 static double now_s(void) {
   struct timespec ts;
@@ -373,21 +353,21 @@ int main(int argc, char **argv) {
     }
   }
   if (verbose) {
-    ks_detail(&hw, sh, n_sh, "shared");
-    ks_detail(&hw, f2, n_f2, "fit2");
-    ks_detail(&hw, f3, n_f3, "fit3");
-    ks_detail(&hw, f4, n_f4, "fit4");
+    ks_detail_print(&hw, sh, n_sh, "shared");
+    ks_detail_print(&hw, f2, n_f2, "fit2");
+    ks_detail_print(&hw, f3, n_f3, "fit3");
+    ks_detail_print(&hw, f4, n_f4, "fit4");
     if (!fit_only) {
-      ks_detail(&hw, h2, n_h2, "held2");
-      ks_detail(&hw, h3, n_h3, "held3");
-      ks_detail(&hw, dts, n_dts, "dtypes");
-      ks_detail(&hw, dheld, n_dheld, "dt-held");
-      ks_detail(&hw, h4, n_h4, "held4");
-      ks_detail(&hw, dh2, n_dh2, "dt-held2");
-      ks_detail(&hw, dh3, n_dh3, "dt-held3");
-      ks_detail(&hw, h5, n_h5, "held5");
-      ks_detail(&hw, dh4, n_dh4, "dt-held4");
-      ks_detail(&hw, ho, n_ho, "held-out");
+      ks_detail_print(&hw, h2, n_h2, "held2");
+      ks_detail_print(&hw, h3, n_h3, "held3");
+      ks_detail_print(&hw, dts, n_dts, "dtypes");
+      ks_detail_print(&hw, dheld, n_dheld, "dt-held");
+      ks_detail_print(&hw, h4, n_h4, "held4");
+      ks_detail_print(&hw, dh2, n_dh2, "dt-held2");
+      ks_detail_print(&hw, dh3, n_dh3, "dt-held3");
+      ks_detail_print(&hw, h5, n_h5, "held5");
+      ks_detail_print(&hw, dh4, n_dh4, "dt-held4");
+      ks_detail_print(&hw, ho, n_ho, "held-out");
     }
   }
 

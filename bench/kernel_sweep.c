@@ -38,7 +38,15 @@ static cJSON *load_rows(const char *path, const cJSON **rows) {
   return doc;
 }
 
-int ks_load(const char *path, ks_shape **out, int *n) {
+static int load_sweep(const char *path, double max_spread, ks_shape **out, int *n);
+
+int ks_load(const char *path, ks_shape **out, int *n) { return load_sweep(path, 0, out, n); }
+
+int ks_load_stable(const char *path, double max_spread, ks_shape **out, int *n) {
+  return load_sweep(path, max_spread, out, n);
+}
+
+static int load_sweep(const char *path, double max_spread, ks_shape **out, int *n) {
   const cJSON *rows;
   cJSON *doc = load_rows(path, &rows);
   int rc = -1, cap;
@@ -53,14 +61,18 @@ int ks_load(const char *path, ks_shape **out, int *n) {
     const cJSON *cfgs = cJSON_GetObjectItemCaseSensitive(r, "configs");
     int d = cJSON_IsString(dt) ? cost_dtype_parse(dt->valuestring) : -1;
     if (d < 0 || !cJSON_IsArray(cfgs)) continue;
+    const cJSON *lay = cJSON_GetObjectItemCaseSensitive(r, "layout");
     s->p = (cost_kproblem){(int64_t)num(r, "m", 0), (int64_t)num(r, "n", 0),
-                           (int64_t)num(r, "k", 0), d};
+                           (int64_t)num(r, "k", 0), d, "nn"};
+    if (cJSON_IsString(lay) && strlen(lay->valuestring) == 2)
+      memcpy(s->p.layout, lay->valuestring, 3);
     for (const cJSON *c = cfgs->child; c && s->n < KS_MAX_CFG; c = c->next) {
-      double ms = num(c, "ms", -1);
-      if (!(ms > 0)) continue;
+      double ms = num(c, "ms", -1), mn = num(c, "min_ms", ms);
+      if (!(ms > 0) || (max_spread > 0 && ms > max_spread * mn)) continue;
       s->cfg[s->n] =
-          (cost_kcfg){(int)num(c, "bm", 0),    (int)num(c, "bn", 0),     (int)num(c, "bk", 0),
-                      (int)num(c, "warps", 4), (int)num(c, "stages", 3), (int)num(c, "group_m", 8)};
+          (cost_kcfg){(int)num(c, "bm", 0),     (int)num(c, "bn", 0),     (int)num(c, "bk", 0),
+                      (int)num(c, "warps", 4),  (int)num(c, "stages", 3), (int)num(c, "group_m", 8),
+                      (int)num(c, "split_k", 1)};
       s->ms[s->n++] = ms;
     }
     if (s->n > 0 && s->p.m > 0 && s->p.n > 0 && s->p.k > 0) (*n)++;
@@ -193,9 +205,20 @@ double ks_loss(const cost_hw *hw, const double *kp, const ks_shape *shapes, int 
 }
 
 double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds) {
+  /* Every parameter but the awkward-shape terms (split-K, small-M tiles),
+   * which bench/kernel_awkward fits on data/measurements/h200-awkward/. */
+  int ids[COST_KP__COUNT], k = 0;
+  for (int i = 0; i < COST_KP__COUNT; i++)
+    if (i != COST_KP_SK_US && i != COST_KP_SK_EPI && i != COST_KP_SMALLM) ids[k++] = i;
+  return ks_fit_subset(hw, kp, ids, k, shapes, n, rounds);
+}
+
+double ks_fit_subset(const cost_hw *hw, double *kp, const int *ids, int n_ids,
+                     const ks_shape *shapes, int n, int rounds) {
   double best = ks_loss(hw, kp, shapes, n), step = 0.3;
   for (int r = 0; r < rounds; r++, step *= 0.6)
-    for (int id = 0; id < COST_KP__COUNT; id++) {
+    for (int ii = 0; ii < n_ids; ii++) {
+      int id = ids[ii];
       double lo, hi;
       cost_kparam_info(id, NULL, NULL, &lo, &hi);
       for (int dir = 0; dir < 2; dir++) {
@@ -336,10 +359,15 @@ int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_sco
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");
     int d = cJSON_IsString(dt) ? cost_dtype_parse(dt->valuestring) : -1;
     if (d < 0 || !cJSON_IsBool(ok)) continue;
-    cost_kproblem p = {(int64_t)num(r, "m", 0), (int64_t)num(r, "n", 0), (int64_t)num(r, "k", 0),
-                       d};
-    cost_kcfg c = {(int)num(r, "bm", 0),    (int)num(r, "bn", 0),     (int)num(r, "bk", 0),
-                   (int)num(r, "warps", 0), (int)num(r, "stages", 0), (int)num(r, "group_m", 8)};
+    cost_kproblem p = {(int64_t)num(r, "m", 0), (int64_t)num(r, "n", 0), (int64_t)num(r, "k", 0), d,
+                       "nn"};
+    cost_kcfg c = {(int)num(r, "bm", 0),
+                   (int)num(r, "bn", 0),
+                   (int)num(r, "bk", 0),
+                   (int)num(r, "warps", 0),
+                   (int)num(r, "stages", 0),
+                   (int)num(r, "group_m", 8),
+                   1};
     cost_kpred out;
     if (cost_kernel_predict_p(hw, kp, &p, &c, &out)) continue;
     int compiled = cJSON_IsTrue(ok);
@@ -369,4 +397,25 @@ int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_sco
   }
   cJSON_Delete(doc);
   return 0;
+}
+
+void ks_detail_print(const cost_hw *hw, const ks_shape *s, int n, const char *set) {
+  static cost_kpred out[KS_MAX_CFG];
+  for (int i = 0; i < n; i++) {
+    int nf = 0, bi = 0;
+    if (cost_kernel_rank(hw, &s[i].p, s[i].cfg, s[i].n, out, &nf) || !nf) continue;
+    for (int j = 1; j < s[i].n; j++)
+      if (s[i].ms[j] < s[i].ms[bi]) bi = j;
+    double chosen = NAN;
+    for (int j = 0; j < s[i].n; j++)
+      if (!memcmp(&s[i].cfg[j], &out[0].cfg, sizeof(cost_kcfg))) chosen = s[i].ms[j];
+    const cost_kcfg *c = &out[0].cfg, *b = &s[i].cfg[bi];
+    printf("%-8s %6lld %6lld %6lld %-2s %-4s eff %.3f chose %3dx%3dx%3d w%d s%d k%d (pred %.4f "
+           "meas %.4f) best %3dx%3dx%3d w%d s%d k%d %.4f\n",
+           set, (long long)s[i].p.m, (long long)s[i].p.n, (long long)s[i].p.k,
+           s[i].p.layout[0] ? s[i].p.layout : "nn", cost_dtype_name((cost_dtype)s[i].p.dtype),
+           s[i].ms[bi] / chosen, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+           c->split_k > 1 ? c->split_k : 1, out[0].ms, chosen, b->block_m, b->block_n, b->block_k,
+           b->num_warps, b->num_stages, b->split_k > 1 ? b->split_k : 1, s[i].ms[bi]);
+  }
 }

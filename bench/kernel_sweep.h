@@ -22,6 +22,11 @@ typedef struct {
  * stderr (missing file, bad JSON). */
 int ks_load(const char *path, ks_shape **out, int *n);
 
+/* ks_load without the configs whose median time is over max_spread times
+ * their fastest timed iteration (min_ms): timings the host's launch path or
+ * a hiccup disturbed (data/measurements/h200-awkward/README.md). */
+int ks_load_stable(const char *path, double max_spread, ks_shape **out, int *n);
+
 /* ks_load of SRC/data/measurements/SET/triton_configs.json. When optional
  * and the file is absent: 0 with *out NULL and *n 0. */
 int ks_load_set(const char *src, const char *set, int optional, ks_shape **out, int *n);
@@ -50,6 +55,9 @@ void ks_evaluate(const cost_hw *hw, const double *kp, const cost_kfamily *fam, i
 double ks_loss(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n);
 /* Coordinate search on ks_loss from kp (updated in place). */
 double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int rounds);
+/* ks_fit over the parameters ids[0..n_ids) only (the others stay). */
+double ks_fit_subset(const cost_hw *hw, double *kp, const int *ids, int n_ids,
+                     const ks_shape *shapes, int n, int rounds);
 /* ks_fit from kp, then starts-1 deterministic restarts from the best point
  * so far with every parameter scaled by a pseudo-random factor in
  * [1/1.5, 1.5] (log-uniform, clamped to its bounds); kp gets the lowest
@@ -62,6 +70,10 @@ double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n
  * Writes up to cap entries sorted by family; returns their count. */
 int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n,
                     cost_kfamily *out, int cap);
+
+/* Per shape (one line each, prefixed set): the config the shipped model
+ * chose among the measured ones against the best measured. */
+void ks_detail_print(const cost_hw *hw, const ks_shape *s, int n, const char *set);
 
 /* Split n shapes into two folds: split 0 alternates them in file order
  * (the official split), split s > 0 a deterministic shuffle (seeded by s)

@@ -11,12 +11,28 @@
  * fp16 rows, row-wise Adagrad; HBM for embeddings = 70% of usable (the
  * dense part takes the rest). Descriptors from data/hardware/NAME.json.
  *
+ * The heavy, memory-tight generator (issue 24; --heavy): seeded; h200;
+ * fp16 rows; row-wise Adagrad; batch 4096 per GPU; 0.7 of usable HBM for
+ * the embeddings; rows log-uniform 1e3..1e9; dims 32/64/128/256/512 with
+ * weights .15/.3/.3/.15/.1; pooling log-uniform 1..100; plus max(2,
+ * tables/100) tables of 1e9..4e9 rows (log-uniform) at dim 128; host
+ * memory per node from the descriptor (host_memory_bytes_per_node). Each
+ * instance runs in its own process (fork) so that its peak RSS is its own.
+ *
  * Usage: planner [--quick] [--time-limit S] [--case HW TABLES GPUS]
+ *        planner --heavy [--lp] [--time-limit S] [--tables 100,300] [--gpus 8,64]
+ *                [--seeds 1,2,3]
+ * --lp: the decomposition's root LP only, under each GLPK option
+ * (PLAN_LP_METHODS=0..4 picks some); PLAN_WORK_S, PLAN_LP_METHOD set the
+ * solve's options for --heavy.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench/costmodel_load.h"
 #include "planner/planner_int.h"
@@ -80,15 +96,15 @@ static void run_size(const size_case *c, double tl) {
   gen_tables(t, (size_t)c->tables);
   problem(&p, &hw, c->gpus, 4096, 0.7 * hw.hbm_usable_bytes);
   plan_solve_opts o = {.time_limit_s = tl, .mip_gap = 0.005};
+  if (getenv("PLAN_WORK_S")) o.work_s = atof(getenv("PLAN_WORK_S"));
+  if (getenv("PLAN_LP_METHOD")) o.lp_method = atoi(getenv("PLAN_LP_METHOD"));
   int rc = plan_emb_solve(&p, t, (size_t)c->tables, &o, &r, &err);
   if (rc) {
     printf("| %-8s | %5d | %5d | error: %s |\n", c->hw, c->tables, c->gpus, err.message);
     free(t);
     return;
   }
-  const char *m = r.method == PLAN_METHOD_EXACT        ? "exact"
-                  : r.method == PLAN_METHOD_DECOMPOSED ? "decomposed"
-                                                       : "greedy";
+  const char *m = plan_method_name(r.method);
   double vs = isfinite(r.greedy_ms) ? r.greedy_ms / r.max_ms : INFINITY;
   printf("| %-8s | %5d | %5d | %-10s | %7.2f | %6.3f%% | %9.3f | %9.3f | %6.3fx |\n", c->hw,
          c->tables, c->gpus, m, r.solve_s, r.gap * 100, r.max_ms, r.greedy_ms, vs);
@@ -103,6 +119,184 @@ static void run_size(const size_case *c, double tl) {
   }
   plan_emb_result_dispose(&r);
   free(t);
+}
+
+/* ---- heavy, memory-tight (issue 24) ---------------------------------------- */
+
+static uint64_t hrng;
+
+static double hrand(void) { /* splitmix64 */
+  uint64_t z = (hrng += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static double log_uniform(double lo, double hi) {
+  return exp(log(lo) + (log(hi) - log(lo)) * hrand());
+}
+
+/* n ordinary tables, then max(2, n/100) huge ones; *total set. */
+static plan_table *gen_heavy(int n, int seed, size_t *total) {
+  static const int dims[] = {32, 64, 128, 256, 512};
+  static const double w[] = {.15, .3, .3, .15, .1};
+  size_t big = (size_t)(n / 100 > 2 ? n / 100 : 2), all = (size_t)n + big;
+  plan_table *t = calloc(all, sizeof *t);
+  if (!t) return NULL;
+  hrng = 0x5EED0000ULL + (uint64_t)seed;
+  for (size_t i = 0; i < all; i++) {
+    snprintf(t[i].name, sizeof t[i].name, "t%zu", i);
+    if (i < (size_t)n) {
+      t[i].rows = (int64_t)log_uniform(1e3, 1e9);
+      double u = hrand(), acc = 0;
+      int d = 0;
+      while (d < 4 && u >= (acc += w[d])) d++;
+      t[i].dim = dims[d];
+    } else {
+      t[i].rows = (int64_t)log_uniform(1e9, 4e9);
+      t[i].dim = 128;
+    }
+    t[i].pooling = log_uniform(1, 100);
+  }
+  *total = all;
+  return t;
+}
+
+/* Does the instance fit HBM + host memory at all? Every table's rows and
+ * row-wise Adagrad state live either in HBM or in host memory behind an
+ * HBM cache of cache_ratio of them: the least HBM needed is the total
+ * minus (1 - ratio) x what host memory can take (output buffers left out). */
+static double heavy_need_ratio(const plan_table *t, size_t n, const plan_emb_problem *p) {
+  double tot = 0;
+  for (size_t i = 0; i < n; i++) tot += (double)t[i].rows * ((double)t[i].dim * 2 + 4);
+  double host = p->nodes * (p->hw.host_mem_per_node > 0 ? p->hw.host_mem_per_node : 2e12);
+  double hbm = tot - (1 - PLAN_DEFAULT_CACHE_RATIO) * fmin(host, tot);
+  return hbm / (p->cap_bytes * p->gpus_per_node * p->nodes);
+}
+
+static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double tl) {
+  size_t n = 0;
+  plan_table *t = gen_heavy(tables, seed, &n);
+  plan_emb_problem p;
+  plan_emb_result r;
+  svc_err err;
+  if (!t) return;
+  problem(&p, hw, gpus, 4096, 0.7 * hw->hbm_usable_bytes);
+  double need = heavy_need_ratio(t, n, &p);
+  plan_solve_opts o = {.time_limit_s = tl, .mip_gap = 0.005};
+  if (getenv("PLAN_WORK_S")) o.work_s = atof(getenv("PLAN_WORK_S"));
+  if (getenv("PLAN_LP_METHOD")) o.lp_method = atoi(getenv("PLAN_LP_METHOD"));
+  double t0 = svc_now();
+  int rc = plan_emb_solve(&p, t, n, &o, &r, &err);
+  double wall = svc_now() - t0;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  if (rc) {
+    printf("| %5d | %4d | %d | %5.2f | error | %6.2f | | | | | %5.0f | %s |\n", tables, gpus, seed,
+           need, wall, ru.ru_maxrss / 1024.0, err.message);
+  } else {
+    double vs = isfinite(r.greedy_ms) ? r.greedy_ms / r.max_ms : INFINITY;
+    printf(
+        "| %5d | %4d | %d | %5.2f | %s | %6.2f | %6.2f%% | %9.3f | %9.3f | %6.3fx | %5.0f | %s |\n",
+        tables, gpus, seed, need, plan_method_name(r.method), wall, r.gap * 100, r.max_ms,
+        r.greedy_ms, vs, ru.ru_maxrss / 1024.0, r.timed_out ? "time limit" : "");
+    plan_emb_result_dispose(&r);
+  }
+  fflush(stdout);
+  free(t);
+}
+
+/* The decomposition's root LP under each GLPK option (issue 24, docs/planner.md). */
+static void lp_one(const cost_hw *hw, int tables, int gpus, int seed, double tl) {
+  static const char *const names[] = {"dual",
+                                      "primal",
+                                      "dual+presolve",
+                                      "interior",
+                                      "primal from crash basis",
+                                      "dual from crash basis"};
+  size_t n = 0;
+  plan_table *t = gen_heavy(tables, seed, &n);
+  plan_emb_problem p;
+  emb_inst in;
+  svc_err err;
+  if (!t) return;
+  problem(&p, hw, gpus, 4096, 0.7 * hw->hbm_usable_bytes);
+  if (!emb_inst_init(&in, &p, t, n, &err)) {
+    plan_table_plan *g = calloc(n, sizeof *g);
+    plan_emb_result gr;
+    double warm = INFINITY;
+    int fits = 0;
+    if (g && !emb_greedy(&in, g, NULL) && !emb_eval(&in, g, &gr, &fits, NULL)) {
+      warm = gr.max_ms;
+      plan_emb_result_dispose(&gr);
+    }
+    free(g);
+    const char *only = getenv("PLAN_LP_METHODS"); /* e.g. "013" */
+    for (int m = 0; m < 6; m++) {
+      double obj = 0, secs = 0;
+      long it = 0;
+      int rows = 0, cols = 0;
+      if (only && !strchr(only, '0' + m)) continue;
+      int rc = emb_agg_root_lp(&in, warm, m, tl, &obj, &secs, &it, &rows, &cols, &err);
+      printf("| %5d | %4d | %d | %d x %d | %s | %s | %.2f | %ld | %.4f |\n", tables, gpus, seed,
+             rows, cols, names[m], rc ? err.message : "ok", secs, it, obj);
+      fflush(stdout);
+    }
+    emb_inst_dispose(&in);
+  }
+  free(t);
+}
+
+static int parse_list(const char *s, int *v, int cap) {
+  int n = 0;
+  while (s && *s && n < cap) {
+    v[n++] = atoi(s);
+    s = strchr(s, ',');
+    if (s) s++;
+  }
+  return n;
+}
+
+static int run_heavy(int argc, char **argv, double tl, int lp) {
+  int tv[8] = {100, 300, 1000, 3000, 10000}, gv[8] = {8, 64, 128, 512, 1024, 4096},
+      sv[8] = {1, 2, 3};
+  int nt = 5, ng = 6, ns = 3;
+  cost_hw hw;
+  for (int i = 1; i + 1 < argc; i++) {
+    if (!strcmp(argv[i], "--tables")) nt = parse_list(argv[i + 1], tv, 8);
+    if (!strcmp(argv[i], "--gpus")) ng = parse_list(argv[i + 1], gv, 8);
+    if (!strcmp(argv[i], "--seeds")) ns = parse_list(argv[i + 1], sv, 8);
+  }
+  if (load_hw("h200", &hw)) return 1;
+  printf("heavy generator, h200, time limit %.0f s; need = least HBM needed (host memory %.1f TB "
+         "per node used first) / HBM for embeddings (> 1: does not fit)\n\n",
+         tl, (hw.host_mem_per_node > 0 ? hw.host_mem_per_node : 2e12) / 1e12);
+  if (lp) {
+    printf(
+        "| tables | GPUs | seed | rows x cols | root LP | status | s | iterations | optimum |\n");
+    printf("|---:|---:|---:|---|---|---|---:|---:|---:|\n");
+  } else {
+    printf("| tables | GPUs | seed | need | method | wall s | gap | max rank ms | greedy ms | "
+           "greedy/ours | RSS MB | limit |\n");
+    printf("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+  }
+  fflush(stdout);
+  for (int a = 0; a < nt; a++)
+    for (int b = 0; b < ng; b++)
+      for (int c = 0; c < ns; c++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+          if (lp)
+            lp_one(&hw, tv[a], gv[b], sv[c], tl);
+          else
+            heavy_one(&hw, tv[a], gv[b], sv[c], tl);
+          _exit(0);
+        }
+        int st = 0;
+        if (pid > 0) waitpid(pid, &st, 0);
+      }
+  return 0;
 }
 
 /* ---- tiny: brute force ------------------------------------------------------ */
@@ -192,6 +386,16 @@ static double run_tight(int count, double tl, int *greedy_fail, int *n_ok) {
 int main(int argc, char **argv) {
   int quick = 0;
   double tl5000 = 60, tl1000 = 5;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--heavy")) {
+      double tl = 10;
+      for (int j = 1; j + 1 < argc; j++)
+        if (!strcmp(argv[j], "--time-limit")) tl = atof(argv[j + 1]);
+      svc_log_threshold = getenv("CDPLAN_DEBUG") ? SVC_LOG_DEBUG : SVC_LOG_WARN;
+      int lp = 0;
+      for (int j = 1; j < argc; j++) lp |= !strcmp(argv[j], "--lp");
+      return run_heavy(argc, argv, tl, lp);
+    }
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     if (!strcmp(argv[i], "--case") && i + 3 < argc) { /* --case HW TABLES GPUS: one size only */

@@ -79,6 +79,43 @@ static void score_steps(const cost_hw *hw, const cJSON *cases, const cJSON *rows
   }
 }
 
+/* score one folder's cases.json + steps.json (fit and check halves) */
+static int score_dir(const cost_hw *hw, const cost_hw *hwf, const char *dir, const char *section) {
+  char p1[256], p2[256];
+  snprintf(p1, sizeof p1, "%s/cases.json", dir);
+  snprintf(p2, sizeof p2, "%s/steps.json", dir);
+  cJSON *cd = load(p1), *sd = load(p2);
+  const cJSON *cases = cJSON_GetObjectItem(cd, "cases"), *rows = cJSON_GetObjectItem(sd, "rows");
+  if (!cases || !rows) {
+    printf("  no transformer steps\n");
+    cJSON_Delete(cd);
+    cJSON_Delete(sd);
+    return 1;
+  }
+  errs a, b;
+  score_steps(hw, cases, rows, &a, 0);
+  printf("  check cases (flash fitted)   meas_ms  pred_ms   err   meas_GB pred_GB  err\n");
+  score_steps(hwf, cases, rows, &b, 1);
+  const char *nm[2] = {"fit", "check"};
+  for (int k = 0; k < 2; k++) {
+    printf("  %-5s n=%d  time: datasheet median %.1f%% max %.1f%%, flash fitted median %.1f%% "
+           "max %.1f%%; memory median %.1f%% max %.1f%%\n",
+           nm[k], b.n[k], 100 * bench_median(a.t[k], a.n[k]), 100 * bench_max(a.t[k], a.n[k]),
+           100 * bench_median(b.t[k], b.n[k]), 100 * bench_max(b.t[k], b.n[k]),
+           100 * bench_median(b.m[k], b.n[k]), 100 * bench_max(b.m[k], b.n[k]));
+    printf("{\"bench\":\"step_accuracy\",\"section\":\"%s_%s\",\"n\":%d,"
+           "\"datasheet\":{\"step_median\":%.4f,\"step_max\":%.4f},"
+           "\"flash_fitted\":{\"step_median\":%.4f,\"step_max\":%.4f,\"mem_median\":%.4f,"
+           "\"mem_max\":%.4f}}\n",
+           section, nm[k], b.n[k], bench_median(a.t[k], a.n[k]), bench_max(a.t[k], a.n[k]),
+           bench_median(b.t[k], b.n[k]), bench_max(b.t[k], b.n[k]), bench_median(b.m[k], b.n[k]),
+           bench_max(b.m[k], b.n[k]));
+  }
+  cJSON_Delete(cd);
+  cJSON_Delete(sd);
+  return 0;
+}
+
 int bench_transformer_h200(const cost_hw *hw_in);
 int bench_transformer_h200(const cost_hw *hw_in) {
   const char *dir = "data/measurements/h200-transformer";
@@ -118,36 +155,9 @@ int bench_transformer_h200(const cost_hw *hw_in) {
   free(fit);
   free(chk);
 
-  snprintf(p1, sizeof p1, "%s/cases.json", dir);
-  snprintf(p2, sizeof p2, "%s/steps.json", dir);
-  cJSON *cd = load(p1), *sd = load(p2);
-  const cJSON *cases = cJSON_GetObjectItem(cd, "cases"), *rows = cJSON_GetObjectItem(sd, "rows");
-  if (!cases || !rows) {
-    printf("  no transformer steps\n");
-    cJSON_Delete(cd);
-    cJSON_Delete(sd);
-    return 1;
-  }
-  errs a, b;
-  score_steps(&hw, cases, rows, &a, 0);
-  printf("  check cases (flash fitted)   meas_ms  pred_ms   err   meas_GB pred_GB  err\n");
-  score_steps(&hwf, cases, rows, &b, 1);
-  const char *nm[2] = {"fit", "check"};
-  for (int k = 0; k < 2; k++) {
-    printf("  %-5s n=%d  time: datasheet median %.1f%% max %.1f%%, flash fitted median %.1f%% "
-           "max %.1f%%; memory median %.1f%% max %.1f%%\n",
-           nm[k], b.n[k], 100 * bench_median(a.t[k], a.n[k]), 100 * bench_max(a.t[k], a.n[k]),
-           100 * bench_median(b.t[k], b.n[k]), 100 * bench_max(b.t[k], b.n[k]),
-           100 * bench_median(b.m[k], b.n[k]), 100 * bench_max(b.m[k], b.n[k]));
-    printf("{\"bench\":\"step_accuracy\",\"section\":\"transformer_h200_%s\",\"n\":%d,"
-           "\"datasheet\":{\"step_median\":%.4f,\"step_max\":%.4f},"
-           "\"flash_fitted\":{\"step_median\":%.4f,\"step_max\":%.4f,\"mem_median\":%.4f,"
-           "\"mem_max\":%.4f}}\n",
-           nm[k], b.n[k], bench_median(a.t[k], a.n[k]), bench_max(a.t[k], a.n[k]),
-           bench_median(b.t[k], b.n[k]), bench_max(b.t[k], b.n[k]), bench_median(b.m[k], b.n[k]),
-           bench_max(b.m[k], b.n[k]));
-  }
-  cJSON_Delete(cd);
-  cJSON_Delete(sd);
-  return 0;
+  int rc = score_dir(&hw, &hwf, dir, "transformer_h200");
+  printf("\n  Llama-like cases (GQA, rotary, SwiGLU + RMSNorm; predicted before they ran): %s\n",
+         "data/measurements/h200-transformer-llama");
+  return rc |
+         score_dir(&hw, &hwf, "data/measurements/h200-transformer-llama", "transformer_llama_h200");
 }

@@ -87,12 +87,14 @@ typedef struct {
    * connected mesh of point-to-point links (AMD xGMI: a GPU reaches each
    * peer over its own link, so g GPUs of the mesh use g-1 links). */
   int scaleup_mesh;
-  double scaleup_link_bw;  /* mesh: bytes/s per direction of one peer link; 0 = scaleup_bw /
-                              (domain-1) */
-  int in_switch_reduction; /* the switch reduces (NVLink SHARP / NVLS): all-reduce moves n, not 2n
-                            */
-  double scaleout_bw;      /* bytes/s per GPU per direction across nodes */
-  double host_link_bw;     /* bytes/s per direction between the GPU and host memory (PCIe, C2C) */
+  double scaleup_link_bw;   /* mesh: bytes/s per direction of one peer link; 0 = scaleup_bw /
+                               (domain-1) */
+  int in_switch_reduction;  /* the switch reduces (NVLink SHARP / NVLS): all-reduce moves n, not 2n
+                             */
+  double scaleout_bw;       /* bytes/s per GPU per direction across nodes */
+  double host_link_bw;      /* bytes/s per direction between the GPU and host memory (PCIe, C2C) */
+  double host_mem_per_node; /* bytes of host (CPU) memory per node of the reference system, 0 =
+                               unknown (the planner's bound on host-placed tables) */
   double tdp_w;
   double price_per_hour; /* USD per GPU-hour, 0 = unknown */
   cost_calib calib;

@@ -100,6 +100,14 @@ static int64_t k_quantum(const cost_hw *hw, int dt, double b, int tensor) {
   return q < 1 ? 1 : q;
 }
 
+/* Issue 25 (awkward shapes), data/measurements/h200-awkward/fit_gemm.json:
+ * wgmma reads a tf32 (non-16-bit) operand from shared memory only K-major
+ * (PTX ISA, wgmma.mma_async: the transpose flags are for .f16/.bf16). An A
+ * stored transposed ('t': M-major, the wgrad GEMM dY^T x) cannot feed it;
+ * cuBLAS runs the Ampere mma.sync kernels instead (fit half: every tf32 tn
+ * row but two was predicted 7-25 % fast on the Hopper family). */
+static int gemm_tf32_mn_major_a(const char *lay) { return lay[0] == 't'; }
+
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
   int bm, bn, s;
@@ -153,8 +161,9 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   /* The family split is what cuBLAS does on Hopper (the profiled H200);
    * other architectures keep one tf32 family until measured. */
   int hopper = hw->arch[0] == 'h' && !strcmp(hw->arch, "hopper");
-  int amp = tensor && hopper && dt == COST_DT_TF32 &&
-            (!aligned || M <= 64 || fl < 2e9 || (K <= 128 && fl < 16e9));
+  int amp =
+      tensor && hopper && dt == COST_DT_TF32 &&
+      (!aligned || M <= 64 || fl < 2e9 || (K <= 128 && fl < 16e9) || gemm_tf32_mn_major_a(lay));
   const tile *tiles = tensor ? (aligned ? (amp ? amp_tiles : tc_tiles) : ua_tiles) : simt_tiles;
   int nt = tensor ? 6 : 3;
   double cu = hw->compute_units, clk = hw->clock_hz;

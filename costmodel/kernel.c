@@ -178,6 +178,25 @@ static double regs_estimate(const cost_karch *a, const double *kp, const cost_kc
 
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
+int64_t cost_klead_a(const cost_kproblem *p) { return p->layout[0] == 't' ? p->m : p->k; }
+int64_t cost_klead_b(const cost_kproblem *p) {
+  return p->layout[0] && p->layout[1] == 't' ? p->k : p->n;
+}
+
+/* Split-K's second kernel (triton_matmul_sk.reduce_kernel; cuBLASLt's
+ * splitKreduce_kernel does the same): it starts after the main kernel,
+ * reads the s fp32 partial tiles and writes C once -- a fixed time (its
+ * launch gap and one short wave, kernel_splitk_us, fitted on
+ * data/measurements/h200-awkward/) plus that traffic at the DRAM rate the
+ * operand stream reaches. CUTLASS efficient_gemm.md, "Parallelized
+ * Reductions". */
+static double splitk_reduce_s(const cost_hw *hw, const double *kp, const cost_kproblem *p, int s) {
+  if (s <= 1) return 0.0;
+  double mn = (double)p->m * p->n;
+  return kp[COST_KP_SK_US] * 1e-6 +
+         mn * (4.0 * s + out_bytes(p->dtype)) / (hw->hbm_bw * kp[COST_KP_DRAM_EFF]);
+}
+
 static int check_args(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c) {
   if (p->m < 1 || p->n < 1 || p->k < 1 || p->m > (1LL << 24) || p->n > (1LL << 24) ||
       p->k > (1LL << 24) || p->dtype < 0 || p->dtype >= COST_DT__COUNT)
@@ -185,7 +204,10 @@ static int check_args(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg
   if (!is_pow2(c->block_m, 1, COST_KBLOCK_MAX) || !is_pow2(c->block_n, 1, COST_KBLOCK_MAX) ||
       !is_pow2(c->block_k, 1, COST_KBLOCK_MAX) || !is_pow2(c->num_warps, 1, COST_KWARPS_MAX) ||
       c->num_stages < 1 || c->num_stages > COST_KSTAGES_MAX ||
-      !is_pow2(c->group_m, 1, COST_KGROUP_MAX))
+      !is_pow2(c->group_m, 1, COST_KGROUP_MAX) || c->split_k < 0 || c->split_k > COST_KSPLIT_MAX)
+    return COST_EINVAL;
+  const char *l = p->layout;
+  if (l[0] && ((l[0] != 'n' && l[0] != 't') || (l[1] != 'n' && l[1] != 't') || l[2]))
     return COST_EINVAL;
   if (hw->peak_flops[p->dtype] <= 0) return COST_EDTYPE;
   return 0;
@@ -220,15 +242,26 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   if ((rc = check_args(hw, p, c)) || (rc = cost_karch_get(hw, &a))) return rc;
   double b = in_bytes(p->dtype);
   int sync = cost_ksync_tile(&a, c);
+  int s = c->split_k > 1 ? c->split_k : 1;
+  /* The contiguous (leading) dimension of each operand: nn reads A along
+   * K and B along N; a transposed A (wgrad's dY^T) is contiguous along M,
+   * a transposed B (forward's W^T) along K. Triton specializes each stride
+   * on divisibility by 16, which decides the copy width below. */
+  int64_t lda = cost_klead_a(p), ldb = cost_klead_b(p);
+  int at = p->layout[0] == 't', bt = p->layout[0] && p->layout[1] == 't';
   /* cp.async copies 4, 8 or 16 bytes: an operand goes through it when its
    * row stride is a multiple of 16 elements (16-byte copies) or its
    * elements are 4 bytes (one copy each); a 1-byte B only on mma.sync tiles
-   * (wgmma needs it transposed, through registers). */
-  int a_vec = p->k % 16 == 0 || b >= 4.0;
-  int b_vec = (p->n % 16 == 0 || b >= 4.0) && (b >= 2.0 || sync);
-  int b_tvec = b_vec && (b == 2.0 || a.amd); /* timing: B fed to the MMA without a transpose */
+   * or when it is K-major (wgmma reads a non-16-bit B only K-major, PTX
+   * ISA; else it is transposed through registers). */
+  int a_vec = lda % 16 == 0 || b >= 4.0;
+  int b_vec = (ldb % 16 == 0 || b >= 4.0) && (b >= 2.0 || sync || bt);
+  int b_tvec = b_vec && (b == 2.0 || a.amd || bt); /* timing: B fed to the MMA untransposed */
+  /* The same PTX rule for A: an M-major A of a non-16-bit type is
+   * transposed on its way to wgmma (timed like a scalar-loaded A). */
+  int a_tvec = a_vec && (b == 2.0 || a.amd || sync || !at);
   /* elements per copy, and so per 64-bit address register pair */
-  double a_per = p->k % 16 == 0 ? 16.0 / b : 1.0, b_per = p->n % 16 == 0 ? 16.0 / b : 1.0;
+  double a_per = lda % 16 == 0 ? 16.0 / b : 1.0, b_per = ldb % 16 == 0 ? 16.0 / b : 1.0;
   double a_bytes = (double)c->block_m * c->block_k * b,
          b_bytes = (double)c->block_k * c->block_n * b;
   double tile_bytes = a_bytes + b_bytes;
@@ -253,10 +286,11 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   out->occupancy = occ;
 
   double cu = hw->compute_units, clk = hw->clock_hz;
-  int64_t ksteps = cdiv(p->k, c->block_k);
-  int64_t per_sm = cdiv(out->tiles, hw->compute_units);
+  /* split-K: s programs per tile, each over ceil(K steps / s) of them */
+  int64_t ksteps = cdiv(cdiv(p->k, c->block_k), s);
+  int64_t per_sm = cdiv(out->tiles * s, hw->compute_units);
   double conc = (double)(per_sm < occ ? per_sm : occ);
-  out->waves = (double)out->tiles / (cu * occ);
+  out->waves = (double)out->tiles * s / (cu * occ);
   out->edge_waste =
       1.0 - (double)p->m * p->n * p->k /
                 ((double)out->tiles * c->block_m * c->block_n * (double)ksteps * c->block_k);
@@ -265,7 +299,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * slower path (Hopper: mma.sync instead of wgmma), and warps without a
    * 16x8 (NVIDIA) / 16x16 (AMD) output piece of their own idle. */
   double e = c->num_warps <= 4 ? kp[COST_KP_E_MMA4] : kp[COST_KP_E_MMA8];
-  if (c->block_m < a.mma_m) e *= fmax(0.5, (double)c->block_m / a.mma_m + 0.1);
+  if (c->block_m < a.mma_m) e *= fmax(0.5, (double)c->block_m / a.mma_m + kp[COST_KP_SMALLM]);
   double pieces = (double)c->block_m * c->block_n / (a.amd ? 256.0 : 128.0);
   if (pieces < c->num_warps) e *= pieces / c->num_warps;
   double t_mma = 2.0 * c->block_m * c->block_n * c->block_k / (hw->peak_flops[p->dtype] / cu * e);
@@ -279,19 +313,19 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * shrink with more warps: a 4-warp block already has one warp on each SM
    * sub-partition's load/store path. Per SM the scalar elements are also
    * bounded by a load rate (issue for A, issue_b for B). */
-  int pipelined = a_vec && (b_tvec || (sync && b_vec)) && c->num_stages > 1;
+  int pipelined = a_tvec && (b_tvec || (sync && b_vec)) && c->num_stages > 1;
   double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
-  double ea = a_vec ? 0.0 : (double)c->block_m * c->block_k;
+  double ea = a_tvec ? 0.0 : (double)c->block_m * c->block_k;
   double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;
   double t_issue = (ea / kp[COST_KP_ISSUE] + eb / kp[COST_KP_ISSUE_B]) / a.warp / clk;
   double t_lat;
   if (pipelined) {
     t_lat = kp[COST_KP_LAT_NS] / depth * 1e-9 / conc;
-  } else if (a_vec && b_tvec) {
+  } else if (a_tvec && b_tvec) {
     t_lat = kp[COST_KP_LAT_SC_NS] * 1e-9 / conc;
   } else {
     double lat_sc =
-        fmax(a_vec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_tvec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
+        fmax(a_tvec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_tvec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
     double per_lane = (ea + eb) / (4.0 * a.warp);
     /* A 4-byte B on its way to wgmma is not a global-latency chain: it is
      * copied by cp.async into its stage buffers (the compiler's shared
@@ -312,11 +346,17 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   out->spill = 1.0 + kp[COST_KP_SPILL] * over * over;
   t_step *= out->spill;
 
-  double t_epi = kp[COST_KP_EPI] * (double)c->block_m * c->block_n * out_bytes(p->dtype) / l2_sm;
+  /* split-K programs store fp32 partial tiles (sk_epi: their cost against
+   * the C store's) */
+  double ep_bytes = s > 1 ? 4.0 * kp[COST_KP_SK_EPI] : out_bytes(p->dtype);
+  double t_epi = kp[COST_KP_EPI] * (double)c->block_m * c->block_n * ep_bytes / l2_sm;
   double t_tile = (double)ksteps * t_step + kp[COST_KP_TILE_NS] * 1e-9 + t_epi;
   double t_sm = (double)per_sm * t_tile;
-  double t_dram = dram_bytes(hw, p, c, cu * occ, b) / (hw->hbm_bw * kp[COST_KP_DRAM_EFF]);
-  out->ms = (fmax(t_sm, t_dram) + kp[COST_KP_LAUNCH_US] * 1e-6) * 1e3;
+  double bytes = dram_bytes(hw, p, c, cu * occ, b);
+  if (s > 1) bytes += (double)p->m * p->n * (4.0 * s - out_bytes(p->dtype));
+  double t_dram = bytes / (hw->hbm_bw * kp[COST_KP_DRAM_EFF]);
+  out->ms =
+      (fmax(t_sm, t_dram) + kp[COST_KP_LAUNCH_US] * 1e-6 + splitk_reduce_s(hw, kp, p, s)) * 1e3;
   out->feasible = 1;
   return 0;
 }

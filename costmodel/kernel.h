@@ -19,12 +19,18 @@
 typedef struct {
   int block_m, block_n, block_k;
   int num_warps, num_stages, group_m;
+  /* K split over split_k programs per tile writing fp32 partials, summed by
+   * a second kernel (validate/gpu/triton_matmul_sk.py); 0 or 1: none. */
+  int split_k;
 } cost_kcfg;
 
-/* One GEMM problem: dtype is a cost_dtype (bf16, fp16, fp8, tf32/fp32). */
+/* One GEMM problem: dtype is a cost_dtype (bf16, fp16, fp8, tf32/fp32).
+ * layout as cost_gemm_op's: A then B, 'n' row-major A[M,K] / B[K,N], 't'
+ * stored transposed (A[K,M], B[N,K]); "" is "nn". */
 typedef struct {
   int64_t m, n, k;
   int dtype;
+  char layout[3];
 } cost_kproblem;
 
 #define COST_KREASON 112
@@ -53,6 +59,7 @@ typedef struct {
 #define COST_KWARPS_MAX 32
 #define COST_KSTAGES_MAX 8
 #define COST_KGROUP_MAX 64
+#define COST_KSPLIT_MAX 64
 
 /* Predict one config. Returns 0 (out filled, feasible or not), or
  * COST_EINVAL (bad sizes; block sizes, warps, GROUP_M not powers of
@@ -102,6 +109,9 @@ typedef enum {
   COST_KP_LAT_SC_B_NS,  /* exposed latency of a K step with a non-pipelined B */
   COST_KP_ISSUE_B,      /* scalar-loaded B: warp load instructions per clock per SM */
   COST_KP_SC_ELEM_NS,   /* a block's K-step time per scalar element per 128 lanes */
+  COST_KP_SK_US,        /* split-K: the reduce kernel's fixed time after the main one */
+  COST_KP_SK_EPI,       /* split-K: fp32 partial-tile store cost relative to epi */
+  COST_KP_SMALLM,       /* tensor rate of a tile below the MMA's M rows: BM/mma_m + this */
   COST_KP__COUNT
 } cost_kparam_id;
 
@@ -125,7 +135,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *params, const cost_kp
 typedef struct {
   int elem_bytes; /* operand element size the family was measured with */
   int block_m, block_n, block_k, num_warps;
-  int a_scalar, b_scalar; /* K resp. N not a multiple of 16 */
+  int a_scalar, b_scalar; /* A's resp. B's leading dimension not a multiple of 16 (nn: K, N) */
   double log_factor;      /* ln(measured / analytic), shrunk toward 0 */
 } cost_kfamily;
 

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "costmodel/kernel.h"
+#include "costmodel/kernel_int.h"
 
 /* {element bytes, BLOCK_M, BLOCK_N, BLOCK_K, num_warps, A scalar, B scalar,
  *  ln factor} */
@@ -287,7 +288,7 @@ const cost_kfamily *cost_kfamily_builtin(const cost_hw *hw, int *n) {
 
 double cost_kfamily_factor(const cost_kfamily *t, int n, const cost_kproblem *p,
                            const cost_kcfg *c) {
-  int as = p->k % 16 != 0, bs = p->n % 16 != 0;
+  int as = cost_klead_a(p) % 16 != 0, bs = cost_klead_b(p) % 16 != 0;
   if (p->dtype < 0 || p->dtype >= COST_DT__COUNT) return 1.0;
   int eb = (int)cost_dtype_bytes((cost_dtype)p->dtype);
   for (int i = 0; i < n; i++)

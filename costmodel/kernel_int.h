@@ -22,5 +22,10 @@ int cost_karch_get(const cost_hw *hw, cost_karch *a);
 /* Shared-memory / LDS pipeline buffers a config allocates. */
 int cost_kstage_buffers(const cost_karch *a, const cost_kcfg *c);
 int cost_ksync_tile(const cost_karch *a, const cost_kcfg *c);
+/* The leading (contiguous) dimension of A resp. B under p's layout: nn
+ * reads A[M,K] along K and B[K,N] along N; 't' stores the operand
+ * transposed (A along M, B along K). */
+int64_t cost_klead_a(const cost_kproblem *p);
+int64_t cost_klead_b(const cost_kproblem *p);
 
 #endif

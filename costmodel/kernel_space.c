@@ -43,6 +43,10 @@ static const kparam_def kparams[COST_KP__COUNT] = {
     [COST_KP_LAT_SC_B_NS] = {"kernel_lat_sc_b_ns", 1012, 100.0, 5000.0},
     [COST_KP_ISSUE_B] = {"kernel_issue_b", 0.09133, 0.005, 4.0},
     [COST_KP_SC_ELEM_NS] = {"kernel_sc_elem_ns", 9.027, 0.1, 200.0},
+    /* issue 25 terms (awkward shapes), fitted on h200-awkward's fit half */
+    [COST_KP_SK_US] = {"kernel_splitk_us", 3.0, 0.0, 20.0},
+    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.0, 0.1, 10.0},
+    [COST_KP_SMALLM] = {"kernel_smallm", 0.1, 0.0, 1.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {
@@ -91,7 +95,7 @@ int cost_kernel_default_space(const cost_hw *hw, int dtype, cost_kcfg *out, int 
           int bm = mn[i], bn = mn[j];
           if (ampere && (bm == 256 && bn == 256)) continue;
           if (n >= cap) return n;
-          out[n++] = (cost_kcfg){bm, bn, bks[k] * kscale / kdiv, warps_for(bm, bn), st[s], 8};
+          out[n++] = (cost_kcfg){bm, bn, bks[k] * kscale / kdiv, warps_for(bm, bn), st[s], 8, 0};
         }
   return n;
 }

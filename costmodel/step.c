@@ -29,13 +29,15 @@ static const char *const shard_names[] = {"data_parallel", "table_wise", "row_wi
                                           "table_row_wise"};
 static const char *const place_names[] = {"hbm", "host", "uvm"};
 static const char *const ckpt_names[] = {"none", "selective", "full"};
-static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm", "hugectr"};
+static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm", "hugectr", "megatron",
+                                       "fused_triton"};
 static const char *const dp_names[] = {"ddp", "fsdp"};
 static const char *const inter_names[] = {"dot", "dcn"};
 static const char *const attn_names[] = {"flash", "unfused", "fused_softmax"};
 static const char *const mlp_names[] = {"gelu", "swiglu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const loss_names[] = {"eager", "fused"};
+static const char *const pos_names[] = {"learned", "rotary"};
 NAMES(optimizer, opt_names, COST_OPT__COUNT)
 NAMES(sharding, shard_names, COST_SHARD__COUNT)
 NAMES(placement, place_names, COST_PLACE__COUNT)
@@ -47,6 +49,7 @@ NAMES(attention, attn_names, COST_ATTN__COUNT)
 NAMES(mlp, mlp_names, COST_MLP__COUNT)
 NAMES(norm, norm_names, COST_NORM__COUNT)
 NAMES(loss, loss_names, COST_LOSS__COUNT)
+NAMES(position, pos_names, COST_POS__COUNT)
 
 static const char *const comp_names[COST_COMP__COUNT] = {"gemm",      "embedding", "communication",
                                                          "optimizer", "other",     "overhead"};
@@ -93,9 +96,10 @@ void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int frame
    * submissions' train.py: use_cuda_graph=True; HugeCTR v3.1 release
    * notes, "Holistic CUDA graph - full iteration graph capture to reduce
    * launch latencies"): no op is dispatched from the host in a step. */
-  a->op_s = framework == COST_FW_HUGECTR           ? 0.0
-            : framework == COST_FW_TORCHREC_FBGEMM ? prof[COST_SP_FUSED_OP_US] * 1e-6
-                                                   : prof[COST_SP_EAGER_OP_US] * 1e-6;
+  a->op_s = framework == COST_FW_HUGECTR ? 0.0
+            : framework == COST_FW_TORCHREC_FBGEMM || framework == COST_FW_FUSED_TRITON
+                ? prof[COST_SP_FUSED_OP_US] * 1e-6
+                : prof[COST_SP_EAGER_OP_US] * 1e-6;
   a->graph = framework == COST_FW_HUGECTR;
 }
 

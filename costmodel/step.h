@@ -61,11 +61,18 @@ typedef enum {
 } cost_ckpt;
 /* hugectr: NVIDIA Merlin HugeCTR as the MLPerf DLRM-DCNv2 submissions run
  * it (train.py: use_cuda_graph, grouped_all_reduce, mixed precision,
- * hierarchical embedding exchange); docs/step-model.md, "HugeCTR". */
+ * hierarchical embedding exchange); docs/step-model.md, "HugeCTR".
+ * pytorch_eager: plain PyTorch modules (transformers: torch.autocast over fp32
+ * master weights); torchrec_fbgemm: TorchRec with FBGEMM's fused kernels
+ * (DLRM); megatron: Megatron-LM's transformer (16-bit weights, fp32 main
+ * grads accumulated inside the weight-gradient GEMM); fused_triton: the
+ * runner's own fused embedding kernels (validate/gpu/fused_tbe.py, DLRM). */
 typedef enum {
   COST_FW_PYTORCH_EAGER = 0,
   COST_FW_TORCHREC_FBGEMM,
   COST_FW_HUGECTR,
+  COST_FW_MEGATRON,
+  COST_FW_FUSED_TRITON,
   COST_FW__COUNT
 } cost_framework;
 typedef enum { COST_DP_DDP = 0, COST_DP_FSDP, COST_DP__COUNT } cost_dense_parallel;
@@ -93,6 +100,8 @@ int cost_mlp_parse(const char *s);
 const char *cost_mlp_name(int v);
 int cost_norm_parse(const char *s);
 const char *cost_norm_name(int v);
+int cost_position_parse(const char *s);
+const char *cost_position_name(int v);
 int cost_loss_parse(const char *s);
 const char *cost_loss_name(int v);
 
@@ -131,6 +140,10 @@ typedef enum {
 } cost_attention;
 typedef enum { COST_MLP_GELU = 0, COST_MLP_SWIGLU, COST_MLP__COUNT } cost_mlp;
 typedef enum { COST_NORM_LAYERNORM = 0, COST_NORM_RMSNORM, COST_NORM__COUNT } cost_norm;
+/* position encoding: a learned table added to the input (GPT-2) or rotary
+ * embeddings applied to Q and K in every layer (Su et al., RoFormer,
+ * arXiv:2104.09864; Llama) */
+typedef enum { COST_POS_LEARNED = 0, COST_POS_ROTARY, COST_POS__COUNT } cost_position;
 typedef enum { COST_LOSS_EAGER = 0, COST_LOSS_FUSED, COST_LOSS__COUNT } cost_loss;
 
 typedef struct {
@@ -139,6 +152,7 @@ typedef struct {
   int attention;  /* cost_attention: flash (SDPA/FlashAttention, default) or unfused */
   int mlp;        /* cost_mlp: gelu (default) or swiglu (gated: three GEMMs) */
   int norm;       /* cost_norm: layernorm (default) or rmsnorm */
+  int position;   /* cost_position: learned (default) or rotary */
   int loss;       /* cost_loss: eager cross-entropy on fp32 logits (default) or fused */
   double dropout; /* dropout probability of the attention and hidden dropouts (default 0) */
 } cost_transformer;
@@ -273,6 +287,11 @@ typedef enum {
   COST_SP_FLASH_BLOCK_F, /* forward: cost per query block outside its tiles, in tiles */
   COST_SP_FLASH_BLOCK_B, /* backward: the same */
   COST_SP_FLASH_HD0,     /* head-dim-independent work per tile (softmax, masks), in head dims */
+  COST_SP_COPY_EFF,      /* a large eager elementwise kernel: achieved / HBM bandwidth */
+  COST_SP_BCAST_EFF,     /* the same through the non-vectorized (broadcasting) path */
+  COST_SP_SOFTMAX_1K,    /* eager softmax forward, rows <= 1024: achieved / HBM bandwidth */
+  COST_SP_SOFTMAX_2K,    /* the same, rows of 1025..2048 */
+  COST_SP_CKPT_HOST,     /* eager full recompute: host time per step over the plain dispatch's */
   COST_SP__COUNT
 } cost_step_param;
 

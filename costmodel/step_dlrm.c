@@ -236,6 +236,18 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
      * each unique row in place: read grads, read+write rows and state. */
     double uniq = (double)rows * -expm1(-lookups / (double)rows);
     double bwd_bytes = lookups * (row_bytes + 16.0 * 4.0 * 2.0) + uniq * 2.0 * (row_bytes + st_row);
+    if (r->framework == COST_FW_FUSED_TRITON)
+      /* the runner's Triton TBE (validate/gpu/fused_tbe.py): per lookup its
+       * bag id (8 B written), the global row id (bag / B, the table's row
+       * offset, the add: ~56 B), torch.sort of 8-byte keys with 8-byte
+       * positions (CUB's LSD radix sort, 8-bit digits: 8 passes reading and
+       * writing 16 B + 16 B), then the update kernel reads the sorted key
+       * (twice: its own and the previous), the position, the bag id and the
+       * pooled fp32 gradient row; each unique row is read and written once
+       * with its state (FBGEMM's sort-then-update order, Mudigere et al.
+       * 2022, sec. 4). */
+      bwd_bytes = lookups * (8.0 + 56.0 + 8.0 * 32.0 + 32.0 + (double)dim * 4.0) +
+                  uniq * 2.0 * (row_bytes + st_row);
     o->t_f = t_f - a->launch_s;
     o->t_b = bwd_bytes / a->bw;
     o->saved_bytes = lookups * 8.0;
@@ -258,6 +270,12 @@ static double exch_bytes(const cost_recipe *r) {
 static double wgrad_bytes(const cost_recipe *r) {
   return r->framework == COST_FW_HUGECTR && cost_dtype_bytes((cost_dtype)r->precision) == 2 ? 2.0
                                                                                             : 4.0;
+}
+
+/* The dense side (MLPs, interaction, autocast) is plain PyTorch under the
+ * runner's fused_triton embeddings as under pytorch_eager. */
+static int dense_eager(const cost_recipe *r) {
+  return r->framework == COST_FW_PYTORCH_EAGER || r->framework == COST_FW_FUSED_TRITON;
 }
 
 /* Sharding of the tables across gpus: data-parallel, row- and
@@ -512,7 +530,7 @@ typedef struct {
 
 static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int64_t out, int relu,
                    int need_dgrad, int recompute, mlp_acc *m) {
-  int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER;
+  int dt = r->precision, eager = dense_eager(r);
   double ab = cost_dtype_bytes((cost_dtype)dt), act = (double)B * (double)out * ab;
   int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
   double wbytes = (double)in * (double)out;
@@ -586,10 +604,10 @@ int cost_uvm_bag_p(const cost_hw *hw, const double *prof, const cost_uvm_sample 
 int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   cost_step_result *res = a->r;
   int64_t G = r->gpus, B = r->batch_per_gpu;
-  int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER;
+  int dt = r->precision, eager = r->framework == COST_FW_PYTORCH_EAGER, deager = dense_eager(r);
   double ab = cost_dtype_bytes((cost_dtype)dt);
   double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision), ob = exch_bytes(r);
-  int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
+  int cast = deager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
   int hctr = r->framework == COST_FW_HUGECTR;
   emb_plan pl;
   mlp_acc mb = {0}, mt = {0};
@@ -649,6 +667,10 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     step_add(a, COST_KC_SPARSE_OPT, COST_COMP_OPTIMIZER, PH_OPT, E.t_opt, E.k_opt, E.ops_opt);
   step_host_serial(a, E.host_s);
   if (!eager) step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 3 * a->launch_s, 3, 3);
+  /* fused_triton's backward: the bag ids, the global row ids (3 small
+   * kernels), torch.sort's radix sort (~4 kernels) before the update */
+  if (r->framework == COST_FW_FUSED_TRITON)
+    step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 7 * a->launch_s, 7, 7);
 
   /* communication of the embeddings (on the critical path). HugeCTR runs
    * the exchange on its own stream beside the bottom MLP, forward and
@@ -695,18 +717,18 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     double bw_bmm = 2 * small_bmm(a, F, D, F, B, dt, "nn");
     /* backward of Z[:, li, lj]: zeros + index_put(accumulate=True), which
      * sorts the B*pairs linear indices in eager PyTorch */
-    double sort = eager ? (double)B * pairs * a->prof[COST_SP_INDEX_SORT_NS] * 1e-9 : 0;
+    double sort = deager ? (double)B * pairs * a->prof[COST_SP_INDEX_SORT_NS] * 1e-9 : 0;
     double bw = step_stream(a, (double)B * F * F * ab) +
                 step_stream(a, 3 * (double)B * pairs * ab) + sort + step_stream(a, 3 * T * ab) +
                 (cast ? step_stream(a, T * (tb + ab)) : 0);
-    int nk_f = 4 + cast, nk_b = (eager ? 8 : 4) + cast;
+    int nk_f = 4 + cast, nk_b = (deager ? 8 : 4) + cast;
     step_add(a, COST_KC_INTERACTION, COST_COMP_GEMM, PH_FB, bmm * (ck_sel ? 2 : 1) + bw_bmm, 3, 3);
     step_add(a, COST_KC_INTERACTION, COST_COMP_OTHER, PH_FB, fw + bw, nk_f + nk_b, nk_f + nk_b);
     /* eager locals alive to the end of the forward: T (and its cast), Z */
     inter_saved = T * tb + (cast && !ck_sel ? T * ab : 0) + (ck_sel ? 0 : (double)B * F * F * ab) +
                   (double)B * width * ab;
     inter_bwd_bytes = T * tb;
-    if (!eager) inter_saved = T * ab + (double)B * width * ab;
+    if (!deager) inter_saved = T * ab + (double)B * width * ab;
   } else {
     /* DCN-style cross layers over x0 = [x, embeddings] (Wang et al., "DCN
      * V2", 2021): x_{l+1} = x0 * (W x_l + b) + x_l */

@@ -98,7 +98,33 @@ typedef struct {
  *    the head dim. Datasheet defaults 0 (the bare FLOP count).
  *    All five are fitted by cost_flash_fit on timings of the kernel alone
  *    (data/measurements/h200-transformer/attention_fit.json), never on
- *    whole steps. */
+ *    whole steps.
+ *  copy_eff, bcast_eff, softmax_1k, softmax_2k: what eager PyTorch's
+ *    elementwise kernels reach, as fractions of the HBM bandwidth, read off
+ *    the fitting half's torch.profiler tops (data/measurements/
+ *    h200-transformer/eager_rates.py over steps_profile_fit.json; the check
+ *    half was never profiled). copy_eff: contiguous vectorized kernels
+ *    (a clone, a scalar multiply: 4.31 TB/s of 4.8). bcast_eff: a
+ *    TensorIterator whose operands broadcast (masked_fill_ with an s x s
+ *    mask over b x a x s x s scores) is not vectorized and computes every
+ *    element's offsets (aten/src/ATen/native/cuda/CUDALoops.cuh:
+ *    gpu_kernel_impl_nocast -> elementwise_kernel with an
+ *    OffsetCalculator): 1.46 TB/s. softmax_1k/2k: rows of at most 2048
+ *    elements (8 KiB) go to the persistent softmax, one warp per row held in
+ *    registers (aten/src/ATen/native/cuda/PersistentSoftmax.cuh,
+ *    softmax_warp_forward): 1.90 TB/s at 1024, 1.43 TB/s at 2048 (64
+ *    elements per thread: low occupancy).
+ *  ckpt_host_mult: with torch.utils.checkpoint (use_reentrant=False) the
+ *    recompute of each block runs in Python inside the backward, when the
+ *    autograd engine first unpacks one of its saved tensors, and every saved
+ *    tensor of a checkpointed block passes through Python pack/unpack hooks
+ *    (PyTorch docs, torch.utils.checkpoint; saved_tensors_hooks): the host
+ *    cannot run ahead of the GPU through the backward. Small steps with
+ *    full recompute ran at ~3.7x the plain per-op dispatch time (ll17, ll18
+ *    of data/measurements/h200-transformer-llama): the multiplier of the
+ *    step's forward-backward host time, fitted on the fitting halves' full-
+ *    recompute cases only (h200-transformer-llama/fit_ckpt_host.py: 3.73).
+ *    Not profiled yet: a hypothesis with one fitted number. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -122,6 +148,11 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_FLASH_BLOCK_F] = {"step_flash_block_fwd", 0.0, 0.0, 16.0},
     [COST_SP_FLASH_BLOCK_B] = {"step_flash_block_bwd", 0.0, 0.0, 16.0},
     [COST_SP_FLASH_HD0] = {"step_flash_hd0", 0.0, 0.0, 256.0},
+    [COST_SP_COPY_EFF] = {"step_copy_eff", 0.898, 0.3, 1.0},
+    [COST_SP_BCAST_EFF] = {"step_bcast_eff", 0.304, 0.05, 1.0},
+    [COST_SP_SOFTMAX_1K] = {"step_softmax_1k", 0.395, 0.05, 1.0},
+    [COST_SP_SOFTMAX_2K] = {"step_softmax_2k", 0.298, 0.05, 1.0},
+    [COST_SP_CKPT_HOST] = {"step_ckpt_host_mult", 3.73, 1.0, 20.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {

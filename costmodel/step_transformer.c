@@ -168,12 +168,12 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
   double best = INFINITY;
   for (double hd0 = 0; hd0 <= 128.0; hd0 += 1.0)
     for (double blk = 0; blk <= 8.0; blk += 0.05) {
-      double eff, sse = flash_sse(&h, s, n, prof, 0, blk, hd0, &eff);
+      double eff = 0, sse = flash_sse(&h, s, n, prof, 0, blk, hd0, &eff);
       if (sse < best) best = sse, r.hd0 = hd0, r.block_f = blk, r.eff_f = eff;
     }
   best = INFINITY;
   for (double blk = 0; blk <= 16.0; blk += 0.05) {
-    double eff, sse = flash_sse(&h, s, n, prof, 1, blk, r.hd0, &eff);
+    double eff = 0, sse = flash_sse(&h, s, n, prof, 1, blk, r.hd0, &eff);
     if (sse < best) best = sse, r.block_b = blk, r.eff_b = eff;
   }
   cost_calib c = *calib;
@@ -201,6 +201,54 @@ static double load_derate(const cost_hw *hw) {
   double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz : hw->peak_clock_hz;
   if (!(hw->load_clock_hz > 0) || !(ref > 0)) return 1.0;
   return fmax(1.0, ref / hw->load_clock_hz);
+}
+
+/* Seconds of one eager elementwise kernel moving `bytes` at a fraction eff
+ * of the HBM bandwidth (the profile's copy_eff, bcast_eff, softmax_*). */
+static double ew_s(step_acc *a, double bytes, double eff) {
+  double bw = a->hw->hbm_bw * eff;
+  return a->launch_s + (bytes > 0 && bw > 0 ? bytes / bw : 0);
+}
+
+/* Eager PyTorch's unfused attention core as the runner writes it
+ * (validate/gpu/transformer_step.py: (Q K^T) * scale, masked_fill with a
+ * causal s x s mask, softmax, dropout, times V), kernel by kernel over the
+ * S = b (a/t) s^2 scores of ab bytes (torch.profiler, data/measurements/
+ * h200-transformer/steps_profile_fit.json):
+ *   forward: the scale (read, write: 2 ab, vectorized); masked_fill, which
+ *     is a clone (2 ab) and an in-place masked_fill_ through the
+ *     broadcasting, non-vectorized path (2 ab at bcast_eff); the softmax
+ *     (2 ab; rows up to 2048 elements and 8 KiB in the persistent warp
+ *     softmax at softmax_1k/2k, longer rows one block each at copy_eff);
+ *     dropout (2 ab + a 1-byte mask);
+ *   backward: dropout's (2 ab + 1), the softmax's (3 ab), masked_fill's
+ *     clone and masked_fill_ again, the scale's (2 ab).
+ * Grouped K, V are expanded to every head first (repeat_interleave), and
+ * their gradients summed back. */
+static void eager_core(step_acc *a, const cost_transformer *m, int64_t b, int64_t ht, double ab,
+                       layer_t *L) {
+  int64_t s = m->seq_len, hd = m->hidden / m->heads;
+  double S = (double)b * (double)ht * (double)s * (double)s;
+  double ce = a->prof[COST_SP_COPY_EFF], be = a->prof[COST_SP_BCAST_EFF];
+  double se = s <= 1024                                 ? a->prof[COST_SP_SOFTMAX_1K]
+              : (s <= 2048 && (double)s * ab <= 8192.0) ? a->prof[COST_SP_SOFTMAX_2K]
+                                                        : ce;
+  double drop = m->dropout > 0 ? 2 * ab + 1 : 0;
+  L->attn_f += ew_s(a, S * 2 * ab, ce) + ew_s(a, S * 2 * ab, ce) + ew_s(a, S * 2 * ab, be) +
+               ew_s(a, S * 2 * ab, se) + (drop > 0 ? ew_s(a, S * drop, ce) : 0);
+  L->attn_b += (drop > 0 ? ew_s(a, S * drop, ce) : 0) + ew_s(a, S * 3 * ab, ce) +
+               ew_s(a, S * 2 * ab, ce) + ew_s(a, S * 2 * ab, be) + ew_s(a, S * 2 * ab, ce);
+  L->kernels_f += 4 + (drop > 0);
+  L->kernels_b += 4 + (drop > 0);
+  int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads, kvt = kv * ht / m->heads;
+  if (kvt < 1) kvt = 1;
+  if (kvt < ht) {
+    double x = 2.0 * (double)b * (double)s * (double)hd * ab * (double)(ht + kvt);
+    L->attn_f += 2 * ew_s(a, x / 2.0, ce);
+    L->attn_b += 2 * ew_s(a, x / 2.0, ce);
+    L->kernels_f += 2;
+    L->kernels_b += 2;
+  }
 }
 
 static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe *r, int64_t b,
@@ -247,21 +295,32 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
     /* scores [s, s] and context [s, hd] per head as batched GEMMs */
     L->attn_f = step_gemm(a, s, s, hd, b * ht, dt, "nt") + step_gemm(a, s, hd, s, b * ht, dt, "nn");
     L->attn_b = 2 * L->attn_f;
-    /* Megatron's fused scale-mask-softmax: one read and one write of the
-     * scores, backward about twice; eager PyTorch (the runner's unfused
-     * path) runs the scale, the mask and the softmax as three kernels (6 ab
-     * + the 1-byte mask forward; their backward 7 ab + 1); dropout adds a
-     * read, a write and a 1-byte mask, twice that backward */
     double drop = m->dropout > 0 ? 2 * ab + 1 : 0;
-    int eager = m->attention == COST_ATTN_UNFUSED;
-    double att_f = S * ((eager ? 6 * ab + 1 : 2 * ab) + drop);
-    double att_b = eager ? S * (7 * ab + 1 + 2 * drop) : 2 * att_f;
-    L->attn_f += step_stream(a, att_f);
-    L->attn_b += step_stream(a, att_b);
-    if (eager) {
-      L->kernels_f += 3;
-      L->kernels_b += 3;
+    if (m->attention == COST_ATTN_UNFUSED) {
+      eager_core(a, m, b, ht, ab, L);
+    } else {
+      /* Megatron's fused scale-mask-softmax: one read and one write of the
+       * scores, backward about twice; dropout adds a read, a write and a
+       * 1-byte mask, twice that backward */
+      double att_f = S * (2 * ab + drop);
+      L->attn_f += ew_s(a, att_f, a->prof[COST_SP_COPY_EFF]);
+      L->attn_b += ew_s(a, 2 * att_f, a->prof[COST_SP_COPY_EFF]);
     }
+  }
+  /* rotary embeddings on Q and K (RoFormer, arXiv:2104.09864), eager as
+   * Llama's reference and the runner write them: x cos + rotate_half(x) sin
+   * = a multiply, a negated half, a concatenation, a multiply and an add,
+   * ~10 ab bytes per element of Q and K forward and as much backward; the
+   * operands are strided head views and [s, hd] tables broadcast over batch
+   * and heads, so the kernels take TensorIterator's non-vectorized path
+   * (bcast_eff). */
+  if (m->position == COST_POS_ROTARY) {
+    int64_t kvt = kv * ht / heads > 0 ? kv * ht / heads : 1;
+    double E = (double)bs * (double)(ht + kvt) * (double)hd;
+    L->ew_f += ew_s(a, 10.0 * ab * E, a->prof[COST_SP_BCAST_EFF]) + 4 * a->launch_s;
+    L->ew_b += ew_s(a, 10.0 * ab * E, a->prof[COST_SP_BCAST_EFF]) + 4 * a->launch_s;
+    L->kernels_f += 5;
+    L->kernels_b += 5;
   }
   /* norms (read, write) and residual adds (2 reads, a write): 10 passes
    * over b s h, with the two dropouts (read, write, 1-byte mask) 16; the
@@ -272,8 +331,8 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
   double hpass = m->dropout > 0 ? 16.0 : 10.0;
   double ew = (sp ? hpass / (double)t : hpass) * H +
               (glu ? 5.0 : 2.0) * (double)(tok * n_ffn) * (double)(f / t) * ab;
-  L->ew_f = step_stream(a, ew);
-  L->ew_b = step_stream(a, 2 * ew);
+  L->ew_f += ew_s(a, ew, a->prof[COST_SP_COPY_EFF]);
+  L->ew_b += ew_s(a, 2 * ew, a->prof[COST_SP_COPY_EFF]);
   L->kernels_f += 12;
   L->kernels_b += 20;
   if (t > 1) {
@@ -299,6 +358,9 @@ static double act_layer(const cost_transformer *m, const cost_recipe *r, int64_t
   bytes += sbh * ab * rep;                    /* QKV GEMM input (norm output) */
   bytes += sb * (h + 2.0 * kv * hd) / t * ab; /* Q, K, V */
   bytes += sbh / t * ab;                      /* context: projection input (flash: O) */
+  /* rotary: the rotated Q and K are new tensors the attention keeps, while
+   * V (a view) keeps the QKV GEMM's output alive */
+  if (m->position == COST_POS_ROTARY) bytes += sb * (h + kv * hd) / t * ab;
   if (m->attention == COST_ATTN_FLASH) {
     bytes += sb * a / t * 4.0; /* log-sum-exp, fp32 */
   } else if (ckpt != COST_CKPT_SELECTIVE) {
@@ -347,13 +409,21 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double logit_f = der * step_gemm(a, b * s, V / t, h, 1, dt, "nt");
   double logit_b = der * (step_gemm(a, b * s, h, V / t, 1, dt, "nn") +
                           step_gemm(a, V / t, h, b * s, 1, dt, "tn"));
-  /* cross-entropy over the fp32 logits, each of forward and backward: the
-   * fused loss ~4 fp32 passes; eager (cast, log-softmax, nll and their
-   * backward) 18 bytes per logit forward and 22 backward: 20 on average */
-  double ce =
-      step_stream(a, (m->loss == COST_LOSS_FUSED ? 16.0 : 20.0) * (double)b * s * (double)(V / t));
-  double stage_f = (double)Lp * (L.gemm_f + L.attn_f + L.ew_f + L.comm_f) + logit_f + ce;
-  double stage_b = (double)Lp * (L.gemm_b + L.attn_b + L.ew_b + L.comm_b + rec) + logit_b + ce;
+  /* cross-entropy over the fp32 logits: the fused loss ~4 fp32 passes each
+   * way. Eager: the cast to fp32 (ab + 4 bytes per logit), log-softmax,
+   * whose rows (V fp32 values) outgrow shared memory so that
+   * cunn_SoftMaxForward reads each row three times (max, sum of
+   * exponentials, output) and writes it once (16 B; aten/src/ATen/native/
+   * cuda/SoftMax.cu), the nll; backward the nll's zero-filled fp32 gradient
+   * (4 B), cunn_SoftMaxBackward (the gradient twice, the output once, a
+   * write: 16 B) and the cast back (4 + ab). Profiled on the fitting half
+   * (steps_profile_fit.json) the two log-softmax kernels move 16 B per
+   * logit at 4.1 and 3.8 TB/s. */
+  double nlog = (double)b * s * (double)(V / t), ce_eff = a->prof[COST_SP_COPY_EFF];
+  double ce_f = ew_s(a, (m->loss == COST_LOSS_FUSED ? 16.0 : ab + 4.0 + 16.0) * nlog, ce_eff);
+  double ce_b = ew_s(a, (m->loss == COST_LOSS_FUSED ? 16.0 : 4.0 + 16.0 + 4.0 + ab) * nlog, ce_eff);
+  double stage_f = (double)Lp * (L.gemm_f + L.attn_f + L.ew_f + L.comm_f) + logit_f + ce_f;
+  double stage_b = (double)Lp * (L.gemm_b + L.attn_b + L.ew_b + L.comm_b + rec) + logit_b + ce_b;
   double p2p = 0;
   if (p > 1) {
     cost_collective_op c = {.kind = COST_COLL_ALLGATHER,
@@ -381,8 +451,8 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
                     (r->checkpointing == COST_CKPT_FULL ? L.attn_f : 0));
   step_add(a, COST_KC_ATTENTION, COST_COMP_GEMM, PH_FB, nm * att, (int64_t)(nm * Lp * 8),
            (int64_t)(nm * Lp * 8));
-  double ew =
-      (double)Lp * (L.ew_f + L.ew_b + (r->checkpointing == COST_CKPT_FULL ? L.ew_f : 0)) + 2 * ce;
+  double ew = (double)Lp * (L.ew_f + L.ew_b + (r->checkpointing == COST_CKPT_FULL ? L.ew_f : 0)) +
+              ce_f + ce_b;
   step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, nm * ew,
            (int64_t)(nm * (Lp * (L.kernels_f + L.kernels_b + rec_k))),
            (int64_t)(nm * (Lp * (L.kernels_f + L.kernels_b + rec_k))));
@@ -405,7 +475,27 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double params = (double)Lp * per_layer / (double)t + (double)V * h / (double)t;
   /* mixed-precision Adam (Megatron): bf16 weights, fp32 main grads, fp32
    * master weights + m + v; the update streams ~30 bytes per parameter */
-  step_add(a, COST_KC_DENSE_OPT, COST_COMP_OPTIMIZER, PH_OPT, step_stream(a, params * 30.0), 4, 4);
+  step_add(a, COST_KC_DENSE_OPT, COST_COMP_OPTIMIZER, PH_OPT,
+           ew_s(a, params * 30.0, a->prof[COST_SP_COPY_EFF]), 4, 4);
+  /* Eager mixed precision (torch.autocast over fp32 master weights, the
+   * runner's and plain PyTorch's way): every forward casts each weight to
+   * 16 bits (4 + ab bytes per parameter; autocast's cast cache lives only
+   * for one autocast region, so a full recompute casts the layers' weights
+   * again), and the backward casts each 16-bit weight gradient to fp32 (ab
+   * + 4) and adds it to the kept fp32 .grad (AccumulateGrad: two reads and a
+   * write of 4 bytes). Three kernels per parameter tensor. Megatron keeps
+   * 16-bit weights and accumulates into fp32 main grads inside the
+   * weight-gradient GEMM (gradient_accumulation_fusion): none of this. */
+  if (r->framework == COST_FW_PYTORCH_EAGER && dt != COST_DT_FP32) {
+    double lparams = (double)Lp * per_layer / (double)t;
+    double cast = 4.0 + ab, by = params * (cast + cast + 12.0);
+    if (r->checkpointing == COST_CKPT_FULL) by += lparams * cast;
+    int64_t ntens =
+        Lp * ((m->mlp == COST_MLP_SWIGLU ? 5 : 4) + (m->norm == COST_NORM_LAYERNORM ? 4 : 2)) + 3;
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB,
+             (double)ntens * 3.0 * a->launch_s + by / (a->hw->hbm_bw * a->prof[COST_SP_COPY_EFF]),
+             3 * ntens, 3 * ntens);
+  }
   if (d > 1) {
     double ar = step_coll(a, COST_COLL_ALLREDUCE, params * 4.0, d, r->gpus_per_node);
     double last = ar * fmin(1.0, 40e6 / (params * 4.0));
@@ -446,6 +536,11 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
       r->checkpointing == COST_CKPT_FULL ? fmax(lp, act_layer(m, r, b, ab, COST_CKPT_NONE)) : lp;
   res->mem_bytes[COST_MEM_ACTIVATIONS] = per * (double)Lp * inflight + extra;
   res->mem_bytes[COST_MEM_WORKSPACE] = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
+
+  /* eager full recompute: the host's time through the step grows by the
+   * profile's ckpt_host_mult (step_fit.c) */
+  if (r->checkpointing == COST_CKPT_FULL && r->framework == COST_FW_PYTORCH_EAGER)
+    step_host(a, PH_FB, (a->prof[COST_SP_CKPT_HOST] - 1.0) * a->host[PH_FB]);
 
   /* model FLOPs per GPU per step (no recompute): Narayanan et al. eq. 3 */
   double L_all = (double)m->layers;

@@ -67,6 +67,16 @@ static void mark_large(const emb_inst *in, double warm_ms, char *large) {
   free(key);
 }
 
+/* The root LP's algorithm (docs/planner.md "GLPK options"): measured on
+ * the heavy generator's LPs, the dual simplex is 2-5x faster than the
+ * primal up to ~20000 columns; above, the primal simplex from Bixby's
+ * crash basis is (10000 tables: 4.0 s against 7.8-9.5 s dual, 35.6 s
+ * primal). */
+int emb_lp_method(const plan_solve_opts *o, int ncols) {
+  if (o->lp_method > 0) return o->lp_method - 1;
+  return ncols > 20000 ? MILP_LP_PRIMAL_CRASH : MILP_LP_DUAL;
+}
+
 static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *ly, int *Lcol) {
   size_t no = in->nclass * (size_t)in->nopt;
   ly->ncol = malloc((no ? no : 1) * sizeof *ly->ncol);
@@ -81,6 +91,8 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
   int urow = milp_row(m, MILP_FX, 0), umrow = milp_row(m, MILP_FX, 0);
   milp_nz(m, urow, U, -1), milp_nz(m, umrow, Um, -1);
   int avg = milp_row(m, MILP_UP, -in->fixed_ms), avgm = milp_row(m, MILP_UP, capgb);
+  /* host memory of all nodes together (TB): a relaxation of the per-node limit */
+  int avgh = milp_row(m, MILP_UP, in->host_cap * in->N / 1e12);
   milp_nz(m, avg, U, 1), milp_nz(m, avg, L, -1), milp_nz(m, avgm, Um, 1);
   for (size_t c = 0; c < in->nclass; c++) {
     double cnt = (double)in->cls_count[c];
@@ -93,6 +105,8 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
       int col = milp_col(m, 0, cnt, 0, ly->large[c] ? MILP_INT : MILP_CONT);
       ly->ncol[id] = col;
       milp_nz(m, crow, col, 1);
+      double hpcs = e->kind == EK_UNIFORM ? R : e->kind == EK_NODE ? in->G : e->k;
+      milp_nz(m, avgh, col, hpcs * e->host_bytes / 1e12);
       if (e->kind == EK_UNIFORM) {
         milp_nz(m, urow, col, e->ms), milp_nz(m, umrow, col, e->bytes / 1e9);
         continue;
@@ -175,23 +189,31 @@ static void cap_choice(const emb_inst *in, const int *base, double T, int *choic
       const emb_opt *e = EOPT(in, i, base[i]);
       if (e->kind == EK_UNIFORM) U += e->ms;
     }
-  for (size_t i = 0; i < in->n; i++) {
-    if (base) {
-      const emb_opt *e = EOPT(in, i, base[i]);
-      if (e->kind == EK_UNIFORM || e->ms + U <= T) {
-        choice[i] = base[i];
-        continue;
+  /* without a base the uniform work is what the choices themselves put on
+   * every rank: a second pass re-checks the pieces against it */
+  for (int pass = 0; pass < (base ? 1 : 2); pass++) {
+    double U2 = in->fixed_ms;
+    for (size_t i = 0; i < in->n; i++) {
+      if (base) {
+        const emb_opt *e = EOPT(in, i, base[i]);
+        if (e->kind == EK_UNIFORM || e->ms + U <= T) {
+          choice[i] = base[i];
+          continue;
+        }
       }
+      int best = -1, small = -1;
+      for (int o = 0; o < in->nopt; o++) {
+        const emb_opt *e = EOPT(in, i, o);
+        if (!e->ok) continue;
+        if (small < 0 || e->ms < EOPT(in, i, small)->ms) small = o;
+        if (e->ms + (e->kind == EK_UNIFORM ? in->fixed_ms : U) > T) continue;
+        if (best < 0 || total_ms(in, e) < total_ms(in, EOPT(in, i, best)) - 1e-12) best = o;
+      }
+      choice[i] = best >= 0 ? best : small;
+      const emb_opt *c = EOPT(in, i, choice[i]);
+      if (c->kind == EK_UNIFORM) U2 += c->ms;
     }
-    int best = -1, small = -1;
-    for (int o = 0; o < in->nopt; o++) {
-      const emb_opt *e = EOPT(in, i, o);
-      if (!e->ok) continue;
-      if (small < 0 || e->ms < EOPT(in, i, small)->ms) small = o;
-      if (e->ms + (e->kind == EK_UNIFORM ? in->fixed_ms : U) > T) continue;
-      if (best < 0 || total_ms(in, e) < total_ms(in, EOPT(in, i, best)) - 1e-12) best = o;
-    }
-    choice[i] = best >= 0 ? best : small;
+    if (!base) U = U2;
   }
 }
 
@@ -204,69 +226,136 @@ static double plans_max(const emb_inst *in, const plan_table_plan *plans, int *f
   return m;
 }
 
+/* Pack one option choice (plain LPT; when a piece does not fit, with
+ * repair; then memory first with repair), improve it, and keep it in best
+ * when it beats *best_ms. */
+static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, emb_budget *b,
+                       double *best_ms, plan_table_plan *plans, int *have, int *repaired) {
+  static const int modes[] = {EMB_PACK_PLAIN, EMB_PACK_REPAIR, EMB_PACK_MEMORY};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+    int rep = emb_pack(in, cc, cp, modes[k]);
+    if (emb_spend(b, (double)in->n * in->R / 8)) return;
+    if (rep < 0) continue;
+    emb_local_search(in, cp, b);
+    emb_repair_options(in, cp, b);
+    emb_local_search(in, cp, b);
+    int fits = 0;
+    double mx = plans_max(in, cp, &fits);
+    if (fits && mx < *best_ms) {
+      *best_ms = mx, *have = 1, *repaired = rep > 0;
+      memcpy(plans, cp, in->n * sizeof *cp);
+    }
+    return; /* the first mode that packs is the one for this choice */
+  }
+}
+
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
-                         double deadline, plan_table_plan *plans, int *have_plans, double *bound,
-                         int *status, svc_err *err) {
+                         emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
+                         double *bound, int *status, int *s1_time, int *s1_work, svc_err *err) {
   plan_milp m;
   agg_layout ly = {0};
   milp_sol sol = {0};
-  int *choice = NULL, *cc = NULL, rc = 0, Lcol = 0;
+  int *choice[2] = {NULL, NULL}, *cc = NULL, rc = 0, Lcol = 0;
   plan_table_plan *cp = NULL;
   milp_init(&m);
-  *have_plans = 0, *bound = 0, *status = MILP_NOSOL;
+  *have_plans = 0, *repaired = 0, *bound = 0, *status = MILP_NOSOL;
   if (build(in, warm_ms, &m, &ly, &Lcol)) {
     rc = svc_err_set(err, SVC_NOMEM, "", "out of memory building the model");
     goto cleanup;
   }
-  /* Stage 1 gets most of the time; packing is fast. */
-  double now = svc_now(), budget = (deadline - now) * 0.7;
+  /* Stage 1 gets most of the time and of the work; packing is fast. */
+  double now = svc_now(), budget = (b->deadline - now) * 0.7;
+  double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   milp_opts mo = {.time_limit_s = (now - t0) + budget,
                   .mip_gap = o->mip_gap * 0.5,
                   .presolve = 0,
                   .progress = o->progress,
                   .progress_user = o->progress_user,
+                  .lp_method = emb_lp_method(o, m.ncols),
                   .t0 = t0};
+  if (o->work_s >= 0) { /* simplex iterations (root and nodes together) and nodes */
+    double size = (double)m.nrows + m.ncols;
+    mo.it_lim = mo.bb_it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
+    mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / (size * size));
+  }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  /* stage 1's own cap is said in the answer; it does not stop stage 2 */
+  *s1_time |= sol.hit_time, *s1_work |= sol.hit_work;
+  svc_log(SVC_LOG_DEBUG,
+          "planner: decomposition LP %d x %d: %ld simplex iterations in %.2f s, %ld nodes, status "
+          "%d%s%s",
+          m.nrows, m.ncols, sol.lp_iters, sol.lp_s, sol.nodes, sol.status,
+          sol.hit_time ? ", time cap" : "", sol.hit_work ? ", work limit" : "");
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
-  /* no integer point in time: round the LP optimum instead */
-  if (sol.status != MILP_OPTIMAL && sol.status != MILP_FEASIBLE &&
-      !(sol.status == MILP_NOSOL && sol.x))
-    goto cleanup;
-  if (!(choice = malloc((in->n ? in->n : 1) * sizeof *choice))) {
-    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-    goto cleanup;
-  }
-  if (round_choice(in, &ly, sol.x, choice)) goto cleanup;
+  /* Round the incumbent (when branch and bound found one) and the LP
+   * optimum: the incumbent may be a poor point found early, the LP optimum
+   * is the relaxation's best mix. */
+  const double *base[2] = {NULL, sol.lp_x};
+  if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) base[0] = sol.x;
   if (!(cc = malloc((in->n ? in->n : 1) * sizeof *cc)) ||
       !(cp = malloc((in->n ? in->n : 1) * sizeof *cp))) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  /* Stage 2, over a few candidate option choices: the rounded counts as
-   * they are, then, for targets T at and below the bound, the rounding
-   * (and the cheapest choice per table) with every piece that cannot fit
-   * under T re-chosen; each is packed, balanced with its options kept
-   * (moves, swaps), re-optioned on the slowest rank, balanced again. The
-   * smaller pieces of a low T pack more evenly but cost more work; the
-   * best of them is the incumbent. */
-  static const double target[] = {INFINITY, 0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5};
-  double best = INFINITY;
-  for (int v = 0; v < 2; v++)
-    for (size_t q = v; q < sizeof target / sizeof target[0] && svc_now() < deadline; q++) {
-      int fits = 0;
-      if (isfinite(target[q]) && !(*bound > 0)) break;
-      cap_choice(in, v ? NULL : choice, isfinite(target[q]) ? *bound * (1 + target[q]) : INFINITY,
-                 cc);
-      if (emb_pack(in, cc, cp)) continue;
-      emb_local_search(in, cp, deadline);
-      emb_repair_options(in, cp, deadline);
-      emb_local_search(in, cp, deadline);
-      double mx = plans_max(in, cp, &fits);
-      if (fits && mx < best) best = mx, memcpy(plans, cp, in->n * sizeof *cp), *have_plans = 1;
+  for (int k = 0; k < 2; k++) {
+    if (!base[k]) continue;
+    if (!(choice[k] = malloc((in->n ? in->n : 1) * sizeof *choice[k]))) {
+      rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+      goto cleanup;
     }
+    if (round_choice(in, &ly, base[k], choice[k]) ||
+        (k == 1 && choice[0] && !memcmp(choice[0], choice[1], in->n * sizeof *choice[1])))
+      free(choice[k]), choice[k] = NULL; /* no rounding, or the same one twice */
+  }
+  /* Stage 2, over a few candidate option choices: each rounding as it is,
+   * then, for targets T at and below the bound, each rounding (and the
+   * cheapest choice per table) with every piece that cannot fit under T
+   * re-chosen; each is packed (with repair where memory is tight),
+   * balanced with its options kept (moves, swaps), re-optioned on the
+   * slowest rank, balanced again. The smaller pieces of a low T pack more
+   * evenly but cost more work; the best of them is the incumbent. */
+  /* targets around the better of the decomposition's and the closed-form
+   * bound, above it too: where single pieces are large (thousands of GPUs,
+   * pieces of hundreds of ms) the optimum lies well above an averaged bound */
+  static const double target[] = {INFINITY, 0,    -0.02, -0.05, -0.1, -0.2, -0.3,
+                                  -0.5,     0.05, 0.1,   0.2,   0.35, 0.5,  1.0};
+  double B = fmax(*bound, emb_trivial_bound(in));
+  size_t nt = sizeof target / sizeof target[0];
+  double best = INFINITY;
+  for (int v = 0; v < 3; v++) {
+    const int *from = v < 2 ? choice[v] : NULL;
+    if (v < 2 && !from) continue;
+    for (size_t q = v == 2; q < nt && !b->time_hit && !b->work_hit; q++) {
+      if (isfinite(target[q]) && !(B > 0)) break;
+      cap_choice(in, from, isfinite(target[q]) ? B * (1 + target[q]) : INFINITY, cc);
+      try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
+    }
+  }
 cleanup:
-  free(choice), free(cc), free(cp);
+  free(choice[0]), free(choice[1]), free(cc), free(cp);
+  milp_sol_dispose(&sol);
+  milp_dispose(&m);
+  free(ly.ncol), free(ly.large);
+  return rc;
+}
+
+int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double time_limit_s,
+                    double *obj, double *secs, long *iters, int *rows, int *cols, svc_err *err) {
+  plan_milp m;
+  agg_layout ly = {0};
+  milp_sol sol = {0};
+  int Lcol = 0, rc = 0;
+  milp_init(&m);
+  if (build(in, warm_ms, &m, &ly, &Lcol)) {
+    rc = svc_err_set(err, SVC_NOMEM, "", "out of memory building the model");
+    goto cleanup;
+  }
+  milp_opts mo = {
+      .time_limit_s = time_limit_s, .lp_method = lp_method, .lp_only = 1, .t0 = svc_now()};
+  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  *obj = sol.bound, *secs = sol.lp_s, *iters = sol.lp_iters, *rows = m.nrows, *cols = m.ncols;
+cleanup:
   milp_sol_dispose(&sol);
   milp_dispose(&m);
   free(ly.ncol), free(ly.large);

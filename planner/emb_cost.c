@@ -183,6 +183,9 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
   double table_b = srows * sdim * pr->eb;
   double out_b = bags * sdim * pr->ab * 2.0;
   o->ms = lookup_ms(p, srows, sdim, bags, lookups) + comm;
+  o->host_bytes = 0;
+  if (o->place == PLAN_PLACE_HOST) /* the rows and their optimizer state live in host memory */
+    o->host_bytes = table_b + opt_bytes((int)sopt, srows, sdim);
   if (o->place == PLAN_PLACE_HOST && p->host_mode != PLAN_HOST_UVM_CACHE) {
     o->ms += cpu_extra_ms(p, srows, sdim, bags, lookups);
     o->bytes = out_b; /* the rows stay in CPU memory */
@@ -194,7 +197,9 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
     if (o->shard == PLAN_SHARD_DP) o->bytes += table_b; /* dense gradient */
   }
   o->allowed = isfinite(o->ms);
-  o->ok = o->allowed && o->bytes <= p->cap_bytes;
+  /* a piece's node holds G pieces of a uniform or node option */
+  double node_host = o->host_bytes * (o->kind == EK_ITEM ? 1 : G);
+  o->ok = o->allowed && o->bytes <= p->cap_bytes && node_host <= in->host_cap;
 }
 
 static int allowed(const plan_emb_problem *p, int shard) {
@@ -312,6 +317,9 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
   if ((rc = check(p, t, n, err))) return rc;
   in->p = p, in->t = t, in->n = n;
   in->G = p->gpus_per_node, in->N = p->nodes, in->R = in->G * in->N;
+  in->host_cap = p->host_cap_bytes > 0         ? p->host_cap_bytes
+                 : p->hw.host_mem_per_node > 0 ? p->hw.host_mem_per_node
+                                               : PLAN_DEFAULT_HOST_MEM;
   in->nopt = build_list(in, list);
   if (n && !(in->opt = malloc(n * (size_t)in->nopt * sizeof *in->opt)))
     return svc_err_set(err, SVC_NOMEM, "", NULL);

@@ -44,22 +44,29 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
              svc_err *err) {
   int rc = emb_result_alloc(res, in->n, in->R, err);
   if (rc) return rc;
-  double u_ms = in->fixed_ms, u_b = 0;
+  double u_ms = in->fixed_ms, u_b = 0, u_h = 0;
+  double *nh = calloc((size_t)in->N, sizeof *nh); /* host bytes per node */
+  if (!nh) {
+    plan_emb_result_dispose(res);
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
+  }
   for (size_t i = 0; i < in->n; i++) {
     const plan_table_plan *pl = &plans[i];
     int o = emb_opt_index(in, pl->shard, pl->place, pl->k);
     const emb_opt *e = o >= 0 ? EOPT(in, i, o) : NULL;
     if (!e || !e->allowed) {
       plan_emb_result_dispose(res);
+      free(nh);
       return svc_err_set(err, SVC_BAD_FIELD, "sharding", "table '%s': %s%s is not allowed here",
                          in->t[i].name, plan_shard_name(pl->shard),
                          pl->place == PLAN_PLACE_HOST ? " (host placement)" : "");
     }
     res->tables[i] = *pl;
     if (e->kind == EK_UNIFORM) {
-      u_ms += e->ms, u_b += e->bytes;
+      u_ms += e->ms, u_b += e->bytes, u_h += e->host_bytes * in->G;
     } else if (e->kind == EK_NODE) {
       if (pl->node < 0 || pl->node >= in->N) goto bad_rank;
+      nh[pl->node] += e->host_bytes * in->G;
       for (int g = 0; g < in->G; g++) {
         res->rank_ms[pl->node * in->G + g] += e->ms;
         res->rank_bytes[pl->node * in->G + g] += e->bytes;
@@ -69,11 +76,13 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
         int r = e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j];
         if (r < 0 || r >= in->R) goto bad_rank;
         res->rank_ms[r] += e->ms, res->rank_bytes[r] += e->bytes;
+        nh[r / in->G] += e->host_bytes;
       }
     }
     continue;
   bad_rank:
     plan_emb_result_dispose(res);
+    free(nh);
     return svc_err_set(err, SVC_BAD_FIELD, "sharding", "table '%s': rank or node out of range",
                        in->t[i].name);
   }
@@ -84,6 +93,9 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
     if (res->rank_ms[r] > res->max_ms) res->max_ms = res->rank_ms[r];
     if (res->rank_bytes[r] > in->p->cap_bytes * (1 + 1e-9)) ok = 0;
   }
+  for (int nd = 0; nd < in->N; nd++)
+    if (nh[nd] + u_h > in->host_cap * (1 + 1e-9)) ok = 0;
+  free(nh);
   if (fits) *fits = ok;
   return 0;
 }
@@ -92,15 +104,17 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
 
 typedef struct {
   double *ms, *b;
-  double cap;
+  double *h; /* host bytes per node */
+  double cap, hcap;
 } ranks_state;
 
-/* Least-loaded rank with room for bytes, avoiding ranks in skip[0..ns). */
-static int best_rank(const emb_inst *in, const ranks_state *s, double bytes, const int *skip,
-                     int ns) {
+/* Least-loaded rank with room for bytes (and host bytes on its node),
+ * avoiding ranks in skip[0..ns). */
+static int best_rank(const emb_inst *in, const ranks_state *s, double bytes, double hbytes,
+                     const int *skip, int ns) {
   int best = -1;
   for (int r = 0; r < in->R; r++) {
-    if (s->b[r] + bytes > s->cap) continue;
+    if (s->b[r] + bytes > s->cap || (hbytes > 0 && s->h[r / in->G] + hbytes > s->hcap)) continue;
     int used = 0;
     for (int j = 0; j < ns; j++) used |= skip[j] == r;
     if (used) continue;
@@ -116,10 +130,14 @@ static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table
   const emb_opt *e = EOPT(in, i, o);
   memset(pl, 0, sizeof *pl);
   pl->shard = e->shard, pl->place = e->place, pl->k = e->k;
+  double nodeh = e->host_bytes * in->G; /* a uniform or node option's host bytes per node */
   if (e->kind == EK_UNIFORM) {
     for (int r = 0; r < in->R; r++)
       if (s->b[r] + e->bytes > s->cap) return -1;
+    for (int nd = 0; nd < in->N && nodeh > 0; nd++)
+      if (s->h[nd] + nodeh > s->hcap) return -1;
     for (int r = 0; r < in->R; r++) s->ms[r] += e->ms, s->b[r] += e->bytes;
+    for (int nd = 0; nd < in->N; nd++) s->h[nd] += nodeh;
     return 0;
   }
   if (e->kind == EK_NODE) {
@@ -127,7 +145,7 @@ static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table
     double best_max = INFINITY;
     for (int nd = 0; nd < in->N; nd++) {
       double mx = 0;
-      int fit = 1;
+      int fit = nodeh <= 0 || s->h[nd] + nodeh <= s->hcap;
       for (int g = 0; g < in->G; g++) {
         int r = nd * in->G + g;
         fit &= s->b[r] + e->bytes <= s->cap;
@@ -137,6 +155,7 @@ static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table
     }
     if (best < 0) return -1;
     pl->node = best;
+    s->h[best] += nodeh;
     for (int g = 0; g < in->G; g++) {
       int r = best * in->G + g;
       s->ms[r] += e->ms, s->b[r] += e->bytes;
@@ -146,14 +165,15 @@ static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table
   int got[PLAN_MAX_CW];
   for (int j = 0; j < e->k; j++) {
     /* shards of one table prefer distinct ranks, but may share one */
-    int r = best_rank(in, s, e->bytes, got, j < in->R ? j : 0);
-    if (r < 0) r = best_rank(in, s, e->bytes, NULL, 0);
+    int r = best_rank(in, s, e->bytes, e->host_bytes, got, j < in->R ? j : 0);
+    if (r < 0) r = best_rank(in, s, e->bytes, e->host_bytes, NULL, 0);
     if (r < 0) {
-      for (int q = 0; q < j; q++) s->ms[got[q]] -= e->ms, s->b[got[q]] -= e->bytes;
+      for (int q = 0; q < j; q++)
+        s->ms[got[q]] -= e->ms, s->b[got[q]] -= e->bytes, s->h[got[q] / in->G] -= e->host_bytes;
       return -1;
     }
     got[j] = r;
-    s->ms[r] += e->ms, s->b[r] += e->bytes;
+    s->ms[r] += e->ms, s->b[r] += e->bytes, s->h[r / in->G] += e->host_bytes;
   }
   if (e->shard == PLAN_SHARD_TW)
     pl->rank = got[0];
@@ -165,11 +185,30 @@ static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table
 static int ranks_new(const emb_inst *in, ranks_state *s) {
   s->ms = calloc((size_t)in->R, sizeof *s->ms);
   s->b = calloc((size_t)in->R, sizeof *s->b);
+  s->h = calloc((size_t)in->N, sizeof *s->h);
   s->cap = in->p->cap_bytes * (1 + 1e-12);
-  return s->ms && s->b ? 0 : -1;
+  s->hcap = in->host_cap * (1 + 1e-12);
+  return s->ms && s->b && s->h ? 0 : -1;
 }
 
-static void ranks_free(ranks_state *s) { free(s->ms), free(s->b); }
+static void ranks_free(ranks_state *s) { free(s->ms), free(s->b), free(s->h); }
+
+/* s's per-node host bytes of plans (the rank arrays come from emb_eval). */
+static void host_fill(const emb_inst *in, const plan_table_plan *plans, ranks_state *s) {
+  memset(s->h, 0, (size_t)in->N * sizeof *s->h);
+  for (size_t i = 0; i < in->n; i++) {
+    const plan_table_plan *pl = &plans[i];
+    const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
+    if (!(e->host_bytes > 0)) continue;
+    if (e->kind == EK_UNIFORM)
+      for (int nd = 0; nd < in->N; nd++) s->h[nd] += e->host_bytes * in->G;
+    else if (e->kind == EK_NODE)
+      s->h[pl->node] += e->host_bytes * in->G;
+    else
+      for (int j = 0; j < e->k; j++)
+        s->h[(e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j]) / in->G] += e->host_bytes;
+  }
+}
 
 typedef struct {
   double key;
@@ -224,10 +263,19 @@ static int greedy(const emb_inst *in, plan_table_plan *plans, int mode, svc_err 
       char need[32], cap[32];
       emb_fmt_gb(need, sizeof need, emb_min_bytes_per_gpu(in));
       emb_fmt_gb(cap, sizeof cap, in->p->cap_bytes);
-      rc = svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
-                       "HBM capacity: table '%s' fits on no GPU under any allowed sharding "
-                       "(the tables need at least %s per GPU; %s usable for embeddings)",
-                       in->t[i].name, need, cap);
+      char host[32];
+      emb_fmt_gb(host, sizeof host, in->host_cap);
+      if (in->p->allow_host)
+        rc = svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                         "HBM + host memory: table '%s' fits on no GPU under any allowed sharding, "
+                         "in HBM or in host memory (%s per node) with the tables placed before it "
+                         "(the tables need at least %s of HBM per GPU; %s usable for embeddings)",
+                         in->t[i].name, host, need, cap);
+      else
+        rc = svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                         "HBM capacity: table '%s' fits on no GPU under any allowed sharding "
+                         "(the tables need at least %s per GPU; %s usable for embeddings)",
+                         in->t[i].name, need, cap);
       goto cleanup;
     }
   }
@@ -245,10 +293,29 @@ int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
   return greedy(in, plans, 1, err);
 }
 
-int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
+/* Place table i with option o, or, when repair is on and o does not fit,
+ * with the option of least total work that does (a memory-light one: a
+ * split, or host placement). 1 when repaired, 0 as chosen, -1 nothing fits. */
+static int place_or_repair(const emb_inst *in, ranks_state *s, size_t i, int o, int repair,
+                           plan_table_plan *pl) {
+  if (!place(in, s, i, o, pl)) return 0;
+  if (!repair) return -1;
+  keyed cand[64];
+  int nc = 0;
+  for (int q = 0; q < in->nopt && nc < 64; q++) {
+    const emb_opt *e = EOPT(in, i, q);
+    if (q != o && e->ok) cand[nc++] = (keyed){.key = e->ms * pieces(in, e), .i = i, .o = q};
+  }
+  qsort(cand, (size_t)nc, sizeof *cand, by_key_asc);
+  for (int c = 0; c < nc; c++)
+    if (!place(in, s, i, cand[c].o, pl)) return 1;
+  return -1;
+}
+
+int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode) {
   ranks_state s = {0};
   keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
-  int rc = 0;
+  int rc = 0, repaired = 0;
   if (!ord || ranks_new(in, &s)) {
     rc = -1;
     goto cleanup;
@@ -256,7 +323,9 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
   /* uniform first (they load every rank alike), then node items, then
    * single-rank pieces by decreasing size (LPT), a piece's size being the
    * larger of its share of the average load and of the capacity (a table
-   * that is light but fills most of a GPU goes early, while there is room) */
+   * that is light but fills most of a GPU goes early, while there is room).
+   * Memory first (EMB_PACK_MEMORY): every piece by decreasing HBM + host
+   * footprint (first-fit decreasing on memory), the load second. */
   double avg = 0;
   for (size_t i = 0; i < in->n; i++) {
     const emb_opt *e = EOPT(in, i, choice[i]);
@@ -265,14 +334,20 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans) {
   if (!(avg > 0)) avg = 1;
   for (size_t i = 0; i < in->n; i++) {
     const emb_opt *e = EOPT(in, i, choice[i]);
-    double key = e->kind == EK_UNIFORM ? 1e300
-                 : e->kind == EK_NODE  ? 1e299
-                                       : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
+    double mem = e->bytes / in->p->cap_bytes + e->host_bytes / in->host_cap;
+    double key = mode == EMB_PACK_MEMORY ? (e->kind == EK_UNIFORM ? 1e300 : mem * 1e6 + e->ms / avg)
+                 : e->kind == EK_UNIFORM ? 1e300
+                 : e->kind == EK_NODE    ? 1e299
+                                         : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
     ord[i] = (keyed){.key = key, .i = i, .o = choice[i]};
   }
   qsort(ord, in->n, sizeof *ord, by_key_desc);
-  for (size_t q = 0; q < in->n && !rc; q++)
-    if (place(in, &s, ord[q].i, ord[q].o, &plans[ord[q].i])) rc = -1;
+  for (size_t q = 0; q < in->n && rc >= 0; q++) {
+    int r = place_or_repair(in, &s, ord[q].i, ord[q].o, mode != EMB_PACK_PLAIN, &plans[ord[q].i]);
+    if (r < 0) rc = -1;
+    repaired += r > 0;
+  }
+  if (rc == 0) rc = repaired;
 cleanup:
   ranks_free(&s);
   free(ord);
@@ -284,15 +359,35 @@ cleanup:
 typedef struct {
   size_t t;
   int j; /* shard index (CW) or 0 */
-  double ms, b;
+  double ms, b, h;
 } piece;
+
+/* Host memory allows piece a to leave node na for nb, and c (or none) to come back. */
+static int host_ok(const emb_inst *in, const ranks_state *s, const piece *a, int ra, int rb,
+                   const piece *c) {
+  int na = ra / in->G, nb = rb / in->G;
+  if (na == nb) return 1;
+  double back = c ? c->h : 0;
+  return s->h[nb] + a->h - back <= s->hcap && s->h[na] - a->h + back <= s->hcap;
+}
+
+static void host_move(const emb_inst *in, ranks_state *s, double h, int from, int to) {
+  s->h[from / in->G] -= h, s->h[to / in->G] += h;
+}
 
 static int *piece_rank(plan_table_plan *plans, const piece *pc) {
   plan_table_plan *pl = &plans[pc->t];
   return pl->shard == PLAN_SHARD_TW ? &pl->rank : &pl->cw_ranks[pc->j];
 }
 
-void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadline) {
+int emb_spend(emb_budget *b, double units) {
+  b->work -= units;
+  if (b->work < 0) return b->work_hit = 1;
+  if (svc_now() > b->deadline) return b->time_hit = 1;
+  return 0;
+}
+
+void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
   size_t np = 0, cap = 0;
   piece *pc = NULL;
   ranks_state s = {0};
@@ -302,6 +397,7 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
   if (ranks_new(in, &s)) goto cleanup;
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
+  host_fill(in, plans, &s);
   for (size_t i = 0; i < in->n; i++) {
     int o = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
     const emb_opt *e = EOPT(in, i, o);
@@ -313,11 +409,11 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
         if (!n2) goto cleanup;
         pc = n2;
       }
-      pc[np++] = (piece){.t = i, .j = j, .ms = e->ms, .b = e->bytes};
+      pc[np++] = (piece){.t = i, .j = j, .ms = e->ms, .b = e->bytes, .h = e->host_bytes};
     }
   }
   for (int iter = 0; iter < 100000; iter++) {
-    if ((iter & 63) == 0 && svc_now() > deadline) break;
+    if (emb_spend(b, (double)in->R + (double)np)) break;
     int top = 0;
     for (int r = 1; r < in->R; r++)
       if (s.ms[r] > s.ms[top]) top = r;
@@ -327,12 +423,14 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
     for (size_t a = 0; a < np && !improved; a++) {
       int *ra = piece_rank(plans, &pc[a]);
       if (*ra != top) continue;
+      if (emb_spend(b, (double)in->R)) goto cleanup;
       int r2 = -1;
       for (int r = 0; r < in->R; r++)
         if (r != top && s.b[r] + pc[a].b <= s.cap && s.ms[r] + pc[a].ms < L - 1e-9 &&
-            (r2 < 0 || s.ms[r] < s.ms[r2]))
+            (r2 < 0 || s.ms[r] < s.ms[r2]) && host_ok(in, &s, &pc[a], top, r, NULL))
           r2 = r;
       if (r2 >= 0) {
+        host_move(in, &s, pc[a].h, top, r2);
         s.ms[top] -= pc[a].ms, s.b[top] -= pc[a].b;
         s.ms[r2] += pc[a].ms, s.b[r2] += pc[a].b;
         *ra = r2;
@@ -343,13 +441,15 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadlin
     for (size_t a = 0; a < np && !improved; a++) {
       int *ra = piece_rank(plans, &pc[a]);
       if (*ra != top) continue;
+      if (emb_spend(b, (double)np)) goto cleanup;
       for (size_t c = 0; c < np && !improved; c++) {
         int *rc = piece_rank(plans, &pc[c]);
         int r2 = *rc;
         double d = pc[a].ms - pc[c].ms;
         if (r2 == top || d <= 1e-9) continue;
         if (s.ms[r2] + d < L - 1e-9 && s.b[r2] - pc[c].b + pc[a].b <= s.cap &&
-            s.b[top] - pc[a].b + pc[c].b <= s.cap) {
+            s.b[top] - pc[a].b + pc[c].b <= s.cap && host_ok(in, &s, &pc[a], top, r2, &pc[c])) {
+          host_move(in, &s, pc[a].h - pc[c].h, top, r2);
           s.ms[top] -= d, s.ms[r2] += d;
           s.b[top] += pc[c].b - pc[a].b, s.b[r2] += pc[a].b - pc[c].b;
           *ra = r2, *rc = top;
@@ -374,13 +474,15 @@ static void apply(const emb_inst *in, ranks_state *s, size_t i, const plan_table
   const emb_opt *e = EOPT(in, i, o);
   if (e->kind == EK_UNIFORM) {
     for (int r = 0; r < in->R; r++) s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes;
+    for (int nd = 0; nd < in->N; nd++) s->h[nd] += sign * e->host_bytes * in->G;
   } else if (e->kind == EK_NODE) {
     for (int g = 0; g < in->G; g++)
       s->ms[pl->node * in->G + g] += sign * e->ms, s->b[pl->node * in->G + g] += sign * e->bytes;
+    s->h[pl->node] += sign * e->host_bytes * in->G;
   } else {
     for (int j = 0; j < e->k; j++) {
       int r = e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j];
-      s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes;
+      s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes, s->h[r / in->G] += sign * e->host_bytes;
     }
   }
 }
@@ -406,7 +508,7 @@ static double max_of(const double *v, int n) {
  * table-wise table column-wise or row-wise, move it to host, ...) while
  * that lowers the maximum. Complements emb_local_search, which keeps each
  * table's option. */
-void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline) {
+void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
   ranks_state s = {0}, t = {0};
   plan_emb_result res;
   int fits = 0;
@@ -414,7 +516,8 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadl
   if (ranks_new(in, &s) || ranks_new(in, &t)) goto cleanup;
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
-  for (int iter = 0; iter < 2000 && svc_now() < deadline; iter++) {
+  host_fill(in, plans, &s);
+  for (int iter = 0; iter < 2000 && !emb_spend(b, (double)in->n + in->R); iter++) {
     int top = 0;
     for (int r = 1; r < in->R; r++)
       if (s.ms[r] > s.ms[top]) top = r;
@@ -443,8 +546,10 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadl
       double best_L = L;
       for (int o = 0; o < in->nopt; o++) {
         if (!EOPT(in, best_t, o)->ok) continue;
+        if (emb_spend(b, 3.0 * in->R)) break;
         memcpy(t.ms, s.ms, (size_t)in->R * sizeof *t.ms);
         memcpy(t.b, s.b, (size_t)in->R * sizeof *t.b);
+        memcpy(t.h, s.h, (size_t)in->N * sizeof *t.h);
         t.cap = s.cap;
         if (place(in, &t, best_t, o, &cand)) continue;
         double m = max_of(t.ms, in->R);
@@ -504,7 +609,7 @@ static double touched_max(const emb_inst *in, const ranks_state *s, const plan_t
   return max_of(s->ms, in->R);
 }
 
-int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline) {
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budget *b) {
   ranks_state s = {0};
   plan_emb_result res;
   int fits = 0, moved = 0;
@@ -512,11 +617,12 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double d
   if (!fits || ranks_new(in, &s)) goto cleanup;
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
+  host_fill(in, plans, &s);
   double lim = fmin(res.max_ms * (1 + PLAN_TIE_TOL), fmax(cap_ms, res.max_ms));
   for (int pass = 0; pass < 4; pass++) {
     int changed = 0;
     for (size_t i = 0; i < in->n; i++) {
-      if ((i & 31) == 0 && svc_now() > deadline) goto cleanup;
+      if (emb_spend(b, (double)in->nopt)) goto cleanup;
       int cur = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
       const emb_opt *best = EOPT(in, i, cur);
       plan_table_plan best_pl = plans[i], cand;
@@ -524,6 +630,7 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double d
       for (int o = 0; o < in->nopt; o++) {
         const emb_opt *e = EOPT(in, i, o);
         if (o == cur || !e->ok || !tidier(in, i, e, best)) continue;
+        b->work -= in->R; /* charged with the next table's emb_spend */
         if (place(in, &s, i, o, &cand)) continue;
         int under = touched_max(in, &s, &cand) <= lim;
         apply(in, &s, i, &cand, -1);

@@ -193,7 +193,7 @@ cleanup:
 
 int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm_ms,
                     const plan_solve_opts *o, double t0, double deadline, plan_table_plan *plans,
-                    double *bound, int *status, svc_err *err) {
+                    double *bound, int *status, int *hit_time, svc_err *err) {
   plan_milp m;
   layout ly = {0};
   double *wx = NULL;
@@ -219,8 +219,18 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
                   .warm = wx,
                   .progress = o->progress,
                   .progress_user = o->progress_user,
+                  .lp_method = emb_lp_method(o, 0),
                   .t0 = t0};
+  if (o->work_s >= 0) { /* the same answer under any CPU share; the clock stays the cap */
+    double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
+    double size = (double)m.nrows + m.ncols;
+    mo.it_lim = (long)fmax(100, ws * PLAN_LP_ITERS_PER_S);
+    mo.node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / (size * size));
+  }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  *hit_time = sol.hit_time;
+  svc_log(SVC_LOG_DEBUG, "planner: exact MILP %d x %d: %ld simplex iterations in %.2f s, %ld nodes",
+          m.nrows, m.ncols, sol.lp_iters, sol.lp_s, sol.nodes);
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
   if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) decode(in, &ly, sol.x, plans);

@@ -5,10 +5,24 @@
  * the greedy: both are priced by emb_eval and the better one wins.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/planner_int.h"
+
+const char *plan_method_name(int m) {
+  /* 0 (AUTO) in an answer: the plan was given and priced, not solved
+   * (compare's direct port standing as the target plan) */
+  static const char *const names[] = {"given",
+                                      "exact",
+                                      "decomposed",
+                                      "greedy",
+                                      "decomposed+repair",
+                                      "memory_first_fallback",
+                                      "greedy+local_search"};
+  return m >= 0 && m < (int)(sizeof names / sizeof names[0]) ? names[m] : "unknown";
+}
 
 /* The total work of option e over all the ranks it touches. */
 static double opt_total(const emb_inst *in, const emb_opt *e) {
@@ -47,7 +61,7 @@ static int cmp_dbl(const void *a, const void *b) {
  * max(b_k, capped_avg(b_k)); found by bisection on the sorted steps. It
  * dominates the average of each table's cheapest total work and the
  * largest of the tables' smallest pieces (both are kept as a check). */
-static double trivial_bound(const emb_inst *in) {
+double emb_trivial_bound(const emb_inst *in) {
   double sum = 0, big = 0;
   for (size_t i = 0; i < in->n; i++) {
     double tot = INFINITY, piece = INFINITY;
@@ -86,6 +100,112 @@ static double trivial_bound(const emb_inst *in) {
   return isfinite(best) ? fmax(best, simple) : simple;
 }
 
+typedef struct {
+  double ratio, save, host;
+} host_move;
+
+static int by_ratio_desc(const void *a, const void *b) {
+  double x = ((const host_move *)a)->ratio, y = ((const host_move *)b)->ratio;
+  return x > y ? -1 : x < y;
+}
+
+/* The least HBM (bytes, all GPUs together) the tables need when host
+ * memory (all nodes together) takes what saves the most HBM per host byte:
+ * a fractional knapsack over each table's smallest HBM-only footprint and
+ * its smallest host option (host bytes and HBM both at their minimum over
+ * the host options), a relaxation, so more than the HBM there is proves
+ * that nothing fits. */
+static double min_hbm_with_host(const emb_inst *in) {
+  host_move *mv = malloc((in->n ? in->n : 1) * sizeof *mv);
+  double need = 0, room = in->host_cap * in->N;
+  size_t nm = 0;
+  if (!mv) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    double a = INFINITY, h = INFINITY, s = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (!e->ok) continue;
+      double pcs = e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k;
+      if (e->place == PLAN_PLACE_HOST)
+        h = fmin(h, e->bytes * pcs), s = fmin(s, e->host_bytes * pcs);
+      else
+        a = fmin(a, e->bytes * pcs);
+    }
+    if (!isfinite(a) && !isfinite(h)) continue; /* check_capacity names it */
+    if (!isfinite(a)) {                         /* host only: it takes its host memory */
+      need += h, room -= s;
+      continue;
+    }
+    need += a;
+    if (isfinite(h) && h < a) mv[nm++] = (host_move){(a - h) / fmax(s, 1), a - h, s};
+  }
+  qsort(mv, nm, sizeof *mv, by_ratio_desc);
+  for (size_t k = 0; k < nm && room > 0; k++) {
+    double f = fmin(1, room / fmax(mv[k].host, 1));
+    need -= f * mv[k].save, room -= f * mv[k].host;
+  }
+  free(mv);
+  return room < 0 ? INFINITY : need;
+}
+
+/* Can the slowest rank be at most L? A relaxation (memory left out): in a
+ * plan of max load L with uniform (row-wise, replicated) work U on every
+ * rank, every other piece p has p + U + fixed_ms <= L, so a table with no
+ * such piece is uniform and U is at least the sum of those tables'
+ * cheapest uniform ms; the smallest U consistent with that (a fixed point,
+ * it only grows) leaves the most room. Then the average load, each table
+ * at its cheapest total among the options still open, must be <= L too. */
+static int load_possible(const emb_inst *in, double L) {
+  double U = 0;
+  for (size_t it = 0; it <= in->nclass; it++) {
+    double cap = L - U - in->fixed_ms, need = 0;
+    if (cap < 0) return 0;
+    for (size_t c = 0; c < in->nclass; c++) {
+      double piece = INFINITY, uni = INFINITY;
+      for (int o = 0; o < in->nopt; o++) {
+        const emb_opt *e = EOPT(in, in->cls_rep[c], o);
+        if (!e->ok) continue;
+        if (e->kind == EK_UNIFORM)
+          uni = fmin(uni, e->ms);
+        else
+          piece = fmin(piece, e->ms);
+      }
+      if (piece <= cap) continue;
+      if (!isfinite(uni)) return 0;
+      need += uni * (double)in->cls_count[c];
+    }
+    if (need <= U * (1 + 1e-12)) break;
+    U = need;
+  }
+  double cap = L - U - in->fixed_ms, sum = 0;
+  if (cap < 0) return 0;
+  for (size_t c = 0; c < in->nclass; c++) {
+    double tot = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, in->cls_rep[c], o);
+      if (!e->ok || (e->kind != EK_UNIFORM && e->ms > cap)) continue;
+      tot = fmin(tot, opt_total(in, e));
+    }
+    if (!isfinite(tot)) return 0;
+    sum += tot * (double)in->cls_count[c];
+  }
+  return in->fixed_ms + sum / in->R <= L;
+}
+
+/* The largest L shown impossible by load_possible (bisection from lo, a
+ * known bound, up to hi, a known plan's max). */
+static double piece_beside_uniform_bound(const emb_inst *in, double lo, double hi) {
+  if (!(hi > lo) || !isfinite(hi) || !load_possible(in, hi)) return lo;
+  for (int k = 0; k < 50 && hi - lo > 1e-7 * hi; k++) {
+    double mid = 0.5 * (lo + hi);
+    if (load_possible(in, mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return lo;
+}
+
 /* A request that cannot fit says which constraint and by how much. */
 static int check_capacity(const emb_inst *in, svc_err *err) {
   char need[32], cap[32];
@@ -121,6 +241,21 @@ static int check_capacity(const emb_inst *in, svc_err *err) {
                        "embeddings",
                        need, cap);
   }
+  if (in->p->allow_host) {
+    double hbm = min_hbm_with_host(in) / in->R;
+    if (hbm > in->p->cap_bytes * (1 + 1e-9)) {
+      char host[32];
+      emb_fmt_gb(host, sizeof host, in->host_cap);
+      if (isfinite(hbm))
+        emb_fmt_gb(need, sizeof need, hbm);
+      else
+        snprintf(need, sizeof need, "more than there is");
+      return svc_err_set(err, SVC_INFEASIBLE, "workload.tables",
+                         "HBM + host memory: with the host memory full (%s per node), the tables "
+                         "still need %s of HBM per GPU; %s usable for embeddings",
+                         host, need, cap);
+    }
+  }
   return 0;
 }
 
@@ -141,14 +276,35 @@ int plan_emb_greedy(const plan_emb_problem *p, const plan_table *tables, size_t 
   return plan_emb_solve(p, tables, n, &o, out, err);
 }
 
+const char *plan_limit_name(int l) {
+  return l == PLAN_LIMIT_WORK ? "work" : l == PLAN_LIMIT_TIME ? "time" : "none";
+}
+
+/* A phase's budget: share of the work (sized from work_s), the wall
+ * deadline as the cap. */
+static emb_budget budget(const plan_solve_opts *o, double share, double deadline) {
+  double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
+  emb_budget b = {.deadline = deadline, .work = share * ws * PLAN_WORK_UNITS_PER_S};
+  if (o->work_s < 0) b.work = INFINITY;
+  b.work0 = b.work, b.t_start = svc_now();
+  return b;
+}
+
+static void note(int *time_hit, int *work_hit, const emb_budget *b, const char *phase) {
+  *time_hit |= b->time_hit, *work_hit |= b->work_hit;
+  svc_log(SVC_LOG_DEBUG, "planner: %s: %.3g work units in %.2f s%s%s", phase, b->work0 - b->work,
+          svc_now() - b->t_start, b->time_hit ? ", time cap" : "",
+          b->work_hit ? ", work limit" : "");
+}
+
 int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n,
                    const plan_solve_opts *opts, plan_emb_result *out, svc_err *err) {
   emb_inst in;
   plan_solve_opts o = opts ? *opts : (plan_solve_opts){0};
-  plan_table_plan *gplans = NULL, *splans = NULL;
+  plan_table_plan *gplans = NULL, *splans = NULL, *wcopy = NULL;
   plan_emb_result gres = {0}, sres = {0}, lres = {0};
   plan_table_plan *lplans = NULL;
-  int lhave = 0;
+  int lhave = 0, time_hit = 0, work_hit = 0, from_start = 0, repaired = 0;
   svc_err gerr;
   int rc, grc, fits = 0, status = MILP_NOSOL, have = 0;
   double t0 = svc_now(), bound = 0;
@@ -161,7 +317,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   if ((rc = check_capacity(&in, err))) goto cleanup;
   gplans = calloc(n ? n : 1, sizeof *gplans);
   splans = calloc(n ? n : 1, sizeof *splans);
-  if (!gplans || !splans) {
+  wcopy = malloc((n ? n : 1) * sizeof *wcopy);
+  if (!gplans || !splans || !wcopy) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
@@ -169,36 +326,41 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   grc = emb_greedy(&in, gplans, &gerr);
   if (!grc && (rc = emb_eval(&in, gplans, &gres, &fits, err))) goto cleanup;
   double gms = grc ? INFINITY : gres.max_ms;
-  /* no greedy fit: a memory-first packing, improved by local search, is
-   * the warm start (the baseline stays "no fit") */
-  plan_table_plan *warm = grc ? NULL : gplans;
-  double warm_ms = gms;
-  if (grc && !emb_greedy_mem(&in, splans, NULL)) {
-    emb_local_search(&in, splans, deadline);
-    plan_emb_result wr;
-    if (!emb_eval(&in, splans, &wr, &fits, NULL)) {
-      if (fits) {
-        warm = splans;
-        warm_ms = wr.max_ms;
-      }
-      plan_emb_result_dispose(&wr);
-    }
-  }
   int method = o.method;
   if (method == PLAN_METHOD_AUTO)
     method = emb_exact_size(&in) <= (size_t)o.exact_max_vars ? PLAN_METHOD_EXACT
                                                              : PLAN_METHOD_DECOMPOSED;
-  /* the greedy improved by option repair and moves/swaps, within the first
-   * 30% of the time: an incumbent for the solver to beat (and its warm start) */
+  /* no greedy fit: a memory-first packing, improved by local search, is
+   * the warm start (the baseline stays "no fit") */
+  plan_table_plan *warm = grc ? NULL : gplans;
+  double warm_ms = gms;
+  int have_start = 0;
+  if (grc && method != PLAN_METHOD_GREEDY && !emb_greedy_mem(&in, splans, NULL)) {
+    emb_budget b = budget(&o, 0.05, deadline);
+    emb_local_search(&in, splans, &b);
+    note(&time_hit, &work_hit, &b, "memory-first start");
+    plan_emb_result wr;
+    if (!emb_eval(&in, splans, &wr, &fits, NULL)) {
+      if (fits) {
+        memcpy(wcopy, splans, n * sizeof *wcopy); /* the solves write splans */
+        warm = wcopy, warm_ms = wr.max_ms, have_start = 1;
+      }
+      plan_emb_result_dispose(&wr);
+    }
+  }
+  /* the greedy improved by option repair and moves/swaps, with 30 % of
+   * the work (and at most 30 % of the time): an incumbent for the solver
+   * to beat (and its warm start) */
   if (!grc && method != PLAN_METHOD_GREEDY) {
     if (!(lplans = malloc((n ? n : 1) * sizeof *lplans))) {
       rc = svc_err_set(err, SVC_NOMEM, "", NULL);
       goto cleanup;
     }
     memcpy(lplans, gres.tables, n * sizeof *lplans);
-    double until = t0 + 0.3 * o.time_limit_s;
-    emb_repair_options(&in, lplans, until);
-    emb_local_search(&in, lplans, until);
+    emb_budget b = budget(&o, 0.3, t0 + 0.3 * o.time_limit_s);
+    emb_repair_options(&in, lplans, &b);
+    emb_local_search(&in, lplans, &b);
+    note(&time_hit, &work_hit, &b, "greedy repair");
     if (!emb_eval(&in, lplans, &lres, &fits, NULL)) {
       lhave = fits && lres.max_ms < gms;
       if (lhave)
@@ -208,42 +370,33 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     }
   }
   if (method == PLAN_METHOD_EXACT) {
-    plan_table_plan *wcopy = NULL;
-    if (warm == splans) { /* the solve writes splans: keep the start apart */
-      if (!(wcopy = malloc((n ? n : 1) * sizeof *wcopy))) {
-        rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-        goto cleanup;
-      }
-      memcpy(wcopy, splans, n * sizeof *wcopy);
-      warm = wcopy;
-    }
+    int sol_hit_time = 0;
     rc = emb_solve_exact(&in, warm, warm_ms * (1 + 1e-9), &o, t0, deadline, splans, &bound, &status,
-                         err);
+                         &sol_hit_time, err);
+    time_hit |= sol_hit_time;
     have = status == MILP_OPTIMAL || status == MILP_FEASIBLE;
-    if (!have && wcopy) { /* the solver found nothing better in time: the start is the answer */
+    if (!have && have_start) { /* nothing better in time: the start is the answer */
       memcpy(splans, wcopy, n * sizeof *wcopy);
-      have = 1;
+      have = from_start = 1;
     }
-    free(wcopy);
   } else if (method == PLAN_METHOD_DECOMPOSED) {
-    int had_warm = warm == splans;
-    plan_table_plan *wcopy = had_warm ? malloc((n ? n : 1) * sizeof *wcopy) : NULL;
-    if (wcopy) memcpy(wcopy, splans, n * sizeof *wcopy);
-    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, deadline, splans, &have, &bound, &status, err);
-    if (!rc && wcopy) { /* keep whichever of the start and the packing is better */
-      plan_emb_result a, b;
-      int fa = 0, fb = 0;
+    emb_budget b = budget(&o, 0.6, deadline);
+    rc = emb_solve_decomposed(&in, warm_ms, &o, t0, &b, splans, &have, &repaired, &bound, &status,
+                              &time_hit, &work_hit, err);
+    note(&time_hit, &work_hit, &b, "decomposition");
+    if (!rc && have_start) { /* keep whichever of the start and the packing is better */
+      plan_emb_result a, c;
+      int fa = 0, fc = 0;
       int keep_start = !have;
       if (have && !emb_eval(&in, splans, &a, &fa, NULL)) {
-        if (!emb_eval(&in, wcopy, &b, &fb, NULL)) {
-          keep_start = fb && (!fa || b.max_ms < a.max_ms);
-          plan_emb_result_dispose(&b);
+        if (!emb_eval(&in, wcopy, &c, &fc, NULL)) {
+          keep_start = fc && (!fa || c.max_ms < a.max_ms);
+          plan_emb_result_dispose(&c);
         }
         plan_emb_result_dispose(&a);
       }
-      if (keep_start) memcpy(splans, wcopy, n * sizeof *wcopy), have = 1;
+      if (keep_start) memcpy(splans, wcopy, n * sizeof *wcopy), have = from_start = 1;
     }
-    free(wcopy);
   }
   if (rc) goto cleanup;
   if (method == PLAN_METHOD_EXACT && status == MILP_INFEASIBLE) {
@@ -262,33 +415,38 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     rc = -gerr.code;
     goto cleanup;
   }
+  /* what produced the solver's answer, said truthfully */
+  int smethod = from_start                                     ? PLAN_METHOD_MEMORY_FIRST
+                : method == PLAN_METHOD_DECOMPOSED && repaired ? PLAN_METHOD_DECOMPOSED_REPAIR
+                                                               : method;
   if (lhave && (!have || lres.max_ms < sres.max_ms - 1e-12)) {
     plan_emb_result_dispose(&sres);
     sres = lres;
     memset(&lres, 0, sizeof lres);
     have = 1;
+    smethod = PLAN_METHOD_GREEDY_LOCAL;
   }
   svc_log(SVC_LOG_DEBUG,
           "planner: %zu tables (%zu classes) x %d ranks: greedy %.4f ms, %s status %d bound %.4f, "
-          "best %.4f ms, trivial bound %.4f, %.2fs",
-          n, in.nclass, in.R, gms, method == PLAN_METHOD_EXACT ? "exact" : "decomposed", status,
-          bound, have ? sres.max_ms : NAN, trivial_bound(&in), svc_now() - t0);
+          "best %.4f ms (%s), trivial bound %.4f, %.2fs",
+          n, in.nclass, in.R, gms, plan_method_name(method), status, bound,
+          have ? sres.max_ms : NAN, plan_method_name(smethod), emb_trivial_bound(&in),
+          svc_now() - t0);
   int use_solver = have && (grc || sres.max_ms < gres.max_ms - 1e-12);
   if (use_solver) {
     *out = sres;
     memset(&sres, 0, sizeof sres);
-    out->method = method;
+    out->method = smethod;
   } else {
     *out = gres;
     memset(&gres, 0, sizeof gres);
     out->method = PLAN_METHOD_GREEDY;
   }
   out->greedy_ms = gms;
-  out->timed_out = svc_now() >= deadline - 1e-3;
   /* ties broken with the slowest rank held (emb_tidy): a small extra
-   * budget past the limit, at most 10 % of it and 1 s */
-  if ((o.method != PLAN_METHOD_GREEDY || o.tidy) &&
-      emb_tidy(&in, out->tables, gms, svc_now() + fmin(1.0, 0.1 * o.time_limit_s))) {
+   * budget past the limit, at most 10 % of it and 1 s, 5 % of the work */
+  emb_budget tb = budget(&o, 0.05, svc_now() + fmin(1.0, 0.1 * o.time_limit_s));
+  if ((o.method != PLAN_METHOD_GREEDY || o.tidy) && emb_tidy(&in, out->tables, gms, &tb)) {
     plan_emb_result tr;
     int tfits = 0;
     if (!emb_eval(&in, out->tables, &tr, &tfits, NULL)) {
@@ -298,21 +456,24 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
       plan_emb_result_dispose(&tr);
     }
   }
-  double tb = trivial_bound(&in);
-  out->bound_ms = fmin(fmax(bound, tb), out->max_ms);
+  note(&time_hit, &work_hit, &tb, "tie-break");
+  double triv = emb_trivial_bound(&in);
+  triv = piece_beside_uniform_bound(&in, triv, out->max_ms);
+  out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
     out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));
   out->gap = out->max_ms > 0 ? (out->max_ms - out->bound_ms) / out->max_ms : 0;
   if (out->gap < 1e-9) out->gap = 0;
   out->optimal = out->gap <= o.mip_gap + 1e-9;
   out->solve_s = svc_now() - t0;
-  out->timed_out = out->timed_out && !out->optimal;
+  out->limit = time_hit ? PLAN_LIMIT_TIME : work_hit ? PLAN_LIMIT_WORK : PLAN_LIMIT_NONE;
+  out->timed_out = time_hit && !out->optimal;
 cleanup:
   emb_inst_dispose(&in);
   plan_emb_result_dispose(&gres);
   plan_emb_result_dispose(&sres);
   plan_emb_result_dispose(&lres);
-  free(gplans), free(splans), free(lplans);
+  free(gplans), free(splans), free(lplans), free(wcopy);
   return rc;
 }
 
@@ -320,7 +481,7 @@ double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size
   emb_inst in;
   svc_err e;
   if (emb_inst_init(&in, p, tables, n, &e)) return 0;
-  double b = trivial_bound(&in);
+  double b = emb_trivial_bound(&in);
   emb_inst_dispose(&in);
   return b;
 }

@@ -173,8 +173,8 @@ void milp_nz(plan_milp *m, int row, int col, double v) {
 
 void milp_sol_dispose(milp_sol *s) {
   if (!s) return;
-  free(s->x);
-  s->x = NULL;
+  free(s->x), free(s->lp_x);
+  s->x = s->lp_x = NULL;
 }
 
 /* ---- solving -------------------------------------------------------------- */
@@ -185,6 +185,8 @@ typedef struct {
   double bound;   /* best proven bound seen */
   int warm_given; /* warm start handed to GLPK */
   int stopped;    /* the progress callback asked to stop */
+  int node_hit;   /* the node limit stopped the search */
+  long nodes;
   double last_report;
 } cb_state;
 
@@ -202,6 +204,14 @@ static void callback(glp_tree *T, void *info) {
       glp_ios_heur_sol(T, x);
       free(x);
     }
+  }
+  /* work limits: nodes, and simplex iterations counted over the root LP
+   * and every node's re-solve (GLPK's counter on the problem object) */
+  if (reason == GLP_ISELECT &&
+      ((++s->nodes > s->o->node_lim && s->o->node_lim > 0) ||
+       (s->o->bb_it_lim > 0 && glp_get_it_cnt(glp_ios_get_prob(T)) > s->o->bb_it_lim))) {
+    s->node_hit = 1;
+    glp_ios_terminate(T);
   }
   int best = glp_ios_best_node(T);
   if (best) {
@@ -258,14 +268,52 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   double left = o->time_limit_s - (svc_now() - o->t0);
   if (left < 0.05) left = 0.05;
 
+  double lp0 = svc_now();
+  int lr, lst;
+  if (o->lp_method == MILP_LP_INTERIOR) {
+    glp_iptcp ip;
+    glp_init_iptcp(&ip);
+    ip.msg_lev = GLP_MSG_OFF;
+    lr = glp_interior(lp, &ip);
+    lst = glp_ipt_status(lp);
+    sol->lp_s = svc_now() - lp0;
+    if (lr == 0 && lst == GLP_OPT) { /* no basis to branch from: the LP is the answer */
+      sol->status = MILP_NOSOL;
+      sol->bound = glp_ipt_obj_val(lp);
+      sol->x = malloc(((size_t)m->ncols + 1) * sizeof *sol->x);
+      sol->lp_x = malloc(((size_t)m->ncols + 1) * sizeof *sol->lp_x);
+      if (!sol->x || !sol->lp_x) {
+        rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+        goto done;
+      }
+      for (int j = 0; j < m->ncols; j++) sol->x[j] = sol->lp_x[j] = glp_ipt_col_prim(lp, j + 1);
+      goto done;
+    }
+    if (lst == GLP_NOFEAS || lst == GLP_INFEAS) {
+      sol->status = MILP_INFEASIBLE;
+      goto done;
+    }
+    sol->status = MILP_NOSOL;
+    sol->bound = -INFINITY;
+    goto done;
+  }
   glp_smcp sm;
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_OFF;
-  sm.presolve = GLP_OFF; /* keep the basis: it is the MIP's root */
-  sm.meth = GLP_PRIMAL;
+  /* primal without presolve keeps the basis for the MIP's root; with the
+   * presolver GLPK restores a basis of the original problem */
+  sm.presolve = o->lp_method == MILP_LP_DUAL_PRESOLVE ? GLP_ON : GLP_OFF;
+  sm.meth = o->lp_method == MILP_LP_PRIMAL || o->lp_method == MILP_LP_PRIMAL_CRASH ? GLP_PRIMAL
+                                                                                   : GLP_DUALP;
+  if (o->lp_method == MILP_LP_PRIMAL_CRASH || o->lp_method == MILP_LP_DUAL_CRASH) glp_cpx_basis(lp);
   sm.tm_lim = (int)fmin(left * 1000.0, 2e9);
-  int lr = glp_simplex(lp, &sm);
-  int lst = glp_get_status(lp);
+  if (o->it_lim > 0) sm.it_lim = (int)fmin((double)o->it_lim, 2e9);
+  lr = glp_simplex(lp, &sm);
+  lst = glp_get_status(lp);
+  sol->lp_s = svc_now() - lp0;
+  sol->lp_iters = glp_get_it_cnt(lp);
+  if (lr == GLP_ETMLIM) sol->hit_time = 1;
+  if (lr == GLP_EITLIM) sol->hit_work = 1;
   if (lr == 0 && (lst == GLP_NOFEAS || lst == GLP_INFEAS)) {
     sol->status = MILP_INFEASIBLE;
     goto done;
@@ -292,6 +340,13 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
     goto done;
   }
   for (int j = 0; j < m->ncols; j++) sol->x[j] = glp_get_col_prim(lp, j + 1);
+  if ((sol->lp_x = malloc(((size_t)m->ncols + 1) * sizeof *sol->lp_x)))
+    memcpy(sol->lp_x, sol->x, (size_t)m->ncols * sizeof *sol->x);
+  if (o->lp_only) { /* the root LP alone (bench) */
+    sol->status = MILP_NOSOL;
+    sol->bound = st.bound;
+    goto done;
+  }
 
   glp_iocp io;
   glp_init_iocp(&io);
@@ -310,6 +365,9 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   io.cb_info = &st;
   int ir = glp_intopt(lp, &io);
   int mst = glp_mip_status(lp);
+  sol->nodes = st.nodes;
+  if (st.node_hit) sol->hit_work = 1;
+  if (ir == GLP_ETMLIM) sol->hit_time = 1;
   if (ir != 0 && ir != GLP_ETMLIM && ir != GLP_EMIPGAP && ir != GLP_ESTOP) {
     if (ir == GLP_ENOPFS) {
       sol->status = MILP_INFEASIBLE;

@@ -264,7 +264,7 @@ static void keep_best(plan_eval *best, int *have, plan_eval *cand, const plan_re
 static int search(const plan_request *req, combo *c, size_t n, double deadline, plan_result *out,
                   svc_err *err) {
   plan_eval best = {0}, cand;
-  int have = 0, rc = 0, unexplored = 0;
+  int have = 0, rc = 0, unexplored = 0, time_cut = 0, work_cut = 0;
   svc_err e;
   for (size_t i = 0; i < n; i++) {
     if ((i & 63) == 0 && i > 0 && svc_now() > deadline) {
@@ -284,6 +284,7 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
     if (have && c[i].optimistic <= plan_score(req, &best.recipe, best.step_ms)) break;
     if (have && svc_now() > deadline) {
       for (size_t j = i; j < n && !c[j].infeasible; j++) out->combos_pruned++;
+      time_cut = 1;
       break;
     }
     /* the greedy with its ties broken: an answer of this pass stands when
@@ -313,11 +314,18 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
     double left = deadline - svc_now();
     if (left <= 0.01) {
       out->combos_pruned += (int)(cands - i);
+      time_cut = 1;
       break;
     }
     plan_solve_opts so = req->solve;
     size_t rest = cands - i < 3 ? cands - i : 3;
     so.time_limit_s = left / (double)rest;
+    /* the work limits: half of the request's limit to the first solve, a
+     * quarter to the next, ... (the same on any machine); the clock share
+     * above stays the cap */
+    if (so.work_s >= 0)
+      so.work_s = (req->solve.time_limit_s > 0 ? req->solve.time_limit_s : 10) *
+                  pow(0.5, (double)(i < 30 ? i + 1 : 30));
     if ((rc = eval_full(req, &c[i].r, NULL, &so, &cand, &e))) {
       if (rc != -SVC_INFEASIBLE) {
         *err = e;
@@ -330,6 +338,7 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
       continue;
     }
     c[i].solved = 1;
+    time_cut |= cand.emb.limit == PLAN_LIMIT_TIME, work_cut |= cand.emb.limit == PLAN_LIMIT_WORK;
     c[i].ub = plan_score(req, &c[i].r, cand.dense.ms + cand.emb.bound_ms);
     if (!cand.fits) {
       snprintf(c[i].reason, sizeof c[i].reason, "HBM capacity: peak %.1f GB over %.1f GB usable",
@@ -348,6 +357,9 @@ static int search(const plan_request *req, combo *c, size_t n, double deadline, 
   for (size_t i = 0; i < n; i++)
     if (!c[i].infeasible && c[i].ub > ub) ub = c[i].ub;
   out->global_gap = unexplored ? 1 : ub > 0 ? (ub - bs) / ub : 0;
+  out->limit = unexplored || time_cut ? PLAN_LIMIT_TIME
+               : work_cut             ? PLAN_LIMIT_WORK
+                                      : PLAN_LIMIT_NONE;
   out->best = best;
   out->gap = best.emb.gap;
   out->combos = (int)n;

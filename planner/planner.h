@@ -81,6 +81,10 @@ const char *plan_place_kernel(int place, int host_mode);
 /* Defaults for host-placed tables (documented in docs/planner.md). */
 #define PLAN_DEFAULT_HOST_BW 5.0e10  /* bytes/s: PCIe Gen5 x16, ~50 GB/s effective */
 #define PLAN_DEFAULT_CACHE_RATIO 0.2 /* TorchRec's default cache_load_factor */
+/* Host memory per node for host-placed tables when neither the cluster nor
+ * the descriptor says: 2 TB, the system memory of an 8-GPU DGX H100/H200
+ * (NVIDIA DGX H100 and DGX H200 datasheets). */
+#define PLAN_DEFAULT_HOST_MEM 2.0e12
 
 typedef struct {
   char name[64];
@@ -93,12 +97,15 @@ typedef struct {
   cost_hw hw;
   int gpus_per_node, nodes;
   int64_t batch_per_gpu;
-  int emb_dtype;       /* cost_dtype of table rows */
-  double act_bytes;    /* bytes per element of pooled outputs and their grads */
-  int sparse_opt;      /* plan_sparse_opt */
-  double cap_bytes;    /* HBM per GPU left for the embeddings */
-  double host_bw;      /* 0 = PLAN_DEFAULT_HOST_BW */
-  double cache_ratio;  /* 0 = PLAN_DEFAULT_CACHE_RATIO */
+  int emb_dtype;      /* cost_dtype of table rows */
+  double act_bytes;   /* bytes per element of pooled outputs and their grads */
+  int sparse_opt;     /* plan_sparse_opt */
+  double cap_bytes;   /* HBM per GPU left for the embeddings */
+  double host_bw;     /* 0 = PLAN_DEFAULT_HOST_BW */
+  double cache_ratio; /* 0 = PLAN_DEFAULT_CACHE_RATIO */
+  /* host memory per node for the rows (and sparse optimizer state) of
+   * host-placed tables; 0 = hw.host_mem_per_node, else PLAN_DEFAULT_HOST_MEM */
+  double host_cap_bytes;
   unsigned shard_mask; /* bit (1u << plan_shard) allowed; 0 = all */
   int allow_host;      /* host placement allowed */
   int cw_max;          /* largest column-wise split (2..8; 0 = 4) */
@@ -128,10 +135,35 @@ typedef int (*plan_progress_fn)(void *user, double incumbent_ms, double bound_ms
 
 typedef enum {
   PLAN_METHOD_AUTO = 0,
-  PLAN_METHOD_EXACT,      /* the full per-rank MILP */
-  PLAN_METHOD_DECOMPOSED, /* rank-collapsed MILP bound + packing */
-  PLAN_METHOD_GREEDY      /* the baseline only */
+  PLAN_METHOD_EXACT,             /* the full per-rank MILP */
+  PLAN_METHOD_DECOMPOSED,        /* rank-collapsed MILP bound + packing */
+  PLAN_METHOD_GREEDY,            /* the baseline only */
+  PLAN_METHOD_DECOMPOSED_REPAIR, /* answer: the decomposition's rounding, some tables re-optioned
+                                    to pack (tight memory) */
+  PLAN_METHOD_MEMORY_FIRST,      /* answer: the memory-first packing (no rounding packed better) */
+  PLAN_METHOD_GREEDY_LOCAL       /* answer: the greedy improved by option repair and moves */
 } plan_method;
+
+/* What ended a solve: nothing (finished or proven), its work limit (the
+ * same answer on any machine), or the wall clock (the answer may differ
+ * with the CPU share). */
+typedef enum { PLAN_LIMIT_NONE = 0, PLAN_LIMIT_WORK, PLAN_LIMIT_TIME } plan_limit;
+const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
+
+/* Work per second of time limit, from rates measured on one core of the
+ * 2-core build machine (2026-12-05, docs/planner.md "Deterministic
+ * limits") and set at or below them, so that the work limit, not the
+ * clock, mostly ends a solve there. */
+#define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
+#define PLAN_LP_ITERS_PER_S                                                                        \
+  1500.0 /* GLPK simplex iterations, root LP and B&B re-solves                                     \
+            (1300-4500/s measured on the root LPs) */
+#define PLAN_NODE_WORK_PER_S                                                                       \
+  3.6e8 /* GLPK B&B nodes x (rows + columns)^2 (0.2 ms a node of a                                 \
+           277-wide model, 4-11 ms of a 2700-wide one) */
+
+/* "exact", "decomposed", "greedy", ... (the answer's method) */
+const char *plan_method_name(int method);
 
 typedef struct {
   double time_limit_s; /* whole call; <= 0 = 10 s */
@@ -141,6 +173,13 @@ typedef struct {
   plan_progress_fn progress;
   void *progress_user;
   int tidy; /* GREEDY: still break ties (emb_tidy); the other methods always do */
+  /* The work limits (heuristic steps, LP iterations, B&B nodes) are sized
+   * from work_s seconds at the PLAN_*_PER_S rates (0 = time_limit_s);
+   * time_limit_s stays the hard cap. < 0: no work limits (wall clock only). */
+  double work_s;
+  /* the root LP's algorithm: 0 = by size (dual simplex; primal from a
+   * crash basis above 20000 columns), else 1 + a milp_lp_method (bench) */
+  int lp_method;
 } plan_solve_opts;
 
 typedef struct {
@@ -156,6 +195,7 @@ typedef struct {
   int method;         /* what produced the answer (plan_method; GREEDY when greedy won) */
   int optimal;        /* gap within mip_gap */
   int timed_out;
+  int limit; /* plan_limit: what ended the search */
   double solve_s;
 } plan_emb_result;
 
@@ -298,6 +338,10 @@ typedef struct {
   int n_bound;
   char bound[4][200];
   int combos, combos_pruned, combos_infeasible;
+  /* plan_limit over the whole search: TIME when the clock cut bounding,
+   * the greedy pass, the MILP pass or any solve (the answer may then
+   * differ with the CPU share); else WORK when a work limit ended one */
+  int limit;
   double solve_s;
 } plan_result;
 

@@ -21,10 +21,11 @@ typedef enum {
 
 typedef struct {
   int shard, place, k, kind;
-  double ms;    /* per touched rank (uniform: each rank; item: per shard) */
-  double bytes; /* idem */
-  int allowed;  /* the request and the cluster allow it (then it is priced) */
-  int ok;       /* allowed and each piece fits cap_bytes */
+  double ms;         /* per touched rank (uniform: each rank; item: per shard) */
+  double bytes;      /* idem */
+  double host_bytes; /* host memory per piece (host placement: rows + optimizer state) */
+  int allowed;       /* the request and the cluster allow it (then it is priced) */
+  int ok;            /* allowed and each piece fits cap_bytes */
 } emb_opt;
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
   int nopt;
   emb_opt *opt;    /* n * nopt, row-major by table */
   double fixed_ms; /* per-rank constant (collective latency) */
+  double host_cap; /* host memory per node (bytes) */
   /* identical tables collapsed: class of each table, one representative
    * and a count per class */
   size_t nclass;
@@ -65,23 +67,39 @@ int emb_result_alloc(plan_emb_result *r, size_t n, int ranks, svc_err *err);
 int emb_greedy(const emb_inst *in, plan_table_plan *plans, svc_err *err);
 /* Memory-first greedy: a feasible start where emb_greedy runs out of HBM. */
 int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err);
+/* What a search phase may spend: work units (inner-loop steps, counted
+ * the same on any machine, so the answer does not depend on the CPU share)
+ * and a wall-clock deadline (svc_now seconds), the hard cap. */
+typedef struct {
+  double deadline;
+  double work; /* units left */
+  int time_hit, work_hit;
+  double work0, t_start; /* for the debug log */
+} emb_budget;
+/* Spend units; 1 when the work or the time is gone (and says which). */
+int emb_spend(emb_budget *b, double units);
 /* Improve an assignment by moves and swaps of items off the slowest rank,
- * keeping each table's option; stops at deadline (svc_now seconds). */
-void emb_local_search(const emb_inst *in, plan_table_plan *plans, double deadline);
+ * keeping each table's option, within b. */
+void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
 /* Re-choose options of the tables on the slowest rank while the maximum
- * drops (splits, host placement); stops at deadline. */
-void emb_repair_options(const emb_inst *in, plan_table_plan *plans, double deadline);
+ * drops (splits, host placement), within b. */
+void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3
 /* Tie-breaking with the slowest rank held: re-choose options and ranks to
  * avoid host placement and splits of small tables, then to lower the total
  * work, then splits (emb_eval.c). Returns the number of passes that
- * changed something; stops at deadline. */
-int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, double deadline);
-/* Pack tables with chosen options (choice[t] = option index) onto ranks:
- * LPT on load, capacity respected. 0, or -1 when something does not fit. */
-int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans);
+ * changed something; stops when b is spent. */
+int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budget *b);
+/* Pack tables with chosen options (choice[t] = option index) onto ranks,
+ * capacity (HBM per GPU, host memory per node) respected. EMB_PACK_PLAIN:
+ * LPT on load, -1 when a piece does not fit; EMB_PACK_REPAIR: LPT, a table
+ * whose option does not fit takes its option of least total work that
+ * does; EMB_PACK_MEMORY: the same, pieces by decreasing memory first.
+ * Returns the number of tables repaired (0 with PLAIN), or -1. */
+enum { EMB_PACK_PLAIN = 0, EMB_PACK_REPAIR, EMB_PACK_MEMORY };
+int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode);
 
 /* Formatted byte counts for messages: "212 GB". */
 void emb_fmt_gb(char *buf, size_t size, double bytes);
@@ -117,16 +135,40 @@ typedef struct {
   double mip_gap;
   int presolve;       /* GLPK's MIP presolver (off: our LP basis is the root) */
   const double *warm; /* a feasible point (ncols) or NULL */
+  /* work limits (0 = none): the root LP's simplex iterations and branch and
+   * bound's nodes. With them the answer does not depend on the CPU share;
+   * time_limit_s stays the hard cap. */
+  long it_lim, node_lim;
+  long bb_it_lim; /* simplex iterations, root LP and branch and bound together (0 = none) */
+  int lp_method;  /* milp_lp_method */
+  int lp_only;    /* stop after the root LP */
   plan_progress_fn progress;
   void *progress_user;
   double t0; /* svc_now() at the start of the whole solve, for elapsed */
 } milp_opts;
 
+/* How the root LP is solved (docs/planner.md "GLPK options" has the
+ * figures: the dual simplex is 2-4x faster than the primal on the
+ * decomposition's LPs, so it is the default). */
+enum {
+  MILP_LP_DUAL = 0,      /* dual simplex (falling back to primal), no presolve: the basis is the
+                            MIP's root */
+  MILP_LP_PRIMAL,        /* primal simplex, no presolve (the default before 2026-12-05) */
+  MILP_LP_DUAL_PRESOLVE, /* dual simplex after GLPK's LP presolver */
+  MILP_LP_INTERIOR,      /* glp_interior (no basis: no branch and bound after it) */
+  MILP_LP_PRIMAL_CRASH,  /* primal simplex from Bixby's crash basis (glp_cpx_basis) */
+  MILP_LP_DUAL_CRASH     /* dual simplex (primal where not dual feasible) from the crash basis */
+};
+
 typedef struct {
   int status;
-  double obj;   /* incumbent (when FEASIBLE/OPTIMAL) */
-  double bound; /* proven lower bound (minimisation) */
-  double *x;    /* ncols, malloc'd: the incumbent, or with MILP_NOSOL the LP optimum (or NULL) */
+  int hit_time, hit_work; /* the wall-clock cap / a work limit ended a phase */
+  long lp_iters, nodes;   /* simplex iterations of the root LP, B&B nodes visited */
+  double lp_s;            /* seconds in the root LP */
+  double *lp_x;           /* ncols, malloc'd: the root LP optimum (or NULL) */
+  double obj;             /* incumbent (when FEASIBLE/OPTIMAL) */
+  double bound;           /* proven lower bound (minimisation) */
+  double *x; /* ncols, malloc'd: the incumbent, or with MILP_NOSOL the LP optimum (or NULL) */
 } milp_sol;
 
 /* Solve min obj'x. 0 with sol filled (status says what was found), or
@@ -144,15 +186,26 @@ const char *plan_glpk_strerror(int code);
  * *bound; returns 0 / negative code; *status the milp status. */
 int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm_ms,
                     const plan_solve_opts *o, double t0, double deadline, plan_table_plan *plans,
-                    double *bound, int *status, svc_err *err);
+                    double *bound, int *status, int *hit_time, svc_err *err);
 /* The number of integer columns the exact model would have. */
 size_t emb_exact_size(const emb_inst *in);
 /* Rank-collapsed MILP (a relaxation: its bound is valid for the full
- * problem) + rounding + packing + local search. */
+ * problem) + rounding (of the incumbent and of the LP optimum) + packing
+ * (repaired where memory is tight) + local search, within b (its LP
+ * iterations and nodes sized from o->work_s). *repaired: the best packing
+ * re-optioned some tables to fit. */
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
-                         double deadline, plan_table_plan *plans, int *have_plans, double *bound,
-                         int *status, svc_err *err);
+                         emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
+                         double *bound, int *status, int *s1_time, int *s1_work, svc_err *err);
 
+/* The root LP's algorithm for a model of ncols columns (milp_lp_method). */
+int emb_lp_method(const plan_solve_opts *o, int ncols);
+/* The decomposition's root LP alone (bench/planner --lp): its optimum,
+ * seconds, simplex iterations, size. 0 or a negative code. */
+int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double time_limit_s,
+                    double *obj, double *secs, long *iters, int *rows, int *cols, svc_err *err);
+/* The closed-form bound of an instance (docs/planner.md, Solving, 5). */
+double emb_trivial_bound(const emb_inst *in);
 /* A capacity-free lower bound of the slowest rank's embedding ms. */
 double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size_t n);
 

@@ -122,6 +122,32 @@ static void test_costmodel_gemm__tf32_kernel_family(void **state) {
   }
 }
 
+/* Issue 25: a tf32 A stored transposed (layout "tn", the wgrad GEMM) is
+ * M-major, which wgmma cannot read for a non-16-bit type, so even a large
+ * aligned shape runs the mma.sync family; "nn" and "nt" keep wgmma. */
+static void test_costmodel_gemm__tf32_mn_major_a_runs_mma_sync(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  double sync = cost_param_value(&hw, "gemm_eff_tf32_mma_sync");
+  double wg = cost_param_value(&hw, "gemm_eff_tf32");
+  cost_gemm_op op = {.m = 8192, .n = 4096, .k = 4096, .batch = 1, .dtype = COST_DT_TF32};
+  cost_result r, t;
+  memcpy(op.layout, "nt", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(term(&r, "efficiency") == wg);
+  memcpy(op.layout, "tn", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &t), 0);
+  assert_true(term(&t, "efficiency") == sync);
+  assert_true(t.ms > r.ms);
+  /* bf16 has the transpose: its layouts price alike. */
+  op.dtype = COST_DT_BF16;
+  assert_int_equal(cost_gemm(&hw, &op, &t), 0);
+  memcpy(op.layout, "nn", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(fabs(t.ms / r.ms - 1) < 1e-9);
+}
+
 static void test_costmodel_gemm__skinny_is_memory_bound(void **state) {
   (void)state;
   cost_hw hw;
@@ -487,6 +513,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__wave_quantization),
       cmocka_unit_test(test_costmodel_gemm__alignment_penalty),
       cmocka_unit_test(test_costmodel_gemm__tf32_kernel_family),
+      cmocka_unit_test(test_costmodel_gemm__tf32_mn_major_a_runs_mma_sync),
       cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
       cmocka_unit_test(test_costmodel_gemm__errors),
       cmocka_unit_test(test_costmodel_elementwise__scales_with_bytes),

@@ -84,6 +84,18 @@ static double at(const cJSON *o, const char *path) {
  * shard under 128 (rows and dims from the request's tables by name). */
 static void check_rules(const cJSON *plan, const cJSON *req) {
   const cJSON *tabs = get(req, "workload.tables"), *t;
+  /* the answer says what produced the embedding plan and what ended the solve */
+  static const char *const methods[] = {
+      "exact",  "decomposed", "decomposed+repair", "memory_first_fallback", "greedy+local_search",
+      "greedy", "given"};
+  const cJSON *m = get(plan, "explanation.embedding.method");
+  int known = 0;
+  for (size_t i = 0; cJSON_IsString(m) && i < sizeof methods / sizeof methods[0]; i++)
+    known |= !strcmp(m->valuestring, methods[i]);
+  assert_true(known);
+  const cJSON *lim = get(plan, "search.limit");
+  assert_true(cJSON_IsString(lim) && strstr("none work time", lim->valuestring));
+  assert_true(cJSON_IsString(get(plan, "explanation.embedding.limit")));
   cJSON_ArrayForEach(t, get(plan, "embedding_plan.tables")) {
     const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
     const char *shard = cJSON_GetObjectItemCaseSensitive(t, "sharding_type")->valuestring;
@@ -307,6 +319,13 @@ static void test_http_plan__gpus_beyond_the_scaleup_domain_refused(void **state)
   cJSON_DeleteItemFromObject(mget(plan, "baseline"), "gpus");
   cJSON_AddNumberToObject(mget(plan, "baseline"), "gpus_per_node", 4);
   expect_400(f, "/v1/plans", plan, "baseline.gpus_per_node", "cluster");
+  cJSON_DeleteItemFromObject(mget(plan, "baseline"), "gpus_per_node");
+
+  /* host memory per node (issue 24): a number of bytes in [1e9, 1e15] */
+  cJSON_AddNumberToObject(mget(plan, "cluster"), "host_memory_bytes", 5);
+  expect_400(f, "/v1/plans", plan, "cluster.host_memory_bytes", "host_memory_bytes");
+  cJSON_ReplaceItemInObject(mget(plan, "cluster"), "host_memory_bytes", cJSON_CreateString("2TB"));
+  expect_400(f, "/v1/plans", plan, "cluster.host_memory_bytes", "host_memory_bytes");
 
   cJSON *step = load("data/workloads/dlrm_h200_step.json");
   set(step, "hardware", cJSON_CreateString("mi250x"));

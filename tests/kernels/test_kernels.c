@@ -45,7 +45,7 @@ static cost_hw mi300x(void) {
 }
 
 static cost_kpred predict(const cost_hw *hw, int64_t m, int64_t n, int64_t k, cost_kcfg c) {
-  cost_kproblem p = {m, n, k, COST_DT_BF16};
+  cost_kproblem p = {m, n, k, COST_DT_BF16, "nn"};
   cost_kpred r;
   assert_int_equal(cost_kernel_predict(hw, &p, &c, &r), 0);
   return r;
@@ -54,61 +54,105 @@ static cost_kpred predict(const cost_hw *hw, int64_t m, int64_t n, int64_t k, co
 static void test_kernels__smem_reason_h200(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kpred r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){128, 128, 128, 4, 4, 8});
+  cost_kpred r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){128, 128, 128, 4, 4, 8, 1});
   assert_false(r.feasible);
   assert_string_equal(r.reason, "shared memory: 4 stages x 64 KiB = 256 KiB > 227 KiB per block");
   assert_true(isinf(r.ms));
   /* 3 stages x 48 KiB = 144 KiB fits in 227 KiB. */
-  r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){128, 256, 64, 8, 3, 8});
+  r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){128, 256, 64, 8, 3, 8, 1});
   assert_true(r.feasible);
   assert_true(r.ms > 0 && isfinite(r.ms));
   assert_int_equal((int)r.smem, 3 * 48 * 1024);
   /* K = 479: A is scalar-loaded, not pipelined, and gets one buffer. Triton
    * reported "Required: 278528" for this config on the h200-fit2 sweep and
    * ran it at 3 stages (208 KiB). */
-  r = predict(&hw, 4096, 4096, 479, (cost_kcfg){64, 256, 128, 4, 4, 8});
+  r = predict(&hw, 4096, 4096, 479, (cost_kcfg){64, 256, 128, 4, 4, 8, 1});
   assert_false(r.feasible);
   assert_int_equal((int)r.smem, 278528);
   assert_string_equal(
       r.reason,
       "shared memory: 4 stages x 64 KiB + 16 KiB scalar-loaded = 272 KiB > 227 KiB per block");
-  r = predict(&hw, 4096, 4096, 479, (cost_kcfg){64, 256, 128, 4, 3, 8});
+  r = predict(&hw, 4096, 4096, 479, (cost_kcfg){64, 256, 128, 4, 3, 8, 1});
   assert_true(r.feasible);
   assert_int_equal((int)r.smem, 3 * 64 * 1024 + 16 * 1024);
+}
+
+/* Issue 25: the layout decides which stride is A's and B's leading one.
+ * K = 479 scalar-loads a row-major A (one buffer), but a transposed A
+ * (wgrad, "tn") is contiguous along M = 4096 and keeps its stages. */
+static void test_kernels__layout_leading_dims(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c = {64, 256, 64, 4, 3, 8, 1};
+  cost_kproblem nn = {4096, 4096, 479, COST_DT_BF16, "nn"}, tn = nn;
+  cost_kpred a, b;
+  memcpy(tn.layout, "tn", 3);
+  assert_int_equal(cost_kernel_predict(&hw, &nn, &c, &a), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &b), 0);
+  assert_int_equal((int)a.smem, 3 * 32 * 1024 + 8 * 1024);
+  assert_int_equal((int)b.smem, 3 * 40 * 1024);
+  assert_true(b.ms < a.ms);
+  /* B stored transposed (forward, "nt") with K = 479 is the scalar one. */
+  memcpy(tn.layout, "nt", 3);
+  tn.k = 4096;
+  tn.n = 479;
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &b), 0);
+  assert_int_equal((int)b.smem, 3 * 40 * 1024);
+  memcpy(tn.layout, "xn", 3);
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &b), COST_EINVAL);
+}
+
+/* Issue 25: split-K runs tiles x s programs over K / s steps each, plus a
+ * reduce kernel: a 64x64 output over K = 16384 (one tile on 132 SMs) is far
+ * faster split 8 ways; a large output is not helped. */
+static void test_kernels__split_k(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c1 = {64, 64, 64, 4, 3, 8, 1}, c8 = c1, bad = c1;
+  c8.split_k = 8;
+  bad.split_k = COST_KSPLIT_MAX + 1;
+  cost_kpred a = predict(&hw, 64, 64, 16384, c1), b = predict(&hw, 64, 64, 16384, c8);
+  assert_true(b.ms < 0.4 * a.ms);
+  assert_true(fabs(b.waves / a.waves - 8) < 1e-9);
+  a = predict(&hw, 8192, 8192, 1024, c1);
+  b = predict(&hw, 8192, 8192, 1024, c8);
+  assert_true(b.ms > a.ms);
+  cost_kproblem p = {64, 64, 64, COST_DT_BF16, "nn"};
+  assert_int_equal(cost_kernel_predict(&hw, &p, &bad, &a), COST_EINVAL);
 }
 
 static void test_kernels__smem_reason_mi300x(void **state) {
   (void)state;
   cost_hw hw = mi300x();
-  cost_kpred r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){256, 256, 128, 8, 2, 8});
+  cost_kpred r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){256, 256, 128, 8, 2, 8, 1});
   assert_false(r.feasible);
   assert_string_equal(r.reason, "LDS: 1 buffers x 128 KiB = 128 KiB > 64 KiB per block");
-  r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){256, 256, 64, 8, 2, 8});
+  r = predict(&hw, 4096, 4096, 4096, (cost_kcfg){256, 256, 64, 8, 2, 8, 1});
   assert_true(r.feasible); /* exactly 64 KiB */
 }
 
 static void test_kernels__register_reasons(void **state) {
   (void)state;
   cost_hw nv = h200(), amd = mi300x();
-  cost_kpred r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 8, 3, 8});
+  cost_kpred r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 8, 3, 8, 1});
   assert_false(r.feasible);
   assert_string_equal(
       r.reason, "registers: 256x256 fp32 accumulator over 256 threads = 256 per thread, limit 255 "
                 "(it would spill)");
   /* 32 warps x 32 threads: the register file allows 64 per thread. */
-  r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 32, 2, 8});
+  r = predict(&nv, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 32, 2, 8, 1});
   assert_false(r.feasible);
   assert_non_null(strstr(r.reason, "registers:"));
   assert_non_null(strstr(r.reason, "limit 64"));
   /* Wave64 with AGPRs: 256x256 over 4 wavefronts is 256 per lane, fits in 512. */
-  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 4, 2, 8});
+  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 4, 2, 8, 1});
   assert_true(r.feasible);
-  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 1, 2, 8});
+  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){256, 256, 32, 1, 2, 8, 1});
   assert_false(r.feasible);
   assert_string_equal(
       r.reason, "registers: 256x256 fp32 accumulator over 64 threads = 1024 per thread, limit 512 "
                 "(it would spill)");
-  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){64, 64, 32, 32, 2, 8});
+  r = predict(&amd, 4096, 4096, 4096, (cost_kcfg){64, 64, 32, 32, 2, 8, 1});
   assert_false(r.feasible);
   assert_string_equal(r.reason, "threads: 32 warps x 64 = 2048 > 1024 threads per block");
 }
@@ -121,7 +165,7 @@ static void test_kernels__register_reasons(void **state) {
 static void test_kernels__spill_penalty(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kcfg c = {128, 128, 64, 4, 3, 8};
+  cost_kcfg c = {128, 128, 64, 4, 3, 8, 1};
   cost_kpred aligned = predict(&hw, 65536, 1024, 480, c);
   cost_kpred odd = predict(&hw, 65536, 1024, 479, c);
   assert_true(aligned.spill == 1.0);
@@ -134,7 +178,7 @@ static void test_kernels__spill_penalty(void **state) {
 static void test_kernels__wave_quantization(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kcfg c = {128, 128, 64, 4, 3, 8};
+  cost_kcfg c = {128, 128, 64, 4, 3, 8, 1};
   cost_kpred w100 = predict(&hw, 128 * 100, 128, 8192, c);
   cost_kpred w132 = predict(&hw, 128 * 132, 128, 8192, c);
   cost_kpred w133 = predict(&hw, 128 * 133, 128, 8192, c);
@@ -150,12 +194,12 @@ static void test_kernels__wave_quantization(void **state) {
 static void test_kernels__pipeline_depth(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kpred s2 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 256, 64, 8, 2, 8});
-  cost_kpred s4 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 256, 64, 8, 4, 8});
+  cost_kpred s2 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 256, 64, 8, 2, 8, 1});
+  cost_kpred s4 = predict(&hw, 4096, 4096, 8192, (cost_kcfg){128, 256, 64, 8, 4, 8, 1});
   assert_int_equal(s2.occupancy, s4.occupancy);
   assert_true(s2.ms > 1.1 * s4.ms);
-  cost_kpred k3 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 3, 8});
-  cost_kpred k5 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 5, 8});
+  cost_kpred k3 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 3, 8, 1});
+  cost_kpred k5 = predict(&hw, 4096, 4096, 64, (cost_kcfg){128, 128, 64, 4, 5, 8, 1});
   assert_true(k5.ms >= k3.ms);
   assert_true(k5.occupancy <= k3.occupancy);
 }
@@ -165,7 +209,7 @@ static void test_kernels__pipeline_depth(void **state) {
 static void test_kernels__masked_edges(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kcfg c = {128, 128, 64, 4, 3, 8};
+  cost_kcfg c = {128, 128, 64, 4, 3, 8, 1};
   cost_kpred even = predict(&hw, 4096, 4096, 4096, c);
   cost_kpred edge = predict(&hw, 4097, 4096, 4096, c);
   assert_true(even.edge_waste == 0.0);
@@ -182,8 +226,8 @@ static void test_kernels__masked_edges(void **state) {
 static void test_kernels__family_corrections(void **state) {
   (void)state;
   cost_hw hw = h200(), amd = mi300x();
-  cost_kproblem p = {4096, 1000, 4096, COST_DT_BF16};
-  cost_kcfg w4 = {128, 128, 32, 4, 3, 8}, w8 = {128, 128, 32, 8, 3, 8};
+  cost_kproblem p = {4096, 1000, 4096, COST_DT_BF16, "nn"};
+  cost_kcfg w4 = {128, 128, 32, 4, 3, 8, 1}, w8 = {128, 128, 32, 8, 3, 8, 1};
   double kp[COST_KP__COUNT];
   cost_kpred a4, a8, f4, f8;
   cost_kparams_resolve(&hw, kp);
@@ -203,7 +247,7 @@ static void test_kernels__family_corrections(void **state) {
   int n = -1;
   assert_null(cost_kfamily_builtin(&amd, &n));
   assert_int_equal(n, 0);
-  cost_kproblem q = {4096, 1000, 4096, COST_DT_BF16};
+  cost_kproblem q = {4096, 1000, 4096, COST_DT_BF16, "nn"};
   cost_kpred m8;
   assert_int_equal(cost_kernel_predict(&amd, &q, &w8, &m8), 0);
   assert_true(m8.family == 1.0);
@@ -226,12 +270,12 @@ static void test_kernels__family_corrections(void **state) {
 static void test_kernels__rank_order_and_errors(void **state) {
   (void)state;
   cost_hw hw = h200();
-  cost_kcfg cands[] = {{256, 256, 64, 8, 4, 8},
-                       {64, 64, 32, 4, 3, 8},
-                       {128, 256, 64, 8, 3, 8},
-                       {128, 128, 128, 4, 4, 8}};
+  cost_kcfg cands[] = {{256, 256, 64, 8, 4, 8, 1},
+                       {64, 64, 32, 4, 3, 8, 1},
+                       {128, 256, 64, 8, 3, 8, 1},
+                       {128, 128, 128, 4, 4, 8, 1}};
   cost_kpred out[4];
-  cost_kproblem p = {8192, 8192, 8192, COST_DT_BF16};
+  cost_kproblem p = {8192, 8192, 8192, COST_DT_BF16, "nn"};
   int nf = -1;
   assert_int_equal(cost_kernel_rank(&hw, &p, cands, 4, out, &nf), 0);
   assert_int_equal(nf, 2);
@@ -239,7 +283,7 @@ static void test_kernels__rank_order_and_errors(void **state) {
   assert_int_equal(out[0].cfg.block_n, 256); /* 128x256 beats 64x64 on a big square */
   assert_int_equal(out[2].cfg.block_m, 256); /* infeasible ones in input order */
   assert_int_equal(out[3].cfg.block_k, 128);
-  cost_kcfg bad = {48, 64, 32, 4, 3, 8};
+  cost_kcfg bad = {48, 64, 32, 4, 3, 8, 1};
   assert_int_equal(cost_kernel_rank(&hw, &p, &bad, 1, out, &nf), COST_EINVAL);
   p.dtype = COST_DT_FP64;
   assert_int_equal(cost_kernel_rank(&hw, &p, cands, 1, out, &nf), COST_EDTYPE);
@@ -259,6 +303,8 @@ int main(void) {
       cmocka_unit_test(test_kernels__wave_quantization),
       cmocka_unit_test(test_kernels__pipeline_depth),
       cmocka_unit_test(test_kernels__masked_edges),
+      cmocka_unit_test(test_kernels__layout_leading_dims),
+      cmocka_unit_test(test_kernels__split_k),
       cmocka_unit_test(test_kernels__family_corrections),
       cmocka_unit_test(test_kernels__rank_order_and_errors),
   };

@@ -86,7 +86,7 @@ static void test_kernels_api__catalog_never_chooses_infeasible(void **state) {
       int n = cost_kernel_default_space(&hw, dts[t], space, COST_KSPACE_MAX);
       assert_true(n >= 32);
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        cost_kproblem p = {shapes[s][0], shapes[s][1], shapes[s][2], dts[t]};
+        cost_kproblem p = {shapes[s][0], shapes[s][1], shapes[s][2], dts[t], "nn"};
         int nf = 0;
         assert_int_equal(cost_kernel_rank(&hw, &p, space, n, out, &nf), 0);
         if (nf < 1) fail_msg("%s %s: no feasible default config", hw.name, cost_dtype_name(dts[t]));
@@ -154,6 +154,14 @@ static void test_kernels_api__validation_names_the_field(void **state) {
   expect_field(
       ctx, "{\"hardware\":\"h200\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64,\"dtype\":\"fp64\"}]}",
       SVC_BAD_FIELD, "problems[0].dtype");
+  /* Issue 25: layout and split_k are checked and named. */
+  expect_field(
+      ctx, "{\"hardware\":\"h200\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64,\"layout\":\"tx\"}]}",
+      SVC_BAD_FIELD, "problems[0].layout");
+  expect_field(ctx,
+               "{\"hardware\":\"h200\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64}],"
+               "\"candidates\":[{\"block_m\":64,\"block_n\":64,\"block_k\":32,\"split_k\":65}]}",
+               SVC_OUT_OF_RANGE, "candidates[0].split_k");
   expect_field(
       ctx,
       "{\"hardware\":\"mi300x\",\"problems\":[{\"m\":64,\"n\":64,\"k\":64,\"dtype\":\"fp4\"}]}",
@@ -299,7 +307,13 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
                         "h200-dtypes-held2",
                         "h200-dtypes-held3",
                         "h200-heldout5",
-                        "h200-dtypes-held4"};
+                        "h200-dtypes-held4",
+                        "h200-awkward/fit_kernel_16bit.json",
+                        "h200-awkward/fit_kernel_tf32.json",
+                        "h200-awkward/fit_kernel_fp8.json",
+                        "h200-awkward/blind_kernel_16bit.json",
+                        "h200-awkward/blind_kernel_tf32.json",
+                        "h200-awkward/blind_kernel_fp8.json"};
   char path[1024];
   cost_hw hw;
   int checked = 0, tf32_checked = 0, smem_reason = 0;
@@ -307,8 +321,9 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
   assert_int_equal(ks_load_hw(path, &hw), 0);
   for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
     size_t len = 0;
-    snprintf(path, sizeof path, "%s/data/measurements/%s/triton_configs.json", CDPLAN_SOURCE_DIR,
-             sets[s]);
+    /* a sweep folder's triton_configs.json, or a named file (h200-awkward) */
+    snprintf(path, sizeof path, "%s/data/measurements/%s%s", CDPLAN_SOURCE_DIR, sets[s],
+             strstr(sets[s], ".json") ? "" : "/triton_configs.json");
     char *text = cm_slurp(path, &len);
     assert_non_null(text);
     cJSON *doc = cJSON_Parse(text), *rows, *r;
@@ -318,12 +333,20 @@ static void test_kernels_api__compile_failures_are_infeasible(void **state) {
     cJSON_ArrayForEach(r, rows) {
       const cJSON *f;
       cost_kproblem p = {cfg_int(r, "m"), cfg_int(r, "n"), cfg_int(r, "k"),
-                         sweep_dtype(cJSON_GetStringValue(cJSON_GetObjectItem(r, "dtype")))};
+                         sweep_dtype(cJSON_GetStringValue(cJSON_GetObjectItem(r, "dtype"))), "nn"};
+      const char *lay = cJSON_GetStringValue(cJSON_GetObjectItem(r, "layout"));
+      if (lay && strlen(lay) == 2) memcpy(p.layout, lay, 3);
       cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r, "failed")) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "reason"));
         if (!why || strncmp(why, "OutOfResources: out of resource: shared memory", 46)) continue;
-        cost_kcfg c = {cfg_int(f, "bm"),    cfg_int(f, "bn"),     cfg_int(f, "bk"),
-                       cfg_int(f, "warps"), cfg_int(f, "stages"), cfg_int(f, "group_m")};
+        cost_kcfg c = {cfg_int(f, "bm"),
+                       cfg_int(f, "bn"),
+                       cfg_int(f, "bk"),
+                       cfg_int(f, "warps"),
+                       cfg_int(f, "stages"),
+                       cfg_int(f, "group_m"),
+                       cJSON_IsNumber(cJSON_GetObjectItem(f, "split_k")) ? cfg_int(f, "split_k")
+                                                                         : 1};
         cost_kpred o;
         assert_int_equal(cost_kernel_predict(&hw, &p, &c, &o), 0);
         if (o.feasible)

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -118,9 +121,17 @@ static void test_planner_emb__infeasible_names_the_constraint(void **state) {
   rc = plan_emb_solve(&p, t, 3, NULL, &r, &err);
   assert_int_equal(rc, -SVC_INFEASIBLE);
   assert_non_null(strstr(err.message, "huge_a"));
-  /* host placement allowed: it fits */
+  /* host placement allowed, but 2 TB of host memory per node (the
+   * default) cannot take both 1 TB tables with their Adagrad state, and
+   * one of them does not fit the 8 GPUs' HBM: the answer names both */
   p.allow_host = 1;
   p.shard_mask = 0;
+  rc = plan_emb_solve(&p, t, 3, NULL, &r, &err);
+  assert_int_equal(rc, -SVC_INFEASIBLE);
+  assert_non_null(strstr(err.message, "host memory"));
+  assert_non_null(strstr(err.message, "2000 GB per node"));
+  /* 4 TB of host memory per node: it fits, and every host byte is counted */
+  p.host_cap_bytes = 4e12;
   assert_int_equal(plan_emb_solve(&p, t, 3, NULL, &r, &err), 0);
   plan_emb_result_dispose(&r);
 }
@@ -418,6 +429,139 @@ static void test_planner_emb__host_placement_kept_when_it_matters(void **state) 
   plan_emb_result_dispose(&r);
 }
 
+/* Host memory is bounded per node: many large tables that do not fit HBM
+ * go to host memory only up to host_cap_bytes on each node; the answer's
+ * host bytes per node (rows + row-wise Adagrad state of the host-placed
+ * shards) stay within it, and a cap below what the tables need is a 422
+ * naming host memory. */
+static void test_planner_emb__host_memory_is_bounded_per_node(void **state) {
+  (void)state;
+  plan_emb_problem p;
+  plan_table t[16];
+  plan_emb_result r;
+  svc_err err;
+  emb_inst in;
+  fx_problem(&p, 8, 2, 40); /* 16 GPUs x 40 GB */
+  p.batch_per_gpu = 512;    /* small output buffers: the rows decide */
+  for (int i = 0; i < 16; i++) {
+    snprintf(t[i].name, sizeof t[i].name, "big%d", i);
+    t[i].rows = 100000000, t[i].dim = 128, t[i].pooling = 4; /* fp32: 51.6 GB with Adagrad */
+  }
+  p.host_cap_bytes = 500e9;
+  plan_solve_opts o = {.time_limit_s = 20, .work_s = 2};
+  int rc0 = plan_emb_solve(&p, t, 16, &o, &r, &err);
+  if (rc0) print_message("%s\n", err.message);
+  assert_int_equal(rc0, 0);
+  assert_int_equal(emb_inst_init(&in, &p, t, 16, &err), 0);
+  double node_host[2] = {0, 0};
+  int on_host = 0;
+  for (size_t i = 0; i < 16; i++) {
+    const plan_table_plan *pl = &r.tables[i];
+    const emb_opt *e = EOPT(&in, i, emb_opt_index(&in, pl->shard, pl->place, pl->k));
+    on_host += pl->place == PLAN_PLACE_HOST;
+    if (e->kind == EK_UNIFORM)
+      node_host[0] += e->host_bytes * 8, node_host[1] += e->host_bytes * 8;
+    else if (e->kind == EK_NODE)
+      node_host[pl->node] += e->host_bytes * 8;
+    else
+      for (int j = 0; j < e->k; j++)
+        node_host[(pl->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j]) / 8] += e->host_bytes;
+  }
+  assert_true(on_host > 0);
+  assert_true(node_host[0] <= 500e9 * (1 + 1e-9) && node_host[1] <= 500e9 * (1 + 1e-9));
+  emb_inst_dispose(&in);
+  plan_emb_result_dispose(&r);
+  /* 826 GB of tables, 640 GB of HBM: 50 GB of host memory per node is too little */
+  p.host_cap_bytes = 50e9;
+  assert_int_equal(plan_emb_solve(&p, t, 16, &o, &r, &err), -SVC_INFEASIBLE);
+  assert_non_null(strstr(err.message, "host memory"));
+}
+
+/* Every proven bound (the closed forms, the piece-beside-uniform bound,
+ * the MILP's) is at most the brute-force optimum, over tiny instances of
+ * each solver path, with and without nodes (uniform work beside pieces). */
+static void test_planner_emb__bounds_never_exceed_brute_force(void **state) {
+  (void)state;
+  static const int shapes[][2] = {{3, 1}, {2, 2}};
+  for (uint64_t seed = 1; seed <= 12; seed++)
+    for (int sh = 0; sh < 2; sh++)
+      for (int meth = PLAN_METHOD_EXACT; meth <= PLAN_METHOD_DECOMPOSED; meth++) {
+        uint64_t s2 = seed * 7919 + (uint64_t)sh;
+        plan_emb_problem p;
+        plan_table t[4];
+        emb_inst in;
+        plan_emb_result r;
+        svc_err err;
+        fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 30 * fx_rand(&s2));
+        p.cw_max = 2;
+        random_tables(t, 4, &s2);
+        assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
+        double bf = brute_force(&in);
+        emb_inst_dispose(&in);
+        plan_solve_opts o = {.method = meth, .time_limit_s = 5};
+        int rc = plan_emb_solve(&p, t, 4, &o, &r, &err);
+        if (rc) {
+          assert_int_equal(rc, -SVC_INFEASIBLE);
+          continue;
+        }
+        if (!(r.bound_ms <= bf * (1 + 1e-9)) || !(r.max_ms >= bf * (1 - 1e-9)))
+          fail_msg("seed %llu shape %d method %d: bound %.6f, brute force %.6f, answer %.6f",
+                   (unsigned long long)seed, sh, meth, r.bound_ms, bf, r.max_ms);
+        plan_emb_result_dispose(&r);
+      }
+}
+
+static void heavy_tables(plan_table *t, size_t n, uint64_t *seed) {
+  static const int dims[] = {32, 64, 128, 256, 512};
+  for (size_t i = 0; i < n; i++) {
+    snprintf(t[i].name, sizeof t[i].name, "t%zu", i);
+    t[i].rows = (int64_t)exp(log(1e3) + (log(1e9) - log(1e3)) * fx_rand(seed));
+    t[i].dim = dims[(int)(fx_rand(seed) * 5) % 5];
+    t[i].pooling = exp(log(100.0) * fx_rand(seed));
+  }
+}
+
+/* The work limit, not the clock, ends the solve by default, so the answer
+ * does not depend on the CPU share: the same plan with three busy loops
+ * competing for the two cores as on an idle machine. */
+static void test_planner_emb__same_plan_under_busy_loops(void **state) {
+  (void)state;
+  enum { N = 300 };
+  static plan_table t[N];
+  uint64_t seed = 2024;
+  plan_emb_problem p;
+  plan_emb_result idle, busy;
+  svc_err err;
+  heavy_tables(t, N, &seed);
+  fx_problem(&p, 8, 8, 60);
+  plan_solve_opts o = {.method = PLAN_METHOD_DECOMPOSED, .time_limit_s = 60, .work_s = 1};
+  assert_int_equal(plan_emb_solve(&p, t, N, &o, &idle, &err), 0);
+  assert_int_not_equal(idle.limit, PLAN_LIMIT_TIME);
+  pid_t kids[3];
+  for (int k = 0; k < 3; k++) {
+    kids[k] = fork();
+    assert_true(kids[k] >= 0);
+    if (kids[k] == 0) {
+      volatile unsigned long spin = 0;
+      alarm(120); /* never outlive a broken test */
+      for (;;) spin++;
+    }
+  }
+  int rc = plan_emb_solve(&p, t, N, &o, &busy, &err);
+  for (int k = 0; k < 3; k++) kill(kids[k], SIGKILL), waitpid(kids[k], NULL, 0);
+  assert_int_equal(rc, 0);
+  print_message("idle %.2f s, busy %.2f s, %s, limit %s, max %.4f ms, gap %.2f%%\n", idle.solve_s,
+                busy.solve_s, plan_method_name(busy.method), plan_limit_name(busy.limit),
+                busy.max_ms, busy.gap * 100);
+  assert_int_not_equal(busy.limit, PLAN_LIMIT_TIME);
+  assert_int_equal(busy.method, idle.method);
+  assert_true(busy.max_ms == idle.max_ms);
+  assert_true(busy.bound_ms == idle.bound_ms);
+  assert_memory_equal(busy.tables, idle.tables, N * sizeof *busy.tables);
+  plan_emb_result_dispose(&idle);
+  plan_emb_result_dispose(&busy);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_emb__exact_equals_brute_force),
@@ -432,6 +576,9 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__no_column_wise_shard_under_128),
       cmocka_unit_test(test_planner_emb__no_needless_host_or_small_splits),
       cmocka_unit_test(test_planner_emb__host_placement_kept_when_it_matters),
+      cmocka_unit_test(test_planner_emb__host_memory_is_bounded_per_node),
+      cmocka_unit_test(test_planner_emb__same_plan_under_busy_loops),
+      cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

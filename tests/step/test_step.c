@@ -311,6 +311,7 @@ static void test_api_step__bad_workloads_name_the_field(void **state) {
   expect_error(edit("\"h200\"", "\"nope\""), SVC_NOT_FOUND, "hardware");
   expect_error(edit("\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"cross_rank\":64"),
                SVC_BAD_FIELD, "workload.cross_rank");
+  expect_error(edit("\"torchrec_fbgemm\"", "\"megatron\""), SVC_BAD_FIELD, "recipe.framework");
 }
 
 /* A user's own fabric: the request's cluster overrides the descriptor's
@@ -704,6 +705,37 @@ static void test_api_calibrate__step_file_alone(void **state) {
   free(text);
 }
 
+/* The eager profile's terms (docs/step-model.md, "Eager PyTorch"): the
+ * runner's unfused core costs more than Megatron's fused softmax; plain
+ * PyTorch's autocast casts and fp32 gradient accumulation cost time that
+ * Megatron does not spend; rotary embeddings keep the rotated Q and K
+ * (s b (h + kv hd) values at 16 bits per layer) and take time. */
+static void test_step__eager_terms_and_rotary(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  gpt(&w, &r, COST_DT_BF16, COST_CKPT_NONE);
+  r.gpus = 1, r.tp = 1, r.batch_per_gpu = 1;
+  w.tf.layers = 4, w.tf.hidden = 1024, w.tf.heads = 16, w.tf.kv_heads = 4;
+  cost_step_result fused = step(&w, &r);
+  w.tf.attention = COST_ATTN_UNFUSED;
+  cost_step_result eager = step(&w, &r);
+  assert_true(eager.class_ms[COST_KC_ATTENTION] > 1.5 * fused.class_ms[COST_KC_ATTENTION]);
+  r.framework = COST_FW_MEGATRON;
+  cost_step_result meg = step(&w, &r);
+  assert_true(meg.step_ms < eager.step_ms);
+  assert_true(meg.class_kernels[COST_KC_ELEMENTWISE] < eager.class_kernels[COST_KC_ELEMENTWISE]);
+  r.framework = COST_FW_PYTORCH_EAGER;
+  w.tf.attention = COST_ATTN_FLASH;
+  cost_step_result learned = step(&w, &r);
+  w.tf.position = COST_POS_ROTARY;
+  cost_step_result rot = step(&w, &r);
+  double sbh = 2048.0 * 1 * 1024, extra = 4 * 2 * sbh * (1.0 + 4.0 / 16);
+  assert_true(fabs(rot.mem_bytes[COST_MEM_ACTIVATIONS] - learned.mem_bytes[COST_MEM_ACTIVATIONS] -
+                   extra) < 1.0);
+  assert_true(rot.step_ms > learned.step_ms);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_step__memory_grows_with_batch_shrinks_with_checkpointing),
@@ -723,6 +755,7 @@ int main(void) {
       cmocka_unit_test(test_api_step__low_rank_cross_layers),
       cmocka_unit_test(test_api_step__cluster_fabric_overrides),
       cmocka_unit_test(test_step__table_row_wise_reduces_inside_the_node),
+      cmocka_unit_test(test_step__eager_terms_and_rotary),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

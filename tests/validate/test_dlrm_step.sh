@@ -5,7 +5,9 @@
 # refused with exit 2 and the field named. With Debian's python3-torch
 # (/usr/bin/python3; skip 77 without it) the CPU mode runs a dot case on one
 # GPU and a DCN low-rank case on 4 GPUs (the busiest rank's share, said so),
-# and a fused_triton case fails "unavailable" while fused_tbe.py is absent.
+# and a fused_triton case runs through fused_tbe.py's build() (its torch
+# reference path on the CPU), while a fused_triton case with a host-placed
+# shard fails "unavailable".
 # usage: test_dlrm_step.sh RUNNER
 set -eu
 R=$1
@@ -22,7 +24,8 @@ cat > "$T/ok.json" <<JOB
 {"kind":"dlrm_step","params":{"steps":3,"warmup":1,"cases":[
  {"label":"baseline",$WL,"recipe":{"gpus":1,"batch_per_gpu":64,"precision":"bf16","embedding_precision":"fp32","framework":"pytorch_eager","checkpointing":"full"}},
  {"label":"planned",$DCN,"recipe":{"gpus":4,"batch_per_gpu":32,"precision":"fp32","pad_to":8,"checkpointing":"selective"},$EP},
- {"label":"triton",$WL,"recipe":{"gpus":1,"batch_per_gpu":8,"framework":"fused_triton"}}]}}
+ {"label":"triton",$WL,"recipe":{"gpus":1,"batch_per_gpu":8,"framework":"fused_triton"}},
+ {"label":"triton_host",$DCN,"recipe":{"gpus":4,"batch_per_gpu":8,"precision":"fp32","framework":"fused_triton"},$EP}]}}
 JOB
 $PY "$R" --check "$T/ok.json" > "$T/ok.out" || fail "a good job was refused"
 grep -q '"name": "a#2"' "$T/ok.out" || fail "counts not expanded with the planner's names"
@@ -56,7 +59,8 @@ $PY - "$T/res.json" <<'PYEOF' || fail "result checks"
 import json, sys
 r = json.load(open(sys.argv[1]))
 rows = {x["label"]: x for x in r["rows"]}
-assert set(rows) == {"baseline", "planned"}, rows.keys()
+assert set(rows) == {"baseline", "planned", "triton"}, rows.keys()
+assert rows["triton"]["step_ms"] > 0 and rows["triton"]["loss"] == rows["triton"]["loss"], rows["triton"]
 b, p = rows["baseline"], rows["planned"]
 assert b["step_ms"] > 0 and b["share"]["whole_plan"] and b["share"]["rank"] == 0, b["share"]
 # rank 1 holds a#0 whole (64+ lookups x 16 over the global batch 128), row- and column-wise
@@ -66,7 +70,7 @@ assert not s["whole_plan"] and s["rank"] == 1 and s["gpus"] == 4 and "not run" i
 assert p["interaction_width"] == 16 + 4 * 16 and p["samples_per_s"] > 0, p
 assert p["placements"] == {"hbm": 2, "host": 1, "uvm": 1}, p["placements"]
 f = r["failed"]
-assert len(f) == 1 and f[0]["label"] == "triton" and "unavailable" in f[0]["reason"], f
+assert len(f) == 1 and f[0]["label"] == "triton_host" and "unavailable" in f[0]["reason"], f
 d = r["device"]
 assert {"name", "memory_bytes", "compute_units"} <= set(d), d
 PYEOF

@@ -44,3 +44,16 @@ expect "$T/at.json" "params.cases[0].workload.attention"
 echo '{"kind":"transformer_step","params":{"cases":[{"workload":{"kind":"transformer","layers":2,"hidden":64,"heads":4,"seq_len":32,"vocab":100,"moe":{"experts":2}},"recipe":{"batch_per_gpu":1}}]}}' > "$T/moe.json"
 expect "$T/moe.json" "params.cases[0].workload.moe"
 echo "runner checks: ok"
+
+# Issue 25: a shape's operand layout and a config's split_k are accepted by the
+# GEMM and kernel sweeps; an unknown layout or a split_k past 64 names its field.
+KS='"kind":"kernel_sweep","params":{"shapes":[{"m":24,"n":1,"k":479,"layout":"nt"}]'
+echo "{$KS,\"configs\":[{\"bm\":16,\"bn\":64,\"bk\":64,\"warps\":4,\"stages\":3,\"split_k\":8}],\"backlog_us\":100}}" > "$T/ks.json"
+python3 "$R" --check "$T/ks.json" > "$T/ks.out" || fail "a kernel sweep with layout and split_k was refused"
+grep -q '"split_k": 8' "$T/ks.out" || fail "split_k missing from the normalized job"
+grep -q '"layout": "nt"' "$T/ks.out" || fail "layout missing from the normalized job"
+echo '{"kind":"gemm_sweep","params":{"shapes":[{"m":8,"n":8,"k":8,"layout":"xt"}]}}' > "$T/lay.json"
+expect "$T/lay.json" "params.shapes[0].layout"
+echo "{$KS,\"configs\":[{\"bm\":16,\"bn\":64,\"bk\":64,\"warps\":4,\"stages\":3,\"split_k\":65}]}}" > "$T/sk.json"
+expect "$T/sk.json" "params.configs[0].split_k"
+echo ok

@@ -30,8 +30,8 @@ Checkpointing: "full" recomputes the MLPs (and cross layers) in the backward, "s
 interaction.
 
 Sharding: a case with "processes": N = recipe gpus (or gpus > 1 on a CUDA host with that
-many GPUs, when dist_step.unsupported finds nothing against it) runs the whole plan, one process per rank through torch.distributed (dist_step.py).
-Otherwise one process: when the recipe spans more GPUs than this process runs, the case runs the
+many GPUs, when dist_step.unsupported finds nothing against it) runs the whole plan, one
+process per rank through torch.distributed (dist_step.py). Otherwise one process: when the recipe spans more GPUs than this process runs, the case runs the
 busiest rank's share and says so in "share": that rank's tables (table-wise whole, row-wise
 rows/k with pooling/k lookups per bag, column-wise dim/k, data-parallel whole at the local
 batch) over the global batch, its local batch through the dense part; the tables held by other

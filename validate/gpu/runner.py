@@ -140,7 +140,11 @@ REQUIRED = object()
 OPTIONAL = object()
 
 DIM = v_int(1, 1 << 20)
-SHAPE = v_obj({"m": (DIM, REQUIRED), "n": (DIM, REQUIRED), "k": (DIM, REQUIRED)})
+# layout: A then B, "n" row-major as the GEMM reads it, "t" stored transposed (forward
+# nt, dgrad nn, wgrad tn for nn.Linear); C is row-major. Absent: nn.
+LAYOUTS = ("nn", "nt", "tn", "tt")
+SHAPE = v_obj({"m": (DIM, REQUIRED), "n": (DIM, REQUIRED), "k": (DIM, REQUIRED),
+               "layout": (v_enum(*LAYOUTS), OPTIONAL)})
 GEMM_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 KERNEL_DTYPES = ("bf16", "fp16", "fp8", "tf32")
 MEM_DTYPES = ("fp32", "fp16", "bf16")
@@ -161,7 +165,9 @@ def v_pow2(lo, hi):
 KCONFIG = v_obj({
     "bm": (v_pow2(16, 512), REQUIRED), "bn": (v_pow2(16, 512), REQUIRED),
     "bk": (v_pow2(16, 512), REQUIRED), "warps": (v_pow2(1, 32), REQUIRED),
-    "stages": (v_int(1, 8), REQUIRED), "group_m": (v_int(1, 256), 8)})
+    "stages": (v_int(1, 8), REQUIRED), "group_m": (v_int(1, 256), 8),
+    # > 1: triton_matmul_sk.py (fp32 partials over split_k K ranges + a reduce kernel)
+    "split_k": (v_int(1, 64), 1)})
 
 TIMING = {
     "warmup": (v_int(0, 1000), None),
@@ -170,6 +176,10 @@ TIMING = {
     "min_iters": (v_int(1, 100000), 10),
     "max_iters": (v_int(1, 100000), 200),
     "flush_mib": (v_int(0, 8192), 256),
+    # > 0: a GPU spin of this many microseconds (torch.cuda._sleep) is queued before each
+    # timed call, so the events time the GPU work alone, not the host's launch path
+    # (Triton's Python launcher outran the L2 flush on kernels of a few microseconds).
+    "backlog_us": (v_num(0, 100000), 0),
 }
 
 # Criteo-like table sizes of ../shared/data/h200/dlrm_step.json
@@ -571,8 +581,11 @@ class Env:
             ev = self.torch.cuda.Event
             starts = [ev(enable_timing=True) for _ in range(iters)]
             ends = [ev(enable_timing=True) for _ in range(iters)]
+            spin = int(p.get("backlog_us", 0) * 2000)  # cycles, ~1 us each at 2 GHz
             for i in range(iters):
                 self.flush()
+                if spin > 0:
+                    self.torch.cuda._sleep(spin)
                 starts[i].record()
                 fn()
                 ends[i].record()
@@ -614,14 +627,18 @@ def _gemm_fn(env, a, b, dtype_name):
     return lambda: t.matmul(a, b)
 
 
-def _gemm_operands(env, m, n, k, dtype_name):
-    """A[M,K] row-major, B[K,N] row-major; fp8: B column-major (as _scaled_mm needs)."""
-    a = _randn(env, (m, k), dtype_name)
-    if dtype_name == "fp8":
-        b = _randn(env, (n, k), dtype_name).t()
-    else:
-        b = _randn(env, (k, n), dtype_name)
+def _gemm_operands(env, m, n, k, dtype_name, layout=None):
+    """A[M,K], B[K,N] in layout ("t": a transposed view of a row-major copy); without a
+    layout: both row-major, and fp8's B column-major (as _scaled_mm needs)."""
+    if layout is None:
+        layout = "nt" if dtype_name == "fp8" else "nn"
+    a = _randn(env, (m, k), dtype_name) if layout[0] == "n" else _randn(env, (k, m), dtype_name).t()
+    b = _randn(env, (k, n), dtype_name) if layout[1] == "n" else _randn(env, (n, k), dtype_name).t()
     return a, b
+
+
+def _fp8_layout_ok(layout):
+    return layout in (None, "nt")  # torch._scaled_mm: A row-major, B column-major
 
 
 def _tflops(m, n, k, ms):
@@ -650,16 +667,20 @@ def run_gemm_sweep(job, env):
         m, n, k = s["m"], s["n"], s["k"]
         for dt in p["dtypes"]:
             done += 1
-            if dt == "fp8" and not _fp8_ok(s):
+            lay = s.get("layout")
+            if dt == "fp8" and (not _fp8_ok(s) or not _fp8_layout_ok(lay)):
                 res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
-                                       "reason": "fp8 needs M, N, K multiples of 16"})
+                                       "reason": "fp8 needs M, N, K multiples of 16 and "
+                                                 "layout nt"})
                 continue
             try:
                 _set_tf32(env, dt == "tf32")
-                a, b = _gemm_operands(env, m, n, k, dt)
+                a, b = _gemm_operands(env, m, n, k, dt, lay)
                 ms, mn, it = env.bench(_gemm_fn(env, a, b, dt), p, max_call_ms=p["max_call_ms"])
                 row = {"m": m, "n": n, "k": k, "dtype": dt, "ms": ms, "min_ms": mn, "iters": it,
                        "tflops": _tflops(m, n, k, ms)}
+                if lay:
+                    row["layout"] = lay
                 res["rows"].append(row)
                 progress("gemm %d/%d %dx%dx%d %s %.4f ms %.1f TFLOP/s" %
                          (done, total, m, n, k, dt, ms, row["tflops"] or 0))
@@ -731,18 +752,18 @@ def default_kernel_configs():
 _KTOL = {"bf16": 2e-2, "fp16": 1e-2, "tf32": 5e-3, "fp8": 1e-1}
 
 
-def _spec_key(m, n, k):
-    return tuple((v % 16 == 0, v == 1) for v in (m, n, k))
+def _spec_key(m, n, k, layout="nn", split=False):
+    return tuple((v % 16 == 0, v == 1) for v in (m, n, k)) + (layout, split)
 
 
 def _precompile_worker(task):
     """Runs in a spawned process: compile one (dtype, shape class, config) into
     Triton's on-disk cache. Returns (ok, message)."""
-    dt_name, m, n, k, cfg = task
+    dt_name, m, n, k, cfg, layout = task
     try:
         sys.path.insert(0, HERE)
         import triton_matmul  # noqa: PLC0415
-        triton_matmul.precompile_dtype(dt_name, m, n, k, cfg)
+        triton_matmul.precompile_dtype(dt_name, m, n, k, cfg, layout)
         return True, ""
     except Exception as e:  # noqa: BLE001
         return False, "%s: %s" % (type(e).__name__, str(e)[:200])
@@ -783,6 +804,7 @@ def run_kernel_sweep(job, env):
         import triton  # noqa: PLC0415
         sys.path.insert(0, HERE)
         import triton_matmul  # noqa: PLC0415
+        import triton_matmul_sk  # noqa: PLC0415
     except ImportError as e:
         raise JobError("unavailable", "Triton is not installed: %s" % e, rc=EXIT_UNAVAILABLE)
     if env.cpu_mode and os.environ.get("TRITON_INTERPRET") != "1":
@@ -807,11 +829,13 @@ def run_kernel_sweep(job, env):
         for s in p["shapes"]:
             if dt == "fp8" and not _fp8_ok(s):
                 continue
-            key = (dt, _spec_key(s["m"], s["n"], s["k"]))
-            if key in seen:
-                continue
-            seen.add(key)
-            tasks += [(dt, s["m"], s["n"], s["k"], c) for c in cfgs]
+            lay = s.get("layout", "nn")
+            for c in cfgs:
+                key = (dt, _spec_key(s["m"], s["n"], s["k"], lay, c.get("split_k", 1) > 1),
+                       json.dumps(c, sort_keys=True))
+                if key not in seen:
+                    seen.add(key)
+                    tasks.append((dt, s["m"], s["n"], s["k"], c, lay))
     # big tiles compile slowest: start them first
     tasks.sort(key=lambda x: -(x[4]["bm"] * x[4]["bn"] * x[4]["stages"]))
     _precompile(tasks, workers, p["precompile_timeout_s"])
@@ -819,20 +843,26 @@ def run_kernel_sweep(job, env):
     for dt in p["dtypes"]:
         for si, s in enumerate(p["shapes"]):
             m, n, k = s["m"], s["n"], s["k"]
+            lay = s.get("layout")
             row = {"m": m, "n": n, "k": k, "dtype": dt, "cublas_ms": None, "configs": [],
                    "failed": []}
+            if lay:
+                row["layout"] = lay
             if dt == "fp8" and not _fp8_ok(s):
                 row["failed"].append({"reason": "fp8 needs M, N, K multiples of 16"})
                 res["rows"].append(row)
                 continue
             t_shape = time.perf_counter()
             _set_tf32(env, dt == "tf32")
-            a = _randn(env, (m, k), dt)
-            b = _randn(env, (k, n), dt)
+            a, b = _gemm_operands(env, m, n, k, dt, lay or "nn")
             out_dt = t.bfloat16 if dt == "fp8" else env.dtype(dt)
             c = t.empty((m, n), device=env.dev, dtype=out_dt)
+            max_s = max(cf.get("split_k", 1) for cf in cfgs)
+            w = t.empty((max_s * m * n,), device=env.dev, dtype=t.float32) if max_s > 1 else None
             ref = None
             try:
+                if dt == "fp8" and not _fp8_layout_ok(lay):
+                    raise JobError("unsupported", "cuBLAS fp8 (torch._scaled_mm) takes layout nt")
                 if dt == "fp8":
                     bt = b.t().contiguous().t()  # column-major copy for cuBLAS
                     fn = _gemm_fn(env, a, bt, "fp8")
@@ -850,13 +880,18 @@ def run_kernel_sweep(job, env):
             for ci, cfg in enumerate(cfgs):
                 rec = dict(bm=cfg["bm"], bn=cfg["bn"], bk=cfg["bk"], warps=cfg["warps"],
                            stages=cfg["stages"], group_m=cfg["group_m"])
+                if cfg.get("split_k", 1) > 1:
+                    rec["split_k"] = cfg["split_k"]
                 if time.perf_counter() - t_shape > p["shape_budget_s"]:
                     rec["reason"] = "skipped: shape_budget_s exceeded"
                     row["failed"].append(rec)
                     continue
 
                 def run(cfg=cfg):
-                    triton_matmul.launch(a, b, c, cfg)
+                    if cfg.get("split_k", 1) > 1:
+                        triton_matmul_sk.launch(a, b, c, w, cfg)
+                    else:
+                        triton_matmul.launch(a, b, c, cfg)
                 try:
                     if p["check"] and ref is not None:
                         c.fill_(float("nan"))
@@ -889,7 +924,7 @@ def run_kernel_sweep(job, env):
                                  len(row["failed"]), "%.4f" % best if best else "-",
                                  "%.4f" % row["cublas_ms"] if row["cublas_ms"] else "-",
                                  time.perf_counter() - t_shape))
-            a = b = c = ref = None
+            a = b = c = w = ref = None
             env.free()
     _set_tf32(env, False)
     return res

@@ -15,6 +15,10 @@ The model, as docs/step-model.md ("Transformers") prices it:
   enable_gqa); "unfused": Q K^T, a causal mask, softmax in the 16-bit dtype, dropout, times V.
   mlp "gelu": two bias-free Linear layers around tanh-GELU; "swiglu": silu(W1 x) * W3 x, then W2.
   norm "layernorm" (with bias) or "rmsnorm" (no bias), run in the 16-bit dtype.
+  position "learned" (a table added to the input) or "rotary" (no table; Q and K rotated in
+  every layer as Llama's reference does: x cos + rotate_half(x) sin, base 10000, in the 16-bit
+  dtype). kv_heads < heads: grouped-query attention (flash: SDPA enable_gqa; unfused: K and V
+  repeated to every head).
   Linear layers carry no bias. Mixed precision as Megatron keeps its bytes: fp32 master
   weights, bf16 copies under autocast, fp32 gradients kept between steps (zero_grad without
   freeing, as DDP's buckets and Megatron's grad buffer do), fused AdamW; the residual stream and
@@ -42,7 +46,7 @@ def bind(runner):
     profile_steps = runner._profile_steps
 
 WL_FIELDS = {"kind", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "seq_len", "vocab",
-             "attention", "mlp", "norm", "loss", "dropout"}
+             "attention", "mlp", "norm", "loss", "dropout", "position"}
 RC_FIELDS = {"gpus", "tp", "pp", "batch_per_gpu", "global_batch", "precision", "checkpointing",
              "sequence_parallel", "framework"}
 
@@ -90,6 +94,7 @@ def check_case(c, field):
          "mlp": _enum(w, "mlp", wf, ("gelu", "swiglu")),
          "norm": _enum(w, "norm", wf, ("layernorm", "rmsnorm")),
          "loss": _enum(w, "loss", wf, ("eager", "fused")),
+         "position": _enum(w, "position", wf, ("learned", "rotary")),
          "dropout": v_num(0.0, 0.9)(w.get("dropout", 0.0), wf + ".dropout")}
     m["kv_heads"] = _int(w, "kv_heads", wf, 1, 1024, m["heads"])
     if m["loss"] != "eager":
@@ -153,6 +158,16 @@ def _build(t, m, rc, dev, lp):
     p = m["dropout"]
     ckpt = rc["checkpointing"]
     has_sdpa = hasattr(F, "scaled_dot_product_attention")
+    rot = m["position"] == "rotary"
+    if rot:
+        inv = 1.0 / (10000.0 ** (t.arange(0, hd, 2, dtype=t.float32, device=dev) / hd))
+        ang = t.outer(t.arange(s, dtype=t.float32, device=dev), inv)
+        ang = t.cat((ang, ang), dim=-1)
+        cos_t, sin_t = ang.cos().to(lp), ang.sin().to(lp)
+
+    def rotary(x):
+        x1, x2 = x[..., : hd // 2], x[..., hd // 2:]
+        return x * cos_t + t.cat((-x2, x1), dim=-1) * sin_t
     from torch.utils.checkpoint import checkpoint  # noqa: PLC0415
 
     def no_autocast():
@@ -211,6 +226,8 @@ def _build(t, m, rc, dev, lp):
             q = q.view(b, s, a, hd).transpose(1, 2)
             k = k.view(b, s, kv, hd).transpose(1, 2)
             v = v.view(b, s, kv, hd).transpose(1, 2)
+            if rot:
+                q, k = rotary(q), rotary(k)
             if ckpt == "selective":
                 o = checkpoint(core, q, k, v, self.training, use_reentrant=False)
             else:
@@ -234,14 +251,16 @@ def _build(t, m, rc, dev, lp):
         def __init__(self):
             super().__init__()
             self.wte = nn.Embedding(m["vocab"], h)
-            self.wpe = nn.Embedding(s, h)
+            self.wpe = None if rot else nn.Embedding(s, h)
             for e in (self.wte, self.wpe):  # GPT-2's initialisation
-                nn.init.normal_(e.weight, std=0.02)
+                if e is not None:
+                    nn.init.normal_(e.weight, std=0.02)
             self.blocks = nn.ModuleList([Block() for _ in range(m["layers"])])
             self.nf = Norm()
 
         def forward(self, idx):
-            x = (self.wte(idx) + self.wpe.weight[:s]).to(lp)
+            x = self.wte(idx) if rot else self.wte(idx) + self.wpe.weight[:s]
+            x = x.to(lp)
             for blk in self.blocks:
                 if ckpt == "full":
                     x = checkpoint(blk, x, use_reentrant=False)
@@ -299,7 +318,8 @@ def _one_case(env, c, params):
     prof = None
     if params["profile"] and dev.type == "cuda":
         pr = profile_steps(env, t, lambda _i: step(), 0)
-        prof = {k: pr[k] for k in ("wall_ms", "gpu_busy_ms", "kernels", "gpu_kernel_ms")}
+        prof = {k: pr[k] for k in ("wall_ms", "gpu_busy_ms", "kernels", "gpu_kernel_ms",
+                                   "cuda_api", "cpu_top")}
         prof["top"] = pr["top"][:12]
     return {"profile": prof,"step_ms": ms, "min_ms": min(times), "iters": len(times), "peak_mem_bytes": peak,
             "tokens_per_s": b * s / (ms / 1000.0), "params": n_params,

@@ -64,25 +64,33 @@ def launch(a, b, c, cfg):
         num_warps=cfg["warps"], num_stages=cfg["stages"])
 
 
-def precompile(a, b, c, M, N, K, cfg):
-    """Compile (into Triton's on-disk cache) without launching, for row-major
-    A[M,K], B[K,N], C[M,N]; a, b, c may be tiny tensors of the right dtypes:
-    only their dtypes and alignment enter the specialization. Returns the
-    compiled kernel."""
+def precompile(a, b, c, M, N, K, cfg, layout="nn"):
+    """Compile (into Triton's on-disk cache) without launching, for A[M,K],
+    B[K,N] in layout (nn: both row-major; t: stored transposed), C[M,N]
+    row-major; a, b, c may be tiny tensors of the right dtypes: only their
+    dtypes and alignment enter the specialization. Returns the compiled
+    kernel."""
+    sa = (K, 1) if layout[0] == "n" else (1, M)
+    sb = (N, 1) if layout[1] == "n" else (1, K)
     return matmul_kernel.warmup(
-        a, b, c, M, N, K, K, 1, N, 1, N, 1,
+        a, b, c, M, N, K, sa[0], sa[1], sb[0], sb[1], N, 1,
         BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
         num_warps=cfg["warps"], num_stages=cfg["stages"], grid=(1,))
 
 
-def precompile_dtype(dt_name, M, N, K, cfg):
+def precompile_dtype(dt_name, M, N, K, cfg, layout="nn"):
     """precompile() for a sweep dtype name (bf16, fp16, tf32, fp8: fp8 writes
-    bf16, tf32 reads and writes fp32), on tiny CUDA tensors. Returns the
-    compiled kernel."""
+    bf16, tf32 reads and writes fp32), on tiny CUDA tensors; a cfg with
+    split_k > 1 compiles triton_matmul_sk's partial kernel instead. Returns
+    the compiled kernel."""
     import torch  # noqa: PLC0415  (lazy, like triton's users)
     dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32,
           "fp8": torch.float8_e4m3fn}[dt_name]
     out_dt = torch.float32 if dt_name == "tf32" else (torch.bfloat16 if dt_name == "fp8" else dt)
     a = torch.empty(16, 16, device="cuda", dtype=torch.float32).to(dt)
     c = torch.empty(16, 16, device="cuda", dtype=out_dt)
-    return precompile(a, a, c, M, N, K, cfg)
+    if cfg.get("split_k", 1) > 1:
+        import triton_matmul_sk  # noqa: PLC0415  (beside this file)
+        w = torch.empty(16, 16, device="cuda", dtype=torch.float32)
+        return triton_matmul_sk.precompile(a, a, w, M, N, K, layout, cfg)
+    return precompile(a, a, c, M, N, K, cfg, layout)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""bench/awkward_shapes.py: production-like awkward GEMMs (issue 25), seeded.
+
+Reads the DLRM example workloads (data/workloads/*.json: dense features, bottom
+MLP, interaction width, DCN cross layers, top MLP down to the N = 1 logit) and
+writes every linear layer as the three GEMMs a training step runs, at several
+per-GPU batches (PyTorch nn.Linear, weight W[out, in] row-major):
+  forward  y = x W^T      M = batch, N = out, K = in     layout nt
+  dgrad    dx = dy W      M = batch, N = in,  K = out    layout nn
+  wgrad    dW = dy^T x    M = out,   N = in,  K = batch  layout tn
+(layout: A then B, n = row-major as the GEMM reads it, t = stored transposed;
+cost_gemm_op and cost_kproblem read it the same way).
+Kept: the awkward ones -- K or N not a multiple of 16, M <= 64, N = 1, K <= 16.
+A seeded shuffle picks `--count` of them and deals them alternately into a
+fitting half and a blind half (the blind half is never fitted on).
+Usage: awkward_shapes.py [--seed S] [--count N] [--out FILE] [SOURCE_DIR]
+"""
+import argparse
+import glob
+import json
+import os
+import random
+
+BATCHES = (24, 64, 100, 1000, 4096)
+
+
+def dlrm_layers(w):
+    """(in, out) of every linear layer of a DLRM workload, in order."""
+    tables = sum(t.get("count", 1) for t in w["tables"])
+    dim = w["tables"][0]["dim"]
+    bottom = [w["dense_features"]] + list(w["bottom_mlp"])
+    layers = list(zip(bottom[:-1], bottom[1:]))
+    if w.get("interaction", "dot") == "dcn":
+        width = bottom[-1] + tables * dim
+        layers += [(width, width)] * w.get("cross_layers", 1)
+    else:
+        vec = tables + 1
+        width = w.get("pad_interaction_to") or vec * (vec - 1) // 2 + bottom[-1]
+    top = [width] + list(w["top_mlp"])
+    return layers + list(zip(top[:-1], top[1:]))
+
+
+def gemms(fin, fout, batch):
+    return [dict(m=batch, n=fout, k=fin, layout="nt", pass_="forward"),
+            dict(m=batch, n=fin, k=fout, layout="nn", pass_="dgrad"),
+            dict(m=fout, n=fin, k=batch, layout="tn", pass_="wgrad")]
+
+
+def awkward(g):
+    return g["k"] % 16 or g["n"] % 16 or g["m"] <= 64 or g["n"] == 1 or g["k"] <= 16
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=25)
+    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("src", nargs="?", default=os.path.join(os.path.dirname(__file__), ".."))
+    a = ap.parse_args()
+    seen, pool = set(), []
+    for f in sorted(glob.glob(os.path.join(a.src, "data", "workloads", "*.json"))):
+        w = json.load(open(f)).get("workload", {})
+        if w.get("kind") != "dlrm":
+            continue
+        for fin, fout in dlrm_layers(w):
+            for b in BATCHES:
+                for g in gemms(fin, fout, b):
+                    key = (g["m"], g["n"], g["k"], g["layout"])
+                    if awkward(g) and key not in seen and g["m"] * g["n"] * g["k"] <= 2 ** 36:
+                        seen.add(key)
+                        g["source"] = "%s %dx%d" % (os.path.basename(f), fin, fout)
+                        pool.append(g)
+    rng = random.Random(a.seed)
+    rng.shuffle(pool)
+    pick = pool[:a.count]
+    out = {"seed": a.seed, "batches": list(BATCHES), "pool": len(pool), "fit": [], "blind": []}
+    for i, g in enumerate(pick):
+        g["pass"] = g.pop("pass_")
+        out["fit" if i % 2 == 0 else "blind"].append(g)
+    text = json.dumps(out, indent=1)
+    if a.out:
+        with open(a.out, "w") as fh:
+            fh.write(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
