@@ -31,9 +31,10 @@ interaction.
 
 Sharding: a case with "processes": N = recipe gpus (or gpus > 1 on a CUDA host with that
 many GPUs, when dist_step.unsupported finds nothing against it) runs the whole plan, one
-process per rank through torch.distributed (dist_step.py). Otherwise one process: when the recipe spans more GPUs than this process runs, the case runs the
-busiest rank's share and says so in "share": that rank's tables (table-wise whole, row-wise
-rows/k with pooling/k lookups per bag, column-wise dim/k, data-parallel whole at the local
+process per rank through torch.distributed (dist_step.py). Otherwise one process: when the
+recipe spans more GPUs than this process runs, the case runs the busiest rank's share and
+says so in "share": that rank's tables (table-wise whole, row-wise rows/k with pooling/k
+lookups per bag, column-wise dim/k, data-parallel whole at the local
 batch) over the global batch, its local batch through the dense part; the tables held by other
 ranks enter the interaction as received buffers and the rank's outputs for other ranks' samples
 get a received gradient, so the embedding work is the rank's; the all-to-all and all-reduce
