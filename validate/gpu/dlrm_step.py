@@ -29,10 +29,12 @@ pinned host memory read and updated in place by GPU kernels, uvm_bag.py, SGD onl
 Checkpointing: "full" recomputes the MLPs (and cross layers) in the backward, "selective" the
 interaction.
 
-Sharding: one process. When the recipe spans more GPUs than this process runs (always, for
-gpus > 1: multi-process torch.distributed is not part of this runner), the case runs the
-busiest rank's share and says so in "share": that rank's tables (table-wise whole, row-wise
-rows/k with pooling/k lookups per bag, column-wise dim/k, data-parallel whole at the local
+Sharding: a case with "processes": N = recipe gpus (or gpus > 1 on a CUDA host with that
+many GPUs, when dist_step.unsupported finds nothing against it) runs the whole plan, one
+process per rank through torch.distributed (dist_step.py). Otherwise one process: when the
+recipe spans more GPUs than this process runs, the case runs the busiest rank's share and
+says so in "share": that rank's tables (table-wise whole, row-wise rows/k with pooling/k
+lookups per bag, column-wise dim/k, data-parallel whole at the local
 batch) over the global batch, its local batch through the dense part; the tables held by other
 ranks enter the interaction as received buffers and the rank's outputs for other ranks' samples
 get a received gradient, so the embedding work is the rank's; the all-to-all and all-reduce
@@ -250,7 +252,7 @@ def _apply_plan(tabs, rc, ep, ef):
 
 
 def check_case(c, field):
-    _fields(c, {"label", "workload", "recipe", "embedding_plan"}, field)
+    _fields(c, {"label", "workload", "recipe", "embedding_plan", "processes"}, field)
     wf, rf = field + ".workload", field + ".recipe"
     if not isinstance(c.get("workload"), dict):
         raise JobError("missing_field" if "workload" not in c else "bad_field",
@@ -284,7 +286,11 @@ def check_case(c, field):
     if not isinstance(label, str) or len(label) > 64:
         raise JobError("bad_field", "%s.label must be a string of at most 64 characters" % field,
                        field + ".label")
-    return {"label": label, "workload": m, "recipe": rc}
+    procs = _int(c, "processes", field, 0, 1024, 0)
+    if procs and procs != rc["gpus"]:
+        raise JobError("out_of_range", "%s.processes must be the recipe's gpus (%d): one "
+                       "process per rank" % (field, rc["gpus"]), field + ".processes")
+    return {"label": label, "workload": m, "recipe": rc, "processes": procs}
 
 
 def check_params(v, field):
@@ -417,6 +423,15 @@ def _one_case(env, c, params):
     nn, F = t.nn, t.nn.functional
     dev, cpu = env.dev, t.device("cpu")
     m, rc = c["workload"], c["recipe"]
+    procs = c.get("processes", 0)
+    if procs == 0 and rc["gpus"] > 1 and dev.type == "cuda" and \
+            t.cuda.device_count() >= rc["gpus"]:
+        import dist_step  # noqa: PLC0415
+        if dist_step.unsupported(m, rc) is None:
+            procs = rc["gpus"]  # the plan fits on this host and that path runs it: whole
+    if procs >= 1:  # asked for: the multi-process path (1: its one-process reference)
+        import dist_step  # noqa: PLC0415
+        return dist_step.run_case(env, c, params, procs)
     gpu = dev.type == "cuda"
     fused_tbe = _framework_check(rc["framework"])
     t.manual_seed(params["seed"])
