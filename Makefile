@@ -40,8 +40,9 @@ deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@for m in playwright-core @redocly/cli ajv ajv-formats yaml; do \
-	  [ -d node_modules/$$m ] || exit 1; done 2>/dev/null || npm ci --no-audit --no-fund --offline 2>/dev/null || \
+	@# the check runs in a subshell: its exit 1 must reach the ||, not end make's shell
+	@(for m in playwright-core @redocly/cli ajv ajv-formats yaml; do \
+	  [ -d node_modules/$$m ] || exit 1; done) 2>/dev/null || npm ci --no-audit --no-fund --offline 2>/dev/null || \
 	  npm ci --no-audit --no-fund
 
 build: deps
