@@ -8,7 +8,7 @@ import * as charts from "./charts.js";
 import { Catalog } from "./catalog.js";
 import { mainGemms } from "./gemms.js";
 import { setupAll, setupSweep } from "./whatif.js";
-import { setupValidationSubmit, setupPlanValidate } from "./submit.js";
+import { setupValidationSubmit, setupPlanValidate, renderPlanValidation } from "./submit.js";
 
 const $ = (id) => document.getElementById(id);
 const { fmt, fmtMs, fmtRate, fmtBytes, GiB } = charts;
@@ -789,6 +789,7 @@ function renderPlan(doc, req) {
   g.append(dl);
   cards.push(g);
   sum.replaceChildren(...cards);
+  renderPlanValidation(doc.validation);
 
   // explanation
   const ex = $("plan-explanation");

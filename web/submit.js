@@ -5,6 +5,7 @@
 // panel concerned with the API's code, message, field and what to do.
 
 import { api, renderError, clearError, ApiError } from "./api.js";
+import { fmtMs, fmtBytes } from "./charts.js";
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -116,6 +117,70 @@ export function jobsOf(doc) {
   return doc.id !== undefined ? [doc] : [];
 }
 
+// The plan's stored validation (GET /v1/plans/{id} "validation"): each side's
+// job state, predicted and measured step time and memory, their errors, and
+// the gain predicted against measured. Cells carry the API's raw numbers in
+// data-v so what is drawn can be checked against the answer.
+export function renderPlanValidation(v) {
+  const box = $("plan-val-measured");
+  if (!box) return;
+  if (!v || typeof v !== "object") {
+    box.replaceChildren();
+    return;
+  }
+  const n = (x) => (typeof x === "number" && Number.isFinite(x) ? x : null);
+  const pct = (x) => (n(x) === null ? "–" : `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)} %`);
+  const td = (text, raw, cls) => {
+    const c = el("td", { text, "data-v": raw === null || raw === undefined ? "" : String(raw) });
+    if (cls) c.className = cls;
+    return c;
+  };
+  const head = el("tr", {}, ...["Side", "Job", "Ran on", "Predicted step", "Measured step", "Error", "Predicted memory", "Measured memory"].map((h) => el("th", { text: h, scope: "col" })));
+  const body = el("tbody");
+  for (const side of ["baseline", "planned"]) {
+    const s = v[side];
+    if (!s) continue;
+    const p = s.predicted || {}, m = s.measured || {};
+    const ran = s.ran_on_other_gpu ? `${s.ran_on} (recipe for ${s.recipe_for})` : s.ran_on || "–";
+    const err = s.rel_error || {};
+    const tr = el("tr", { "data-side": side, "data-state": s.state || "" },
+      el("th", { text: side, scope: "row" }),
+      td(`#${s.job} ${s.state || "?"}${s.reason ? `: ${s.reason}` : ""}`, s.job),
+      td(ran, s.ran_on),
+      td(fmtMs(n(p.step_ms)), n(p.step_ms), "pred-step"),
+      td(fmtMs(n(m.step_ms)), n(m.step_ms), "meas-step"),
+      td(pct(n(err.step_ms)), n(err.step_ms)),
+      td(fmtBytes(n(p.peak_memory_bytes)), n(p.peak_memory_bytes)),
+      td(fmtBytes(n(m.peak_memory_bytes)), n(m.peak_memory_bytes)));
+    body.append(tr);
+  }
+  const g = v.gain || {};
+  const fx = (x) => (n(x) === null ? "–" : `×${x.toFixed(3)}`);
+  body.append(el("tr", { "data-side": "gain" },
+    el("th", { text: "gain", scope: "row" }), td("", null), td("", null),
+    td(fx(n(g.predicted)), n(g.predicted), "pred-gain"), td(fx(n(g.measured)), n(g.measured), "meas-gain"),
+    td(pct(n(g.rel_error)), n(g.rel_error)), td("", null), td("", null)));
+  const t = el("table", { id: "plan-val-table" }, el("caption", { text: "Predicted against measured (this plan's validation runs)" }), el("thead", {}, head), body);
+  box.replaceChildren(t);
+}
+
+// Re-read the plan until both sides' jobs are final (or the wait ends),
+// drawing its validation each time.
+async function followPlan(id, status) {
+  for (let i = 0; i < 60; i++) {
+    const doc = await api("GET", `/v1/plans/${encodeURIComponent(id)}`);
+    const v = doc.validation;
+    renderPlanValidation(v);
+    const sides = v ? ["baseline", "planned"].filter((k) => v[k]) : [];
+    if (sides.length && sides.every((k) => FINAL.has(v[k].state))) {
+      status.textContent = `Plan ${id}: validation runs finished.`;
+      return;
+    }
+    await sleep(1500);
+  }
+  status.textContent = `Plan ${id}: validation runs still going; open the plan again later to see them.`;
+}
+
 export function setupPlanValidate(ctx) {
   async function validatePlan() {
     const slot = $("plan-val-error");
@@ -145,6 +210,7 @@ export function setupPlanValidate(ctx) {
         ul.append(el("li", { "data-id": String(j.id) }, `#${j.id} ${j.kind ?? "?"} on ${j.hardware ?? "?"} (${j.backend ?? "?"}): ${j.state ?? "?"}${j.role ? `, ${j.role}` : ""} `, b));
       }
       $("plan-val-jobs").replaceChildren(ul);
+      await followPlan(id, $("plan-val-status"));
     } catch (e) {
       $("plan-val-status").textContent = "Not validated (see the error below).";
       showTop(slot, e, "Validate this plan");

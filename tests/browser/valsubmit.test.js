@@ -78,6 +78,28 @@ run(__filename, [
         const j = await apiCall(base, "GET", `/v1/validations/${id}`);
         assert(j.status === 200, `job ${id} exists in the API`);
       }
+      // the plan's stored validation, drawn once both jobs are final (on a
+      // machine with no GPU the runner refuses them: "failed" with a reason),
+      // checked cell by cell against GET /v1/plans/{id}
+      await page.waitForFunction(() => {
+        const rows = [...document.querySelectorAll("#plan-val-table tr[data-state]")];
+        return rows.length === 2 && rows.every((r) => ["done", "failed", "cancelled"].includes(r.dataset.state));
+      }, null, { timeout: 90000 });
+      const v = (await apiCall(base, "GET", `/v1/plans/${plan.id}`)).doc.validation;
+      assert(v && v.baseline && v.planned, `the plan carries its validation: ${JSON.stringify(v)}`);
+      const drawn = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#plan-val-table tr[data-side]")].map((r) => [r.dataset.side, {
+        state: r.dataset.state,
+        pred: r.querySelector(".pred-step, .pred-gain").dataset.v,
+        meas: r.querySelector(".meas-step, .meas-gain").dataset.v,
+      }])));
+      const same = (d, x) => (x === null || x === undefined ? d === "" : Math.abs(Number(d) - x) <= 1e-9 * Math.max(1, Math.abs(x)));
+      for (const side of ["baseline", "planned"]) {
+        const s = v[side];
+        assert(drawn[side].state === s.state, `${side} state drawn ${drawn[side].state}, API ${s.state}`);
+        assert(same(drawn[side].pred, s.predicted.step_ms), `${side} predicted step drawn ${drawn[side].pred}, API ${s.predicted.step_ms}`);
+        assert(same(drawn[side].meas, s.measured && s.measured.step_ms), `${side} measured step drawn ${drawn[side].meas}, API ${JSON.stringify(s.measured)}`);
+      }
+      assert(same(drawn.gain.pred, v.gain.predicted) && same(drawn.gain.meas, v.gain.measured), `gain drawn ${JSON.stringify(drawn.gain)}, API ${JSON.stringify(v.gain)}`);
     } else {
       const box = page.locator("#plan-val-error .error");
       await box.waitFor();
