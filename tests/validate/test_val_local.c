@@ -431,12 +431,11 @@ static void test_val_local__report_first_match_wins(void **state) {
   cJSON_Delete(r);
 }
 
-/* 20,000 cases against 20,000 rows (in reverse order, so that the scan's
- * first match was always far): the old scan took cases x rows / 2 row
- * comparisons; the join is linear. Generous bound for ASan. */
-static void test_val_local__report_large_join_is_fast(void **state) {
-  api_ctx *ctx = *state;
-  enum { N = 20000, POSITIONAL = 1000 };
+/* N cases against N rows (in reverse order, so that the scan's first match
+ * was always far): the old scan took cases x rows / 2 row comparisons; the
+ * join is linear. Checks the answer and returns the report's seconds. */
+static double large_report(api_ctx *ctx, int N) {
+  enum { POSITIONAL = 1000 };
   cJSON *pred = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(pred, "cases");
   cJSON *rows = cJSON_CreateArray();
   for (int i = 0; i < N; i++) {
@@ -470,7 +469,7 @@ static void test_val_local__report_large_join_is_fast(void **state) {
   cJSON *out = cJSON_GetObjectItem(r, "cases");
   assert_int_equal(num(cJSON_GetObjectItem(r, "stats"), "n"), N);
   assert_int_equal(num(r, "unmatched"), 0);
-  const int probe[] = {0, POSITIONAL - 1, POSITIONAL, 12345, N - 1};
+  const int probe[] = {0, POSITIONAL - 1, POSITIONAL, N / 2 + 345, N - 1};
   for (size_t k = 0; k < sizeof probe / sizeof probe[0]; k++) {
     int i = probe[k];
     cJSON *c = cJSON_GetArrayItem(out, i);
@@ -479,7 +478,20 @@ static void test_val_local__report_large_join_is_fast(void **state) {
     assert_int_equal(num(c, "measured"), 1 + (N - 1 - row));
   }
   cJSON_Delete(r);
-  if (took >= 5) fail_msg("the report took %.1f s", took);
+  return took;
+}
+
+/* How the report scales, not how fast this machine is (speed figures live in
+ * bench/): 4x the cases and rows cost a linear join ~4x the time and the old
+ * quadratic scan ~16x (20,000: 22.6 s against 1.4 s at 5,000). The bound,
+ * 8x plus 2 s of slack, holds under ASan and a loaded machine for the join
+ * and fails for the scan. */
+static void test_val_local__report_large_join_is_fast(void **state) {
+  api_ctx *ctx = *state;
+  double quarter = large_report(ctx, 5000), full = large_report(ctx, 20000);
+  if (full > 8 * quarter + 2.0)
+    fail_msg("the report does not scale linearly: %.2f s at 20,000, %.2f s at 5,000", full,
+             quarter);
 }
 
 int main(void) {
