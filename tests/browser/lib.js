@@ -10,11 +10,10 @@
 //   CDPLAN_CHROMIUM            the browser (default: /usr/bin/chromium)
 "use strict";
 
-const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const readline = require("node:readline");
+const { startServer: serveCdplan } = require("../ecosystem/lib.js");
 
 const REPO = path.resolve(__dirname, "..", "..");
 
@@ -59,50 +58,10 @@ function documentedRoutes() {
   return paths;
 }
 
+// The real `cdplan serve` on 127.0.0.1 port 0: the ecosystem tests' starter.
 async function startServer(dir) {
   if (!BIN || !fs.existsSync(BIN)) fail(`CDPLAN_BIN (${BIN}) is not the cdplan binary`);
-  const db = path.join(dir, "cdplan.db");
-  const proc = spawn(BIN, ["serve", "--listen", "127.0.0.1:0", "--db", db, "--web", WEB], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const log = [];
-  readline.createInterface({ input: proc.stderr }).on("line", (l) => log.push(l));
-  const url = await new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`server did not announce itself in 20 s:\n${log.join("\n")}`)), 20000);
-    readline.createInterface({ input: proc.stdout }).on("line", (l) => {
-      try {
-        const doc = JSON.parse(l);
-        if (doc.listening) {
-          clearTimeout(t);
-          resolve(doc.listening);
-        }
-      } catch {
-        log.push(l);
-      }
-    });
-    proc.on("exit", (code) => {
-      clearTimeout(t);
-      reject(new Error(`server exited (${code}) before listening:\n${log.join("\n")}`));
-    });
-  });
-  return {
-    url,
-    log,
-    async stop() {
-      if (proc.exitCode !== null) return;
-      proc.kill("SIGTERM");
-      await new Promise((r) => {
-        const t = setTimeout(() => {
-          proc.kill("SIGKILL");
-          r();
-        }, 5000);
-        proc.on("exit", () => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    },
-  };
+  return serveCdplan(BIN, dir, [], WEB);
 }
 
 // Small assertion helpers (messages name what was expected).

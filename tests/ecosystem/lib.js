@@ -21,10 +21,11 @@ function need(mod) {
   }
 }
 
-async function startServer(bin, dir, extra = []) {
+// Also the browser tests' server (tests/browser/lib.js), with their web dir.
+async function startServer(bin, dir, extra = [], web = path.join(REPO, "web")) {
   if (!bin || !fs.existsSync(bin)) throw new Error(`CDPLAN_BIN (${bin}) is not the cdplan binary`);
   const db = path.join(dir, "cdplan.db");
-  const proc = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--db", db, "--web", path.join(REPO, "web"), ...extra], {
+  const proc = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--db", db, "--web", web, ...extra], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const log = [];
