@@ -12,8 +12,18 @@ per-GPU batches (PyTorch nn.Linear, weight W[out, in] row-major):
 cost_gemm_op and cost_kproblem read it the same way).
 Kept: the awkward ones -- K or N not a multiple of 16, M <= 64, N = 1, K <= 16.
 A seeded shuffle picks `--count` of them and deals them alternately into a
-fitting half and a blind half (the blind half is never fitted on).
-Usage: awkward_shapes.py [--seed S] [--count N] [--out FILE] [SOURCE_DIR]
+fitting half and a blind half (the blind half is never fitted on); with
+`--blind-only` all of them go to the blind half. `--exclude FILE` (repeatable:
+an earlier problems.json) leaves out every shape (m, n, k, layout) it lists,
+so a new blind set is disjoint from the earlier ones. `--stratify` draws the
+picks round-robin over the alignment classes (layout; K resp. N not a multiple
+of 16; M <= 64), each class shuffled by the seed and the classes visited in a
+seeded order, so that every class the pool holds is in the set (a plain
+shuffle of 18 from 161 left forward GEMMs with an unaligned K -- 14 of the
+pool -- with one shape).
+Usage: awkward_shapes.py [--seed S] [--count N] [--exclude FILE]... [--blind-only]
+                         [--stratify]
+                         [--out FILE] [SOURCE_DIR]
 """
 import argparse
 import glob
@@ -50,14 +60,27 @@ def awkward(g):
     return g["k"] % 16 or g["n"] % 16 or g["m"] <= 64 or g["n"] == 1 or g["k"] <= 16
 
 
+def aclass(g):
+    """The alignment class a GEMM belongs to (for --stratify)."""
+    return (g["layout"], g["k"] % 16 != 0, g["n"] % 16 != 0, g["m"] <= 64)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--count", type=int, default=40)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--exclude", action="append", default=[])
+    ap.add_argument("--blind-only", action="store_true")
+    ap.add_argument("--stratify", action="store_true")
     ap.add_argument("src", nargs="?", default=os.path.join(os.path.dirname(__file__), ".."))
     a = ap.parse_args()
     seen, pool = set(), []
+    for f in a.exclude:
+        old = json.load(open(f))
+        for g in old.get("fit", []) + old.get("blind", []):
+            seen.add((g["m"], g["n"], g["k"], g["layout"]))
+    excluded = len(seen)
     for f in sorted(glob.glob(os.path.join(a.src, "data", "workloads", "*.json"))):
         w = json.load(open(f)).get("workload", {})
         if w.get("kind") != "dlrm":
@@ -72,11 +95,27 @@ def main():
                         pool.append(g)
     rng = random.Random(a.seed)
     rng.shuffle(pool)
-    pick = pool[:a.count]
+    if a.stratify:
+        cells = {}
+        for g in pool:
+            cells.setdefault(aclass(g), []).append(g)
+        order = sorted(cells)
+        rng.shuffle(order)
+        pick = []
+        while len(pick) < min(a.count, len(pool)):
+            for c in order:
+                if cells[c] and len(pick) < a.count:
+                    pick.append(cells[c].pop(0))
+    else:
+        pick = pool[:a.count]
     out = {"seed": a.seed, "batches": list(BATCHES), "pool": len(pool), "fit": [], "blind": []}
+    if a.exclude:
+        out["excluded"] = {"files": [os.path.basename(os.path.dirname(os.path.abspath(f))) + "/" +
+                                     os.path.basename(f) for f in a.exclude],
+                           "shapes": excluded}
     for i, g in enumerate(pick):
         g["pass"] = g.pop("pass_")
-        out["fit" if i % 2 == 0 else "blind"].append(g)
+        out["fit" if i % 2 == 0 and not a.blind_only else "blind"].append(g)
     text = json.dumps(out, indent=1)
     if a.out:
         with open(a.out, "w") as fh:

@@ -30,7 +30,6 @@
 /* Configs whose median is over this multiple of their fastest iteration
  * are left out of the fit (timing disturbed by the host: README there). */
 #define AWK_SPREAD 1.3
-#define AWK_MIN_BEST_MS 0.012
 
 static const char *const kinds[] = {"kernel_16bit", "kernel_tf32", "kernel_fp8"};
 
@@ -145,24 +144,114 @@ static int load_half(const char *src, const char *half, ks_shape **all, int *n_a
   return 0;
 }
 
-/* The term sets the fit half's CV chooses among (issue 25 terms). */
-static const int set_ids[][3] = {{-1, -1, -1},
-                                 {COST_KP_SK_US, -1, -1},
-                                 {COST_KP_SK_US, COST_KP_SK_EPI, -1},
-                                 {COST_KP_SK_US, COST_KP_SK_EPI, COST_KP_SMALLM}};
-static const char *const set_names[] = {"none", "splitk_us", "splitk_us+epi",
-                                        "splitk_us+epi+smallm"};
-#define N_SETS 4
+/* The term sets the CV chooses among (issue 25 terms): the K-major scalar
+ * B's register and per-element weights (nt, K % 16 != 0), split-K's
+ * reduce and partial stores, small-M tiles. */
+#define MAX_SET 6
+static const int set_ids[][MAX_SET] = {
+    {-1},
+    {COST_KP_REG_SC_KB, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SPILL_KB, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_SMALLM},
+    {COST_KP_SK_US, COST_KP_SK_EPI, -1},
+    {COST_KP_SMALLM, -1}};
+static const char *const set_names[] = {"none",
+                                        "reg_sc_kb",
+                                        "reg_sc_kb+sc_kb",
+                                        "reg_sc_kb+spill_kb",
+                                        "reg/sc/spill_kb",
+                                        "reg/sc/spill_kb+splitk",
+                                        "reg/sc/spill_kb+splitk+smallm",
+                                        "splitk_us+epi",
+                                        "smallm"};
+#define N_SETS ((int)(sizeof set_names / sizeof set_names[0]))
 #define CV_SPLITS 6
 
 static int set_size(int s) {
   int k = 0;
-  while (k < 3 && set_ids[s][k] >= 0) k++;
+  while (k < MAX_SET && set_ids[s][k] >= 0) k++;
   return k;
 }
 
-/* 2-fold CV (CV_SPLITS splits) of term set ts on shapes: each fold's
- * terms fitted from the defaults on one half, scored on the other. */
+/* Fold per entry, one fold per shape (m, n, k, layout): a shape's bf16 and
+ * fp16 rows fall in the same fold. */
+static void shape_split(const ks_shape *sh, int n, int sp, int *which) {
+  int *uid = calloc((size_t)n, sizeof(int)), *fu = calloc((size_t)n, sizeof(int)), nu = 0;
+  for (int i = 0; i < n && uid && fu; i++) {
+    int j = 0;
+    while (j < i && (sh[j].p.m != sh[i].p.m || sh[j].p.n != sh[i].p.n || sh[j].p.k != sh[i].p.k ||
+                     strcmp(sh[j].p.layout, sh[i].p.layout)))
+      j++;
+    uid[i] = j < i ? uid[j] : nu++;
+  }
+  if (uid && fu) {
+    ks_split(nu, sp, fu);
+    for (int i = 0; i < n; i++) which[i] = fu[uid[i]];
+  }
+  free(uid);
+  free(fu);
+}
+
+/* The K-major scalar B's register weight and spill strength put a
+ * threshold (which tiles spill) that a smooth log-time loss does not find:
+ * they are chosen on a grid by the selection score (top-1 geo-mean + 0.5
+ * tau) on the fitting shapes, the smallest change from the defaults among
+ * equal scores; the other terms of the set by ks_fit_subset after them. */
+static double sel_score(const cost_hw *hw, const double *kp, const ks_shape *sh, int n) {
+  ks_score sc = {0};
+  ks_evaluate(hw, kp, NULL, -1, sh, n, &sc);
+  return sc.eff_geo + 0.5 * sc.tau_mean;
+}
+
+static void fit_set(const cost_hw *hw, double *kp, int ts, const ks_shape *sh, int n, int rounds) {
+  int ids[MAX_SET], k = 0, grid = 0;
+  for (int i = 0; i < set_size(ts); i++) {
+    if (set_ids[ts][i] == COST_KP_REG_SC_KB || set_ids[ts][i] == COST_KP_SPILL_KB)
+      grid = 1;
+    else
+      ids[k++] = set_ids[ts][i];
+  }
+  if (grid) {
+    static const double spills[] = {1, 3, 10, 30, 100};
+    double best = sel_score(hw, kp, sh, n), r0 = kp[COST_KP_REG_SC_KB], s0 = kp[COST_KP_SPILL_KB];
+    double br = r0, bs = s0;
+    for (int ri = 0; ri <= 20; ri++)
+      for (int si = 0; si < 5; si++) {
+        kp[COST_KP_REG_SC_KB] = 1.0 + 0.1 * ri;
+        kp[COST_KP_SPILL_KB] = spills[si];
+        double v = sel_score(hw, kp, sh, n);
+        if (v > best + 1e-6) {
+          best = v;
+          br = kp[COST_KP_REG_SC_KB];
+          bs = kp[COST_KP_SPILL_KB];
+        }
+      }
+    kp[COST_KP_REG_SC_KB] = br;
+    kp[COST_KP_SPILL_KB] = bs;
+  }
+  if (k) ks_fit_subset(hw, kp, ids, k, sh, n, rounds);
+}
+
+/* The fit starts every term from its physical first guess, not from the
+ * shipped (fitted) default: a K-major scalar B costs what an N-major one
+ * does (1, 1, 1), the reduce kernel 3 us, partial stores at the C store's
+ * cost per byte, small-M tiles BM/64 + 0.1. */
+static void prior(const cost_hw *hw, double *kp) {
+  cost_kparams_resolve(hw, kp);
+  kp[COST_KP_REG_SC_KB] = 1.0;
+  kp[COST_KP_SC_KB] = 1.0;
+  kp[COST_KP_SPILL_KB] = 1.0;
+  kp[COST_KP_SK_US] = 3.0;
+  kp[COST_KP_SK_EPI] = 1.0;
+  kp[COST_KP_SMALLM] = 0.1;
+}
+
+/* 2-fold CV (CV_SPLITS splits by shape) of term set ts: each fold's terms
+ * fitted from the defaults on one half, scored on the other. */
 static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts) {
   ks_score tot = {0};
   ks_shape *fold[2] = {calloc((size_t)n, sizeof *sh), calloc((size_t)n, sizeof *sh)};
@@ -170,13 +259,13 @@ static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts) {
   double geo = 0, tau = 0, worst = INFINITY;
   for (int sp = 0; sp < CV_SPLITS && fold[0] && fold[1] && which; sp++) {
     int nf[2] = {0, 0};
-    ks_split(n, sp, which);
+    shape_split(sh, n, sp, which);
     for (int i = 0; i < n; i++) fold[which[i]][nf[which[i]]++] = sh[i];
     for (int f = 0; f < 2; f++) {
       double kp[COST_KP__COUNT];
       ks_score sc = {0};
-      cost_kparams_resolve(hw, kp);
-      if (set_size(ts)) ks_fit_subset(hw, kp, set_ids[ts], set_size(ts), fold[f], nf[f], 6);
+      prior(hw, kp);
+      fit_set(hw, kp, ts, fold[f], nf[f], 6);
       ks_evaluate(hw, kp, NULL, -1, fold[1 - f], nf[1 - f], &sc);
       geo += sc.n * log(sc.eff_geo);
       tau += sc.n * sc.tau_mean;
@@ -195,32 +284,46 @@ static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts) {
   return tot;
 }
 
-static int do_fit(const cost_hw *hw, const char *src, int verbose) {
+/* Appends the stable configs of SRC/data/measurements/h200-awkward/NAME to
+ * *sh (bf16/fp16 sweeps timed with the backlog). */
+static int add_stable(const char *src, const char *name, ks_shape **sh, int *n) {
   char path[1024];
+  ks_shape *s = NULL;
+  int k = 0;
+  snprintf(path, sizeof path, "%s/data/measurements/h200-awkward/%s", src, name);
+  if (access(path, F_OK) != 0) return 0;
+  if (ks_load_stable(path, AWK_SPREAD, &s, &k)) return -1;
+  ks_shape *g = realloc(*sh, (size_t)(*n + k + 1) * sizeof *g);
+  if (!g) {
+    free(s);
+    return -1;
+  }
+  memcpy(g + *n, s, (size_t)k * sizeof *s);
+  *sh = g;
+  *n += k;
+  free(s);
+  return 0;
+}
+
+/* Fitting data: the first fitting half timed with the backlog
+ * (refit_kernel_16bit.json) and the first blind half (blind_kernel_16bit.json,
+ * scored once in 336ee1c's round, fitting data since). */
+static const char *const fit_files[] = {"refit_kernel_16bit.json", "blind_kernel_16bit.json"};
+
+static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   ks_shape *sh = NULL;
   int n = 0, best = 0;
   double best_score = -INFINITY;
-  snprintf(path, sizeof path, "%s/data/measurements/h200-awkward/fit_kernel_16bit.json", src);
-  if (ks_load_stable(path, AWK_SPREAD, &sh, &n)) return 1;
-  printf("fit half, bf16+fp16, configs within %.2fx of their fastest iteration: %d shapes\n",
-         AWK_SPREAD, n);
-  /* Kernels of a few microseconds are timed with the host's launch path in
-   * them (two launches for split-K): the terms are fitted on the shapes
-   * whose best config takes at least AWK_MIN_BEST_MS, where the GPU queue
-   * hides the launches. */
-  int k = 0;
-  for (int i = 0; i < n; i++) {
-    double lo = INFINITY;
-    for (int j = 0; j < sh[i].n; j++) lo = fmin(lo, sh[i].ms[j]);
-    if (lo >= AWK_MIN_BEST_MS) sh[k++] = sh[i];
-  }
-  n = k;
-  printf("  of which %d shapes whose best config takes >= %.3f ms\n", n, AWK_MIN_BEST_MS);
-  if (verbose) ks_detail_print(hw, sh, n, "stable");
+  for (size_t i = 0; i < sizeof fit_files / sizeof fit_files[0]; i++)
+    if (add_stable(src, fit_files[i], &sh, &n)) return 1;
+  printf("fitting data (%s + %s), bf16+fp16, configs within %.2fx of their fastest iteration: "
+         "%d shape rows\n",
+         fit_files[0], fit_files[1], AWK_SPREAD, n);
+  if (verbose) ks_detail_print(hw, sh, n, "fitdata");
   for (int s = 0; s < N_SETS; s++) {
     ks_score c = cv_set(hw, sh, n, s);
     double score = c.eff_geo + 0.5 * c.tau_mean;
-    printf("  cv %-22s top1 %.3f worst %.3f tau %.3f\n", set_names[s], c.eff_geo, c.eff_min,
+    printf("  cv %-30s top1 %.3f worst %.3f tau %.3f\n", set_names[s], c.eff_geo, c.eff_min,
            c.tau_mean);
     if (score > best_score + 1e-3) {
       best_score = score;
@@ -228,14 +331,18 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
     }
   }
   double kp[COST_KP__COUNT];
-  cost_kparams_resolve(hw, kp);
-  if (set_size(best)) ks_fit_subset(hw, kp, set_ids[best], set_size(best), sh, n, 8);
-  printf("chosen: %s; fitted on the whole fit half:\n", set_names[best]);
+  prior(hw, kp);
+  fit_set(hw, kp, best, sh, n, 8);
+  printf("chosen: %s; fitted on all the fitting data:\n", set_names[best]);
   for (int i = 0; i < set_size(best); i++) {
     const char *name;
     cost_kparam_info(set_ids[best][i], &name, NULL, NULL, NULL);
     printf("  %-22s %.4g\n", name, kp[set_ids[best][i]]);
   }
+  ks_score in = {0};
+  ks_evaluate(hw, kp, NULL, -1, sh, n, &in);
+  printf("in-sample with them: top1 %.3f worst %.3f tau %.3f\n", in.eff_geo, in.eff_min,
+         in.tau_mean);
   free(sh);
   return 0;
 }

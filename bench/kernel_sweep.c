@@ -209,7 +209,9 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
    * which bench/kernel_awkward fits on data/measurements/h200-awkward/. */
   int ids[COST_KP__COUNT], k = 0;
   for (int i = 0; i < COST_KP__COUNT; i++)
-    if (i != COST_KP_SK_US && i != COST_KP_SK_EPI && i != COST_KP_SMALLM) ids[k++] = i;
+    if (i != COST_KP_SK_US && i != COST_KP_SK_EPI && i != COST_KP_SMALLM &&
+        i != COST_KP_REG_SC_KB && i != COST_KP_SC_KB && i != COST_KP_SPILL_KB)
+      ids[k++] = i;
   return ks_fit_subset(hw, kp, ids, k, shapes, n, rounds);
 }
 
@@ -314,6 +316,11 @@ double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n
   uint64_t st = 0x6b73u; /* fixed seed: the fit is deterministic */
   for (int s = 1; s < starts; s++) {
     for (int id = 0; id < COST_KP__COUNT; id++) {
+      if (id == COST_KP_REG_SC_KB || id == COST_KP_SC_KB ||
+          id == COST_KP_SPILL_KB) { /* not fitted here; no draw */
+        cand[id] = kp[id];
+        continue;
+      }
       double lo, hi, f = exp(log(1.5) * (2.0 * ks_unit(&st) - 1.0));
       cost_kparam_info(id, NULL, NULL, &lo, &hi);
       cand[id] = fmin(hi, fmax(lo, kp[id] * f));

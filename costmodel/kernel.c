@@ -163,7 +163,7 @@ int cost_kstage_buffers(const cost_karch *a, const cost_kcfg *c) {
  * reg_scalar per element (pointer + data); on AMD the
  * prefetched next tile lives in VGPRs too. */
 static double regs_estimate(const cost_karch *a, const double *kp, const cost_kcfg *c, int a_vec,
-                            int b_vec, double b, double a_per, double b_per) {
+                            int b_vec, int b_kmaj, double b, double a_per, double b_per) {
   double thr = (double)c->num_warps * a->warp;
   double ea = (double)c->block_m * c->block_k / thr, eb = (double)c->block_k * c->block_n / thr;
   double r = kp[COST_KP_REG_BASE] + (double)c->block_m * c->block_n / thr;
@@ -171,7 +171,8 @@ static double regs_estimate(const cost_karch *a, const double *kp, const cost_kc
   if (!a->amd && !b_vec && b == 1.0 && b_per > 1.0) /* fp8 B through registers, 16-byte loads */
     r += 2.0 * eb / b_per + eb * b / 4.0;
   else
-    r += b_vec ? 2.0 * eb / b_per : kp[COST_KP_REG_SCALAR] * eb;
+    r += b_vec ? 2.0 * eb / b_per
+               : kp[COST_KP_REG_SCALAR] * eb * (b_kmaj ? kp[COST_KP_REG_SC_KB] : 1.0);
   if (a->amd) r += (ea + eb) * b / 4.0;
   return r;
 }
@@ -273,7 +274,13 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   if (check_limits(hw, &a, c, p->dtype, out->smem, sc_bytes, out->reason)) return 0;
 
   int threads = c->num_warps * a.warp;
-  double r = regs_estimate(&a, kp, c, a_vec, b_tvec, b, a_per, b_per);
+  /* A K-major B (layout ?t: forward's W^T) loaded element by element: its
+   * K-contiguous scalar tile is lowered apart from an N-major one (on the
+   * first blind awkward sweep its tiles ran up to 5x slower than nn tiles
+   * of the same scalar bytes): reg_sc_kb and sc_kb scale its register and
+   * per-element costs, fitted on data/measurements/h200-awkward/. */
+  int b_kmaj = !a.amd && bt && ldb % 16 != 0 && b == 2.0;
+  double r = regs_estimate(&a, kp, c, a_vec, b_tvec, b_kmaj, b, a_per, b_per);
   double cap = fmin(a.max_regs, hw->regs_per_unit / threads);
   double alloc = ceil(fmin(r, cap) / 8.0) * 8.0;
   int occ_smem = (int)(hw->smem_per_unit / (out->smem + a.smem_reserved));
@@ -317,6 +324,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
   double ea = a_tvec ? 0.0 : (double)c->block_m * c->block_k;
   double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;
+  double eb_w = eb * (b_kmaj ? kp[COST_KP_SC_KB] : 1.0); /* per-element time weight */
   double t_issue = (ea / kp[COST_KP_ISSUE] + eb / kp[COST_KP_ISSUE_B]) / a.warp / clk;
   double t_lat;
   if (pipelined) {
@@ -326,7 +334,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   } else {
     double lat_sc =
         fmax(a_tvec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_tvec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
-    double per_lane = (ea + eb) / (4.0 * a.warp);
+    double per_lane = (ea + eb_w) / (4.0 * a.warp);
     /* A 4-byte B on its way to wgmma is not a global-latency chain: it is
      * copied by cp.async into its stage buffers (the compiler's shared
      * bytes) and transposed through shared memory by the block's warps, a
@@ -343,7 +351,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
 
   double budget = kp[COST_KP_REG_BUDGET] * cap / 255.0;
   double over = r > budget ? r - budget : 0.0;
-  out->spill = 1.0 + kp[COST_KP_SPILL] * over * over;
+  out->spill = 1.0 + kp[COST_KP_SPILL] * (b_kmaj ? kp[COST_KP_SPILL_KB] : 1.0) * over * over;
   t_step *= out->spill;
 
   /* split-K programs store fp32 partial tiles (sk_epi: their cost against

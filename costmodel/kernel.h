@@ -112,6 +112,9 @@ typedef enum {
   COST_KP_SK_US,        /* split-K: the reduce kernel's fixed time after the main one */
   COST_KP_SK_EPI,       /* split-K: fp32 partial-tile store cost relative to epi */
   COST_KP_SMALLM,       /* tensor rate of a tile below the MMA's M rows: BM/mma_m + this */
+  COST_KP_REG_SC_KB,    /* registers per element of a K-major scalar B, in reg_scalar units */
+  COST_KP_SC_KB,        /* K-step time per element of a K-major scalar B, in sc_elem units */
+  COST_KP_SPILL_KB,     /* spill slowdown of a tile with a K-major scalar B, in spill units */
   COST_KP__COUNT
 } cost_kparam_id;
 
@@ -135,7 +138,8 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *params, const cost_kp
 typedef struct {
   int elem_bytes; /* operand element size the family was measured with */
   int block_m, block_n, block_k, num_warps;
-  int a_scalar, b_scalar; /* A's resp. B's leading dimension not a multiple of 16 (nn: K, N) */
+  int a_scalar, b_scalar; /* A's resp. B's leading dimension not a multiple of 16 (nn: K, N);
+                             b_scalar 2: B K-major (layout ?t) and scalar-loaded */
   double log_factor;      /* ln(measured / analytic), shrunk toward 0 */
 } cost_kfamily;
 

@@ -291,6 +291,10 @@ double cost_kfamily_factor(const cost_kfamily *t, int n, const cost_kproblem *p,
   int as = cost_klead_a(p) % 16 != 0, bs = cost_klead_b(p) % 16 != 0;
   if (p->dtype < 0 || p->dtype >= COST_DT__COUNT) return 1.0;
   int eb = (int)cost_dtype_bytes((cost_dtype)p->dtype);
+  /* A 16-bit K-major scalar B (nt) is lowered apart from an N-major one
+   * (kernel.c, reg_sc_kb): the nn families do not carry over (b_scalar 2;
+   * none in the table). */
+  if (bs && eb == 2 && p->layout[0] && p->layout[1] == 't') bs = 2;
   for (int i = 0; i < n; i++)
     if (t[i].elem_bytes == eb && t[i].block_m == c->block_m && t[i].block_n == c->block_n &&
         t[i].block_k == c->block_k && t[i].num_warps == c->num_warps && t[i].a_scalar == as &&

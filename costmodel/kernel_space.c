@@ -44,9 +44,15 @@ static const kparam_def kparams[COST_KP__COUNT] = {
     [COST_KP_ISSUE_B] = {"kernel_issue_b", 0.09133, 0.005, 4.0},
     [COST_KP_SC_ELEM_NS] = {"kernel_sc_elem_ns", 9.027, 0.1, 200.0},
     /* issue 25 terms (awkward shapes), fitted on h200-awkward's fit half */
-    [COST_KP_SK_US] = {"kernel_splitk_us", 3.0, 0.0, 20.0},
-    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.0, 0.1, 10.0},
+    [COST_KP_SK_US] = {"kernel_splitk_us", 3.723, 0.0, 20.0},
+    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.553, 0.1, 10.0},
     [COST_KP_SMALLM] = {"kernel_smallm", 0.1, 0.0, 1.0},
+    /* issue 25, second round: a K-major B (forward nt GEMMs) whose stride K
+     * is not a multiple of 16, chosen and fitted by `kernel_awkward --fit`
+     * on h200-awkward's refit + first blind sweeps (docs/kernels.md) */
+    [COST_KP_REG_SC_KB] = {"kernel_reg_sc_kb", 1.7, 0.25, 8.0},
+    [COST_KP_SC_KB] = {"kernel_sc_kb", 0.1, 0.1, 20.0},
+    [COST_KP_SPILL_KB] = {"kernel_spill_kb", 100.0, 0.1, 100.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {

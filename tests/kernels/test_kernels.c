@@ -121,6 +121,39 @@ static void test_kernels__split_k(void **state) {
   assert_int_equal(cost_kernel_predict(&hw, &p, &bad, &a), COST_EINVAL);
 }
 
+/* Issue 25, second round: a forward GEMM (nt) whose K is not a multiple of
+ * 16 scalar-loads a K-major B; those tiles spill where N-major ones do not
+ * (kernel_reg_sc_kb, kernel_spill_kb). On the H200 sweep
+ * (data/measurements/h200-awkward/blind_kernel_16bit.json, 4096x1024x479
+ * nt bf16) 64x64x64 took 0.050 ms, 128x128x32 0.130, 64x128x64 0.216 and
+ * 128x64x64 0.177: the model must rank 64x64x64 first of the four, and
+ * the nn families (fitted on N-major scalar B) must not apply. */
+static void test_kernels__kmajor_scalar_b(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg c[4] = {{128, 128, 32, 4, 4, 8, 1},
+                    {64, 128, 64, 4, 3, 8, 1},
+                    {128, 64, 64, 4, 3, 8, 1},
+                    {64, 64, 64, 4, 3, 8, 1}};
+  cost_kproblem nt = {4096, 1024, 479, COST_DT_BF16, "nt"};
+  cost_kpred out[4];
+  int nf = 0;
+  assert_int_equal(cost_kernel_rank(&hw, &nt, c, 4, out, &nf), 0);
+  assert_int_equal(nf, 4);
+  assert_int_equal(out[0].cfg.block_m, 64);
+  assert_int_equal(out[0].cfg.block_n, 64);
+  assert_int_equal(out[0].cfg.block_k, 64);
+  for (int i = 0; i < 4; i++) assert_true(out[i].family == 1.0);
+  /* Both operands scalar-loaded either way: the N-major B (nn, N = 1000)
+   * spills less than the K-major one (nt, K = 1000). */
+  cost_kproblem nn = {4096, 1000, 1000, COST_DT_BF16, "nn"}, ntb = nn;
+  memcpy(ntb.layout, "nt", 3);
+  cost_kpred a, b;
+  assert_int_equal(cost_kernel_predict(&hw, &nn, &c[0], &a), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &ntb, &c[0], &b), 0);
+  assert_true(b.spill > a.spill);
+}
+
 static void test_kernels__smem_reason_mi300x(void **state) {
   (void)state;
   cost_hw hw = mi300x();
@@ -305,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__masked_edges),
       cmocka_unit_test(test_kernels__layout_leading_dims),
       cmocka_unit_test(test_kernels__split_k),
+      cmocka_unit_test(test_kernels__kmajor_scalar_b),
       cmocka_unit_test(test_kernels__family_corrections),
       cmocka_unit_test(test_kernels__rank_order_and_errors),
   };
