@@ -43,7 +43,9 @@ static const kparam_def kparams[COST_KP__COUNT] = {
     [COST_KP_LAT_SC_B_NS] = {"kernel_lat_sc_b_ns", 1012, 100.0, 5000.0},
     [COST_KP_ISSUE_B] = {"kernel_issue_b", 0.09133, 0.005, 4.0},
     [COST_KP_SC_ELEM_NS] = {"kernel_sc_elem_ns", 9.027, 0.1, 200.0},
-    /* issue 25 terms (awkward shapes), fitted on h200-awkward's fit half */
+    /* issue 25 terms (awkward shapes): split-K refitted and small-M kept by
+     * `kernel_awkward --fit` in its second round (refit + first blind
+     * sweeps of data/measurements/h200-awkward/, fit2_kernel_awkward.txt) */
     [COST_KP_SK_US] = {"kernel_splitk_us", 3.723, 0.0, 20.0},
     [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.553, 0.1, 10.0},
     [COST_KP_SMALLM] = {"kernel_smallm", 0.1, 0.0, 1.0},
