@@ -87,7 +87,7 @@ def predict(cdplan):
 def job(scale=1, steps=12, warmup=4):
     cs = cases(scale)
     return {"kind": "dlrm_step", "id": "h200-dcn-mlperf",
-            "params": {"steps": steps, "warmup": warmup, "seed": 0, "time_budget_s": 330,
+            "params": {"steps": steps, "warmup": warmup, "seed": 0, "time_budget_s": 200,
                        "cases": [{"label": c["id"], "workload": c["workload"],
                                   "recipe": c["recipe"]} for c in cs]}}
 
@@ -104,7 +104,7 @@ def main(argv):
         doc = job()
         doc["id"] += "-repeat"
         doc["params"]["cases"].reverse()
-        doc["params"]["time_budget_s"] = 150
+        doc["params"]["time_budget_s"] = 75
     else:
         scale = int(argv[2]) if len(argv) > 2 else 1
         doc = job(scale) if scale == 1 else job(scale, steps=2, warmup=1)

@@ -10,13 +10,15 @@ export PYTHONUNBUFFERED=1
 { nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
   date -u; } > "$OUT/host.txt" 2>&1
-timeout 90 python3 "$H/validate/gpu/fused_tbe.py" --check > "$OUT/check.txt" 2>&1
+timeout 50 python3 "$H/validate/gpu/fused_tbe.py" --check > "$OUT/check.txt" 2>&1
 echo "check rc=$?" >> "$OUT/check.txt"
+timeout 50 python3 "$H/data/measurements/h200-fused-tbe/fused_tbe_seg.py" --check >> "$OUT/check.txt" 2>&1
+echo "seg check rc=$?" >> "$OUT/check.txt"
 timeout 150 python3 "$H/data/measurements/h200-fused-tbe/tbe_bench.py" > "$OUT/tbe.json" 2> "$OUT/run.log"
 echo "tbe bench rc=$?" >> "$OUT/run.log"
 D="$H/data/measurements/h200-dcn-mlperf"
-timeout 300 python3 "$H/validate/gpu/runner.py" "$D/job.json" > "$OUT/dcn.json" 2>> "$OUT/run.log"
+timeout 230 python3 "$H/validate/gpu/runner.py" "$D/job.json" > "$OUT/dcn.json" 2>> "$OUT/run.log"
 echo "dcn rc=$?" >> "$OUT/run.log"
-timeout 170 python3 "$H/validate/gpu/runner.py" "$D/job_repeat.json" > "$OUT/dcn_repeat.json" 2>> "$OUT/run.log"
+timeout 100 python3 "$H/validate/gpu/runner.py" "$D/job_repeat.json" > "$OUT/dcn_repeat.json" 2>> "$OUT/run.log"
 echo "dcn repeat rc=$?" >> "$OUT/run.log"
 { nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv; date -u; } >> "$OUT/host.txt" 2>&1
