@@ -12,7 +12,8 @@ import statistics
 here = os.path.dirname(os.path.abspath(__file__))
 pred = json.load(open(os.path.join(here, "predictions_prerun.json")))["predictions"]
 meas = json.load(open(os.path.join(here, "tbe.json")))
-print("check (Triton vs float64 reference): max rel err %s" % meas.get("check_max_rel_err"))
+print("check (Triton vs float64 reference): max rel err %s; fused_tbe_seg variant %s" % (
+    meas.get("check_max_rel_err"), meas.get("check_seg_max_rel_err")))
 key = lambda r: (r["framework"], r["optimizer"], r["batch"])  # noqa: E731
 m = {key(r): r for r in meas["rows"] if "ms" in r}
 errs = {"eager": [], "fused_triton": []}
@@ -25,6 +26,15 @@ for p in pred:
     errs[p["framework"]].append(abs(e))
     print("%-12s %-15s B=%6d  measured %8.2f ms  predicted %8.2f  %+6.1f%%" % (
         key(p) + (r["ms"], p["emb_gpu_ms"], 100 * e)))
+# the variant (fused_tbe_seg.py, added after the predictions) against the same predictions
+errs["fused_triton_seg"] = []
+for p in pred:
+    r = m.get(("fused_triton_seg",) + key(p)[1:]) if p["framework"] == "fused_triton" else None
+    if r:
+        e = p["emb_gpu_ms"] / r["ms"] - 1
+        errs["fused_triton_seg"].append(abs(e))
+        print("%-16s %-15s B=%6d  measured %8.2f ms  predicted %8.2f  %+6.1f%%" % (
+            ("fused_triton_seg",) + key(p)[1:] + (r["ms"], p["emb_gpu_ms"], 100 * e)))
 for fw, e in errs.items():
     if e:
         print("%s: n=%d median %.1f%% max %.1f%%" % (fw, len(e), 100 * statistics.median(e),

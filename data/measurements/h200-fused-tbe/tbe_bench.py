@@ -5,6 +5,9 @@ MLPerf's multi-hot pooling, Criteo-1TB row counts capped at ROW_CAP (default 2M)
 GPU), fp32 rows. One pass = forward over all tables, backward of sum(out * g) with the optimizer.
 Each configuration: --check numerics first, 3 warm-up passes, then 20 passes timed each with
 CUDA events (median), the L2 flushed (256 MiB write) before each. Prints one JSON object.
+After the committed kernels' cases, the same passes with fused_tbe_seg.py's variant
+(framework "fused_triton_seg": chunked forward, one backward program per unique row), checked
+first the same way (added 2026-12-05, after the predictions; the predictions are unchanged).
 
   python3 data/measurements/h200-fused-tbe/tbe_bench.py [ROW_CAP] > tbe.json
 """
@@ -16,6 +19,7 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "validate", "gpu"))
 import fused_tbe  # noqa: E402
+import fused_tbe_seg  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -30,6 +34,10 @@ def cases(cap):
         for fw, opt in (("eager", "sgd"), ("fused_triton", "sgd"), ("fused_triton", "rowwise_adagrad")):
             out.append({"framework": fw, "optimizer": opt, "batch": B, "rows": rows, "pooling": pool,
                         "dim": 128})
+    for B in (16384, 65536):
+        for opt in ("sgd", "rowwise_adagrad"):
+            out.append({"framework": "fused_triton_seg", "optimizer": opt, "batch": B,
+                        "rows": rows, "pooling": pool, "dim": 128})
     return out
 
 
@@ -54,9 +62,9 @@ def run_case(c, dev):
     B, rows, pool, D = c["batch"], c["rows"], c["pooling"], c["dim"]
     gen = torch.Generator().manual_seed(1)
     ind, off = fused_tbe.random_batch(torch, rows, B, pool, dev, gen)
-    if c["framework"] == "fused_triton":
-        tbe = fused_tbe.FusedTBE(rows, [D] * len(rows), optimizer=c["optimizer"], lr=0.01,
-                                 device=dev)
+    if c["framework"] in ("fused_triton", "fused_triton_seg"):
+        cls = fused_tbe.FusedTBE if c["framework"] == "fused_triton" else fused_tbe_seg.FusedTBESeg
+        tbe = cls(rows, [D] * len(rows), optimizer=c["optimizer"], lr=0.01, device=dev)
         g = torch.randn(B, tbe.total_d, device=dev)
 
         def one():
@@ -88,7 +96,12 @@ def main():
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     res = {"device": torch.cuda.get_device_name() if dev == "cuda" else "cpu",
            "torch": torch.__version__, "row_cap": cap, "check_max_rel_err": None, "rows": []}
-    res["check_max_rel_err"] = fused_tbe.check(verbose=False)
+    for key, fn in (("check_max_rel_err", fused_tbe.check),
+                    ("check_seg_max_rel_err", fused_tbe_seg.check)):
+        try:
+            res[key] = fn(verbose=False)
+        except Exception as e:  # noqa: BLE001
+            res[key] = "%s: %s" % (type(e).__name__, str(e)[:300])
     if dev != "cuda":
         print(json.dumps(res))
         return
