@@ -456,6 +456,40 @@ static void test_costmodel_gemm__blackwell_hides_tile_fill(void **state) {
   assert_true(bw.ms < 0.95 * hop.ms);
 }
 
+/* CDNA3 runs hipBLASLt's 128..256 macro tiles and pays a partial last
+ * wave in full (gemm_arch.c): on an MI300X-like chip (304 CUs) 8192^3 fp8
+ * takes 256-class tiles in ceil(3.37) = 4 waves, and a 4096x4864 GEMM (304
+ * tiles of 256x256, one wave) runs at a higher achieved rate than 4096^3
+ * (256 of 304 CUs busy). The same chip described as Hopper keeps its own
+ * tiles and stream-K tail. */
+static void test_costmodel_gemm__cdna_tiles_pay_the_last_wave(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  strcpy(hw.vendor, "amd");
+  strcpy(hw.arch, "cdna3");
+  hw.compute_units = 304;
+  hw.clock_hz = 2.1e9;
+  hw.peak_flops[COST_DT_FP8] = 2614.9e12;
+  hw.peak_flops[COST_DT_BF16] = 1307.4e12;
+  hw.hbm_bw = 5.3e12;
+  hw.sustained_clock_hz = 1.207e9;
+  hw.peak_clock_hz = 2.1e9;
+  cost_gemm_op op = {8192, 8192, 8192, 1, COST_DT_FP8, "nt"};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(term(&r, "tile_m") >= 128 && term(&r, "tile_n") >= 128);
+  assert_true(fabs(term(&r, "waves") - round(term(&r, "waves"))) < 1e-12);
+  assert_true(term(&r, "waves") >= 4);
+  double full = 4096.0 * 4864 * 8192 / gemm_ms(&hw, 4096, 4864, 8192, COST_DT_BF16);
+  double part = 4096.0 * 4096 * 8192 / gemm_ms(&hw, 4096, 4096, 8192, COST_DT_BF16);
+  assert_true(part < 0.9 * full);
+  strcpy(hw.vendor, "nvidia");
+  strcpy(hw.arch, "hopper");
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(fabs(term(&r, "waves") - round(term(&r, "waves"))) > 1e-3); /* stream-K */
+}
+
 static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   (void)state;
   cost_hw truth, hw;
@@ -525,6 +559,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__sustained_clock_scales_the_tensor_rate),
       cmocka_unit_test(test_costmodel_gemm__power_limited_clock),
       cmocka_unit_test(test_costmodel_gemm__blackwell_hides_tile_fill),
+      cmocka_unit_test(test_costmodel_gemm__cdna_tiles_pay_the_last_wave),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
