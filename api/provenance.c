@@ -27,29 +27,52 @@
 typedef struct {
   const char *hw;
   double gemm; /* 0 = not checked */
+  int rows;    /* check rows the median rests on (how sure it is) */
 } gemm_band;
 
 /* Datasheet figures, rows priced at the clock their source states
  * (bench/published_gemm, 2026-12-05: power-limited clocks for CDNA boards
  * without a measured one, Blackwell's tile fill once per CTA, column-major
- * C read as such). */
+ * C read as such, CDNA's hipBLASLt macro tiles and whole waves --
+ * data/measurements/published/gemm_bench_4_cdna_tiles.txt). How sure:
+ * MI300X's 12 check rows are 9 of one harness (Azure), MI325X and MI355X
+ * have one check row each, H200 one: those bands are one row's error. */
 static const gemm_band gemm_bands[] = {
-    {"h100-sxm", 0.089}, {"h200", 0.033},   {"b200", 0.047},   {"gb200", 0.036},
-    {"mi300x", 0.155},   {"mi325x", 0.094}, {"mi355x", 0.173},
+    {"h100-sxm", 0.089, 12}, {"h200", 0.033, 1},   {"b200", 0.047, 2},   {"gb200", 0.036, 2},
+    {"mi300x", 0.166, 12},   {"mi325x", 0.111, 1}, {"mi355x", 0.166, 1},
 };
 
 /* The per-architecture fit on fit rows only, scored on check rows
  * (bench/published_gemm, 2026-12-05; MI355X: CDNA3's, its fallback). */
 static const gemm_band arch_bands[] = {
-    {"h100-sxm", 0.032}, {"h200", 0.067},   {"b200", 0.224},   {"gb200", 0.203},
-    {"mi300x", 0.203},   {"mi325x", 0.051}, {"mi355x", 0.044},
+    {"h100-sxm", 0.032, 12}, {"h200", 0.067, 1},   {"b200", 0.224, 2},   {"gb200", 0.203, 2},
+    {"mi300x", 0.179, 12},   {"mi325x", 0.040, 1}, {"mi355x", 0.026, 1},
 };
 
-static double lookup(const gemm_band *t, size_t n, const char *hw) {
+static const gemm_band *lookup_row(const gemm_band *t, size_t n, const char *hw) {
   for (size_t i = 0; i < n; i++)
-    if (!strcmp(t[i].hw, hw)) return t[i].gemm;
-  return 0;
+    if (!strcmp(t[i].hw, hw)) return &t[i];
+  return NULL;
 }
+
+static double lookup(const gemm_band *t, size_t n, const char *hw) {
+  const gemm_band *r = lookup_row(t, n, hw);
+  return r ? r->gemm : 0;
+}
+
+/* Shipped-default collective check medians and their row counts
+ * (bench/published_accuracy, 2026-12-05, collectives.json check rows;
+ * data/measurements/published/published_accuracy_after_nvls_refit.txt). */
+#define COLL_NV_NODE 0.067
+#define COLL_NV_NODE_N 8
+#define COLL_NV_CLUSTER 0.084
+#define COLL_NV_CLUSTER_N 2
+#define COLL_AMD_NODE 0.007
+#define COLL_AMD_NODE_N 5
+#define COLL_AMD_CLUSTER 0.051
+#define COLL_AMD_CLUSTER_N 15
+/* bench/costmodel_accuracy: held-out GEMM samples of the calibrated H200. */
+#define H200_GEMM_HELDOUT_N 189
 
 /* bench/costmodel_accuracy held-out GEMM median (H200, calibrated) and
  * the DLRM step's (README: 5.6 % and 6 %). */
@@ -105,17 +128,27 @@ cJSON *api_provenance_json(const cost_hw *hw) {
   cJSON_AddStringToObject(o, "basis", basis);
   b = cJSON_AddObjectToObject(o, "error_band");
   band(b, "gemm", calibrated && !strcmp(hw->name, "h200") ? H200_GEMM_HELDOUT : g);
-  band(b, "collective_node", nvidia ? 0.074 : amd ? 0.007 : 0);
-  band(b, "collective_cluster", nvidia ? 0.086 : amd ? 0.117 : 0);
+  band(b, "collective_node", nvidia ? COLL_NV_NODE : amd ? COLL_AMD_NODE : 0);
+  band(b, "collective_cluster", nvidia ? COLL_NV_CLUSTER : amd ? COLL_AMD_CLUSTER : 0);
   int h200 = calibrated && !strcmp(hw->name, "h200");
   band(b, "step", h200 ? H200_STEP_HELDOUT : 0);
   band(b, "transformer_step", h200 ? H200_TF_STEP_HELDOUT : 0);
   band(b, "transformer_memory", h200 ? H200_TF_MEM_HELDOUT : 0);
   band(b, "flash_attention", h200 ? H200_FLASH_HELDOUT : 0);
+  /* How many never-fitted rows each band rests on: a band of one row is
+   * one measurement's error, not a distribution. */
+  const gemm_band *gr =
+      per_arch ? lookup_row(arch_bands, sizeof arch_bands / sizeof arch_bands[0], hw->name)
+               : lookup_row(gemm_bands, sizeof gemm_bands / sizeof gemm_bands[0], hw->name);
+  cJSON *n = cJSON_AddObjectToObject(o, "band_check_rows");
+  band(n, "gemm", h200 ? H200_GEMM_HELDOUT_N : gr && g > 0 ? gr->rows : 0);
+  band(n, "collective_node", nvidia ? COLL_NV_NODE_N : amd ? COLL_AMD_NODE_N : 0);
+  band(n, "collective_cluster", nvidia ? COLL_NV_CLUSTER_N : amd ? COLL_AMD_CLUSTER_N : 0);
   cJSON_AddStringToObject(o, "band_meaning",
                           "median |predicted/measured - 1| on measurements never fitted "
                           "(bench/published_gemm, bench/published_accuracy, "
-                          "bench/costmodel_accuracy, bench/step_accuracy); null: not checked");
+                          "bench/costmodel_accuracy, bench/step_accuracy); null: not checked; "
+                          "band_check_rows: how many such measurements each band rests on");
   return o;
 }
 
@@ -123,15 +156,17 @@ cJSON *api_provenance_json(const cost_hw *hw) {
  * GEMM-throughput ratio of two accelerators against published pairs
  * measured with one harness (gemm_ratios.json, check rows), as a fresh
  * database prices them ("shipped": the H200's own calibration, the Hopper
- * and CDNA3 arch calibrations, datasheet elsewhere), 2026-12-05: median
- * 7.5 %, worst 31.3 % (Azure MI300X / H100 fp8, 16384^3). A whole
+ * and CDNA3 arch calibrations, datasheet elsewhere), 2026-12-05 with
+ * CDNA's macro tiles: median 3.4 %, worst 28.8 % (Azure MI300X / H100
+ * fp8, 16384^3: that MI300X run is 12 % below its own 8192^3, which no
+ * term explains; 14 ratios, 4 of them from that one harness). A whole
  * step's ratio has no published check yet: said so. compare's
  * calibration_basis gives the band of its like-basis hardware share. */
 cJSON *api_ratio_confidence_json(const cost_hw *from, const cost_hw *to) {
   cJSON *o = cJSON_CreateObject();
   int same = !strcmp(from->name, to->name);
-  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.075);
-  cJSON_AddNumberToObject(o, "gemm_ratio_worst", same ? 0 : 0.313);
+  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.034);
+  cJSON_AddNumberToObject(o, "gemm_ratio_worst", same ? 0 : 0.288);
   cJSON_AddStringToObject(o, "note",
                           same ? "the same accelerator on both sides: the ratio is the recipes'"
                                : "bands of GEMM-throughput ratios against published pairs (bench/"

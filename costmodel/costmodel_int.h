@@ -69,6 +69,18 @@ int cost_gemm_eff_param(int dt);
  * fill behind the next tile (Blackwell TMEM double-buffering, gemm_arch.c):
  * the fill is paid once per CTA, not once per wave. */
 int cost_gemm_fill_once(const cost_hw *hw);
+/* A GEMM kernel's output tile (rows x columns of C one CTA computes). */
+typedef struct {
+  int bm, bn;
+} cost_tile;
+/* The architecture's own tensor-core tile list where its library's is
+ * known to differ from the CUTLASS sm90 one gemm.c defaults to (CDNA:
+ * hipBLASLt macro tiles, gemm_arch.c); NULL otherwise. *n gets its length. */
+const cost_tile *cost_gemm_arch_tiles(const cost_hw *hw, int *n);
+/* 1 where the library's persistent scheduler balances a partial last wave
+ * over all units (stream-K on NVIDIA Hopper/Blackwell); 0 where a grid of
+ * w waves costs ceil(w) tile times (CDNA, gemm_arch.c). */
+int cost_gemm_tail_balanced(const cost_hw *hw);
 /* Fill p[P__COUNT]: hw->calib values where named, defaults elsewhere. */
 void cost_params_resolve(const cost_hw *hw, double *p);
 

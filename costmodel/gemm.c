@@ -35,9 +35,7 @@
 
 #include "costmodel/costmodel_int.h"
 
-typedef struct {
-  int bm, bn;
-} tile;
+typedef cost_tile tile;
 
 /* Hopper-class TMA/wgmma kernels (CUTLASS 3.x sm90 tile shapes). */
 static const tile tc_tiles[] = {{128, 256}, {256, 128}, {128, 128}, {64, 256}, {64, 128}, {64, 64}};
@@ -166,6 +164,10 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
       (!aligned || M <= 64 || fl < 2e9 || (K <= 128 && fl < 16e9) || gemm_tf32_mn_major_a(lay));
   const tile *tiles = tensor ? (aligned ? (amp ? amp_tiles : tc_tiles) : ua_tiles) : simt_tiles;
   int nt = tensor ? 6 : 3;
+  /* CDNA runs hipBLASLt's own macro tiles (gemm_arch.c). */
+  const tile *own = tensor && aligned ? cost_gemm_arch_tiles(hw, &nt) : NULL;
+  if (own) tiles = own;
+  int balanced = cost_gemm_tail_balanced(hw);
   double cu = hw->compute_units, clk = hw->clock_hz;
   double peak_sm = peak * p[amp ? P_EFF_TF32_SYNC : cost_gemm_eff_param(dt)] / cu;
   double smem_bw = 128.0 * clk; /* 32 banks x 4 B per clock (CUDA guide) */
@@ -213,7 +215,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * were predicted 10% slow (median of 14), the rest unbiased; CV
        * median 7.8 -> 7.4 %. A grid of at most one wave still pays a
        * whole tile time per CTA. */
-      if (tensor && aligned && !amp && waves > 1) waves = ctas / cu;
+      if (tensor && aligned && !amp && waves > 1 && balanced) waves = ctas / cu;
       double kp = (double)(cdiv(cdiv(K, s), kq) * kq);
       double t_math = 2.0 * bm * bn * kp / psm;
       double t_smem = (bm + bn) * kp * b / smem_bw;

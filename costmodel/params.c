@@ -53,8 +53,12 @@ const cost_param_def cost_param_table[P__COUNT] = {
  *   NVLink through one NVSwitch tier (8-GPU HGX H100, Azure ND H100 v5):
  *     NVLS all-reduce 0.60 of the link; ring 0.80 (no fit row runs a
  *     ring there: the earlier datasheet-era figure stays);
- *   NVLink through an NVL72's two switch tiers (GB200, CoreWeave):
- *     bus 0.72, NVLS 0.36. */
+ *   NVLink through an NVL72's NVLink switch trays (GB200, CoreWeave):
+ *     bus 0.72, NVLS 0.42 (refitted 2026-12-05 under the current
+ *     protocol and pipelining model on the same 9 CoreWeave GB200 fit
+ *     rows: their median error 20.1 % at the 12-03 value 0.36, 11.4 % at
+ *     0.42, the minimum of a 0.01 grid;
+ *     data/measurements/published/collectives_nvls_refit.txt). */
 static double coll_bus_eff(const cost_hw *hw) {
   if (hw && hw->scaleup_mesh) return 0.71;
   if (hw && !strcmp(hw->arch, "blackwell")) return 0.72;
@@ -62,7 +66,7 @@ static double coll_bus_eff(const cost_hw *hw) {
 }
 
 static double coll_nvls_eff(const cost_hw *hw) {
-  return hw && hw->scaleup_domain > 8 ? 0.36 : 0.60;
+  return hw && hw->scaleup_domain > 8 ? 0.42 : 0.60;
 }
 
 double cost_param_default(const cost_hw *hw, int id) {

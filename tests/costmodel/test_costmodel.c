@@ -381,6 +381,17 @@ static void test_costmodel_collective__topology(void **state) {
   hw.in_switch_reduction = 1;
   assert_int_equal(cost_collective(&hw, &one, &r2), 0);
   assert_true(r2.ms < r.ms);
+  /* Inside an NVL72 (domain 72, NVLink 5): NVLS at the refitted 0.42 of
+   * the link beats the ring at 0.72 bus for 8 ranks (MLPerf's 8-GPU GB200
+   * grouped all-reduce, params.c); at the 12-03 value 0.36 it lost. */
+  strcpy(hw.arch, "blackwell");
+  hw.scaleup_domain = 72;
+  hw.scaleup_bw = 900e9;
+  one.bytes = 32.0 * 1024 * 1024;
+  one.scope = COST_SCOPE_CLUSTER;
+  one.gpus_per_node = 8;
+  assert_int_equal(cost_collective(&hw, &one, &r2), 0);
+  assert_non_null(strstr(r2.detail, "NVLS"));
 }
 
 /* A chip that sustains 60 % of the clock its peak assumes runs a large,
@@ -456,6 +467,40 @@ static void test_costmodel_gemm__blackwell_hides_tile_fill(void **state) {
   assert_true(bw.ms < 0.95 * hop.ms);
 }
 
+/* CDNA3 runs hipBLASLt's 128..256 macro tiles and pays a partial last
+ * wave in full (gemm_arch.c): on an MI300X-like chip (304 CUs) 8192^3 fp8
+ * takes 256-class tiles in ceil(3.37) = 4 waves, and a 4096x4864 GEMM (304
+ * tiles of 256x256, one wave) runs at a higher achieved rate than 4096^3
+ * (256 of 304 CUs busy). The same chip described as Hopper keeps its own
+ * tiles and stream-K tail. */
+static void test_costmodel_gemm__cdna_tiles_pay_the_last_wave(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  strcpy(hw.vendor, "amd");
+  strcpy(hw.arch, "cdna3");
+  hw.compute_units = 304;
+  hw.clock_hz = 2.1e9;
+  hw.peak_flops[COST_DT_FP8] = 2614.9e12;
+  hw.peak_flops[COST_DT_BF16] = 1307.4e12;
+  hw.hbm_bw = 5.3e12;
+  hw.sustained_clock_hz = 1.207e9;
+  hw.peak_clock_hz = 2.1e9;
+  cost_gemm_op op = {8192, 8192, 8192, 1, COST_DT_FP8, "nt"};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(term(&r, "tile_m") >= 128 && term(&r, "tile_n") >= 128);
+  assert_true(fabs(term(&r, "waves") - round(term(&r, "waves"))) < 1e-12);
+  assert_true(term(&r, "waves") >= 4);
+  double full = 4096.0 * 4864 * 8192 / gemm_ms(&hw, 4096, 4864, 8192, COST_DT_BF16);
+  double part = 4096.0 * 4096 * 8192 / gemm_ms(&hw, 4096, 4096, 8192, COST_DT_BF16);
+  assert_true(part < 0.9 * full);
+  strcpy(hw.vendor, "nvidia");
+  strcpy(hw.arch, "hopper");
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(fabs(term(&r, "waves") - round(term(&r, "waves"))) > 1e-3); /* stream-K */
+}
+
 static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   (void)state;
   cost_hw truth, hw;
@@ -525,6 +570,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__sustained_clock_scales_the_tensor_rate),
       cmocka_unit_test(test_costmodel_gemm__power_limited_clock),
       cmocka_unit_test(test_costmodel_gemm__blackwell_hides_tile_fill),
+      cmocka_unit_test(test_costmodel_gemm__cdna_tiles_pay_the_last_wave),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

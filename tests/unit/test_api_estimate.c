@@ -214,6 +214,10 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   const cJSON *band = cJSON_GetObjectItem(pv, "error_band");
   assert_true(cJSON_GetObjectItem(band, "collective_cluster")->valuedouble > 0);
   assert_true(cJSON_IsNumber(cJSON_GetObjectItem(band, "gemm")));
+  /* ... and how many never-fitted measurements each band rests on */
+  const cJSON *rows = cJSON_GetObjectItem(pv, "band_check_rows");
+  assert_true(cJSON_GetObjectItem(rows, "gemm")->valuedouble >= 1);
+  assert_true(cJSON_GetObjectItem(rows, "collective_cluster")->valuedouble >= 1);
   cJSON_Delete(doc);
   free(out);
   /* An accelerator nothing has checked gets no band, and says so. */
@@ -224,6 +228,8 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   pv = cJSON_GetObjectItem(doc, "provenance");
   assert_non_null(strstr(cJSON_GetObjectItem(pv, "basis")->valuestring, "datasheet figures only"));
   assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")));
+  assert_true(
+      cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm")));
   cJSON_Delete(doc);
   free(out);
   static const char *const bad[][2] = {
