@@ -43,6 +43,21 @@ int testdb_exec(const char *uri, const char *sql) {
   return rc;
 }
 
+long long testdb_count(const char *uri, const char *sql) {
+  PGconn *c = PQconnectdb(uri);
+  long long n = -1;
+  if (PQstatus(c) == CONNECTION_OK) {
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0)
+      n = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    else
+      fprintf(stderr, "testdb: %s: %s", sql, PQresultErrorMessage(r));
+    PQclear(r);
+  }
+  PQfinish(c);
+  return n;
+}
+
 int testdb_make(char *out, size_t size, const char *sqlite_path) {
   static int counter;
   char dir[256], admin[400], sql[128], name[64];

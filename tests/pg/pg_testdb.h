@@ -14,5 +14,7 @@ int testdb_is_pg(void);
 int testdb_make(char *out, size_t size, const char *sqlite_path);
 /* Run sql on the PostgreSQL database uri (no result); 0 or -1. */
 int testdb_exec(const char *uri, const char *sql);
+/* The first column of the first row of sql as an integer; -1 on failure. */
+long long testdb_count(const char *uri, const char *sql);
 
 #endif
