@@ -5,6 +5,8 @@
  *   change reaches the other's descriptor cache (an estimate's time);
  * - one replica at a time follows validation jobs (cdplan_job_leader on
  *   /metrics); SIGKILL the leader and the other takes over within 5 s;
+ *   a replica without the lock polls no job (its ticks and a GET leave a
+ *   job alone that a poll would fail);
  * - SIGKILL of one replica during a write burst through both loses no
  *   acknowledged write (test_crash_kill's check, with two replicas); the
  *   store is read with libpq, not through cdplan.
@@ -287,6 +289,65 @@ static void test_replicas__leader_fails_over_within_5s(void **state) {
   assert_int_equal(leader_gauge(st, 1), 1);
 }
 
+/* One text value from sql on the test's own connection c; "" on failure. */
+static void query1(PGconn *c, const char *sql, char *out, size_t size) {
+  PGresult *q = PQexec(c, sql);
+  out[0] = '\0';
+  if (PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) > 0)
+    snprintf(out, size, "%s", PQgetvalue(q, 0, 0));
+  else
+    print_error("%s: %s", sql, PQresultErrorMessage(q));
+  PQclear(q);
+}
+
+/* A replica that does not hold the leader lock never polls a job: the
+ * test holds the lock itself (hwdb/pg.c's LEADER_KEY), so the replica's
+ * ticks and a GET of the job leave alone a Slurm job that never reached
+ * Slurm an hour ago (a poll fails it); once the test lets go, the replica
+ * takes the lock and its next poll fails the job. */
+static void test_replicas__only_the_leader_polls_jobs(void **state) {
+  rep_state *st = *state;
+  char v[64], sql[256], path[64];
+  http_resp r;
+  PGconn *holder = PQconnectdb(st->db);
+  assert_int_equal(PQstatus(holder), CONNECTION_OK);
+  assert_int_equal(start_replica(st, 0), 0); /* migrates the fresh database */
+  stop_replica(st, 0, SIGKILL);
+  query1(holder, "SELECT pg_try_advisory_lock(6513920001)", v, sizeof v);
+  assert_string_equal(v, "t");
+  query1(holder,
+         "INSERT INTO val_job(kind, hw, backend, params, state, token_hash, timeout_s, created_at, "
+         "updated_at) VALUES ('cpu_selftest', 'h200', 'slurm', '{}', 'queued', 'x', 3600, "
+         "extract(epoch from now()) - 3600, extract(epoch from now()) - 3600) RETURNING id",
+         v, sizeof v);
+  long long id = atoll(v);
+  assert_true(id > 0);
+  assert_int_equal(start_replica(st, 0), 0);
+  assert_true(wait_gauge(st, 0, 0, 5) >= 0);
+  usleep(4500 * 1000); /* two ticks */
+  snprintf(path, sizeof path, "/v1/validations/%lld", id);
+  assert_int_equal(http_request(st->r[0].port, "GET", path, NULL, NULL, 0, &r), 0);
+  assert_int_equal(r.status, 200);
+  assert_non_null(strstr(r.body, "\"queued\""));
+  http_resp_dispose(&r);
+  snprintf(sql, sizeof sql, "SELECT state || ' ' || checked_at FROM val_job WHERE id = %lld", id);
+  query1(holder, sql, v, sizeof v);
+  assert_string_equal(v, "queued 0");
+  PQfinish(holder); /* the lock goes with the session */
+  double took = wait_gauge(st, 0, 1, 10);
+  print_message("the replica led %.2f s after the lock's holder went away\n", took);
+  assert_true(took >= 0 && took < 5.0);
+  double t0 = now_s();
+  int failed = 0;
+  while (!failed && now_s() - t0 < 5) {
+    assert_int_equal(http_request(st->r[0].port, "GET", path, NULL, NULL, 0, &r), 0);
+    failed = r.status == 200 && strstr(r.body, "never reached slurm") != NULL;
+    http_resp_dispose(&r);
+    if (!failed) usleep(200 * 1000);
+  }
+  assert_true(failed);
+}
+
 static void *writer(void *p) {
   writer_arg *a = p;
   rep_state *st = a->st;
@@ -380,6 +441,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_replicas__write_through_one_is_read_through_the_other,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_replicas__leader_fails_over_within_5s, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replicas__only_the_leader_polls_jobs, setup, teardown),
       cmocka_unit_test_setup_teardown(
           test_replicas__sigkill_one_mid_stream_loses_no_acknowledged_write, setup, teardown),
   };
