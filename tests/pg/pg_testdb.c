@@ -58,6 +58,20 @@ long long testdb_count(const char *uri, const char *sql) {
   return n;
 }
 
+/* The databases this process made, dropped at exit so that the cluster
+ * stays small (each is a copy of template1, some MB) for pg_down.sh. */
+#define MAX_MADE 64
+static char made[MAX_MADE][64], made_admin[400];
+static int nmade;
+
+static void drop_made(void) {
+  char sql[128];
+  for (int i = 0; i < nmade; i++) {
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %.63s WITH (FORCE)", made[i]);
+    testdb_exec(made_admin, sql);
+  }
+}
+
 int testdb_make(char *out, size_t size, const char *sqlite_path) {
   static int counter;
   char dir[256], admin[400], sql[128], name[64];
@@ -71,6 +85,11 @@ int testdb_make(char *out, size_t size, const char *sqlite_path) {
   snprintf(admin, sizeof admin, "postgresql:///postgres?host=%s&user=postgres", dir);
   snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
   if (testdb_exec(admin, sql)) return -1;
+  if (nmade == 0) {
+    snprintf(made_admin, sizeof made_admin, "%.399s", admin);
+    atexit(drop_made);
+  }
+  if (nmade < MAX_MADE) snprintf(made[nmade++], sizeof made[0], "%.63s", name);
   if ((size_t)snprintf(out, size, "postgresql:///%s?host=%s&user=postgres", name, dir) >= size)
     return -1;
   return 0;
