@@ -6,7 +6,7 @@
 FROM debian:bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
-      libglpk-dev libcmocka-dev \
+      libglpk-dev libcmocka-dev libpq-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -21,7 +21,7 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release \
 
 FROM debian:bookworm-slim
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libcjson1 libsqlite3-0 libglpk40 curl ca-certificates python3 \
+      libmicrohttpd12 libcjson1 libsqlite3-0 libglpk40 libpq5 curl ca-certificates python3 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /var/lib/cdplan --create-home --shell /usr/sbin/nologin cdplan
 COPY --from=build /out/ /

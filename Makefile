@@ -27,6 +27,10 @@ APT_PACKAGES += help2man
 # promtool (tests/ecosystem: `promtool check metrics` on a live /metrics).
 APT_PACKAGES += prometheus
 
+# PostgreSQL (issue 29): libpq for hwdb/pg.c (pkg-config libpq), and the
+# server whose initdb/pg_ctl start the _pg tests' throw-away cluster.
+APT_PACKAGES += libpq-dev postgresql
+
 .PHONY: deps build run test asan bench format format-check clean install
 
 # Installs only what is missing; needs root (or sudo) the first time.

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "api/api.h"
@@ -18,6 +19,10 @@ struct api_ctx {
   pthread_mutex_t cache_lock;
   struct api_hw_cache *cache; /* decoded descriptors + latest calibration, by name */
   unsigned long generation;   /* bumped on every catalog or calibration write */
+  /* job following (api/job_follow.c): the last hwdb_follow_jobs answer and
+   * when it was read (0: never) */
+  atomic_int follow_state;
+  atomic_int_least64_t follow_at_ms;
 };
 
 /* Parse a request body (bounded, cJSON_ParseWithLength); 400 bad_json with

@@ -87,6 +87,15 @@ int api_validation_report(api_ctx *ctx, const char *id, int calibrate, char **ou
  * (state lost by a restart is recovered from Slurm and the job files) and
  * then every few seconds. *active (may be NULL) gets how many remain. */
 int api_validation_tick(api_ctx *ctx, int *active, svc_err *err);
+/* Job following (api/job_follow.c): *following is 1 when this process
+ * follows the store's validation jobs (it holds the replicas' leader lock,
+ * or it is the embedded store's only user), 0 when another replica does.
+ * refresh: ask the store now (else an answer up to 1 s old is reused).
+ * The tick and the reads that would poll a job skip polling when 0. */
+int api_validation_following(api_ctx *ctx, int refresh, int *following, svc_err *err);
+/* The last answer, for /metrics: 1 leader, 0 another replica leads, -1 no
+ * election (embedded store), -2 not asked yet. */
+int api_validation_leader(api_ctx *ctx);
 
 /* GET /v1/validations/{id}/bundle: a bundle job's folder (job.json,
  * run.sh, runner.py and the MANIFEST modules) as a ustar archive in *data

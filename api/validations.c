@@ -127,10 +127,17 @@ int api_validation_bundle(api_ctx *ctx, const char *ids, char **data, size_t *le
   return rc;
 }
 
+/* Poll job id's backend, unless another replica follows the jobs (it
+ * polls; this one reads what it stored). */
+static int poll_job(api_ctx *ctx, val_cfg *cfg, int64_t id, svc_err *err) {
+  int following = 0, rc = api_validation_following(ctx, 0, &following, err);
+  return rc ? rc : following ? val_poll(ctx->db, cfg, id, err) : 0;
+}
+
 int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err) {
   val_cfg cfg;
   int rc = cfg_for(ctx, &cfg, err);
-  return rc ? rc : val_poll(ctx->db, &cfg, id, err);
+  return rc ? rc : poll_job(ctx, &cfg, id, err);
 }
 
 /* Canonical prediction text (malloc'd) from the request's member. */
@@ -331,7 +338,7 @@ int api_validation_get_flags(api_ctx *ctx, const char *ids, unsigned flags, char
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
-      (rc = val_poll(ctx->db, &cfg, id, err)))
+      (rc = poll_job(ctx, &cfg, id, err)))
     return rc;
   return reply_job(ctx, id, NULL, flags, out, err);
 }
@@ -418,7 +425,13 @@ int api_validation_ingest(api_ctx *ctx, const char *body, size_t len, char **out
 
 int api_validation_tick(api_ctx *ctx, int *active, svc_err *err) {
   val_cfg cfg;
-  int rc = cfg_for(ctx, &cfg, err);
+  int following = 0, rc = api_validation_following(ctx, 0, &following, err);
+  if (!rc && !following) { /* another replica follows the jobs */
+    int64_t n = 0;
+    if (active && !(rc = hwdb_job_count_active(ctx->db, &n, err))) *active = (int)n;
+    return rc;
+  }
+  if (!rc) rc = cfg_for(ctx, &cfg, err);
   return rc ? rc : val_reconcile(ctx->db, &cfg, active, err);
 }
 
@@ -746,7 +759,7 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   int rc;
   *out = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
-      (rc = val_poll(ctx->db, &cfg, id, err)) || (rc = hwdb_job_get(ctx->db, id, &j, err)))
+      (rc = poll_job(ctx, &cfg, id, err)) || (rc = hwdb_job_get(ctx->db, id, &j, err)))
     return rc;
   if (strcmp(j.state, "done") || !(res = parse_text(j.result))) {
     rc = svc_err_set(err, SVC_CONFLICT, "id", "validation job %lld is %s: no result to report",

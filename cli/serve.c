@@ -54,6 +54,17 @@ static int is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The store for the log: a URL's password (scheme://user:PASSWORD@host)
+ * becomes ***; a file path is shown as it is. */
+static void shown_db(const char *db, char *out, size_t size) {
+  const char *scheme = strstr(db, "://"), *at = scheme ? strchr(scheme + 3, '@') : NULL;
+  const char *colon = at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+  if (colon)
+    snprintf(out, size, "%.*s:***%s", (int)(colon - db), db, at);
+  else
+    snprintf(out, size, "%s", db);
+}
+
 /* How long SIGTERM lets requests in flight finish. */
 #define SRV_DRAIN_GRACE_S 5
 
@@ -149,7 +160,9 @@ int cli_serve(cli_opts *o) {
   fflush(stdout);
   int64_t ntokens = 0;
   api_tokens_active(ctx, &ntokens, NULL);
-  svc_log(SVC_LOG_INFO, "serving on http://%s:%d (db %s; %s)", host, srv_port(s), o->db,
+  char dbshown[512];
+  shown_db(o->db, dbshown, sizeof dbshown);
+  svc_log(SVC_LOG_INFO, "serving on http://%s:%d (db %s; %s)", host, srv_port(s), dbshown,
           ntokens ? "every /v1 route needs a token"
           : token ? "writes need the token file's token; reads are open"
                   : "open to anyone who can connect: no tokens (see cdplan token create)");

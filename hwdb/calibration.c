@@ -6,86 +6,90 @@
 
 #include "hwdb/hwdb_int.h"
 
+typedef struct {
+  const char *key, *params, *report;
+  int need_hw; /* the key must be a catalog row (per hardware, not per arch) */
+  int version;
+} add_args;
+
+static int add_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
+  add_args *a = arg;
+  hwdb_stmt *st = NULL;
+  int rc;
+  if (a->need_hw) {
+    if ((rc = hwdb_prepare(db, c, "SELECT 1 FROM hardware WHERE name = ?1", &st, err))) return rc;
+    hwdb_bind_text(db, st, 1, a->key);
+    rc = hwdb_step(db, st, "read hardware", err);
+    hwdb_finalize(db, st);
+    st = NULL;
+    if (rc < 0) return rc;
+    if (rc == 0)
+      return svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%s'", a->key);
+  }
+  if ((rc = hwdb_prepare(
+           db, c,
+           a->need_hw ? "INSERT INTO calibration(hw, version, params, report) VALUES (?1, "
+                        "(SELECT coalesce(max(version), 0) + 1 FROM calibration WHERE hw = ?1), "
+                        "?2, ?3) RETURNING version"
+                      : "INSERT INTO arch_calibration(arch, version, params, report) VALUES (?1, "
+                        "(SELECT coalesce(max(version), 0) + 1 FROM arch_calibration WHERE arch = "
+                        "?1), ?2, ?3) RETURNING version",
+           &st, err)))
+    return rc;
+  hwdb_bind_text(db, st, 1, a->key);
+  hwdb_bind_text(db, st, 2, a->params);
+  hwdb_bind_text(db, st, 3, a->report);
+  rc = hwdb_step(db, st, a->need_hw ? "store calibration" : "store arch calibration", err);
+  if (rc == 1) {
+    a->version = (int)hwdb_col_int64(db, st, 0);
+    rc = 0;
+  } else if (rc == 0) {
+    rc = svc_err_set(err, SVC_DB, "", "database: store calibration: no version returned");
+  }
+  hwdb_finalize(db, st);
+  return rc ? rc : hwdb_touch(db, c, err);
+}
+
+static int calib_add(hwdb *db, const char *key, int need_hw, const char *params, const char *report,
+                     int *version, svc_err *err) {
+  add_args a = {.key = key, .params = params, .report = report, .need_hw = need_hw};
+  int rc = hwdb_tx(db, add_tx, &a, err);
+  if (rc) return rc;
+  atomic_fetch_add(&db->generation, 1);
+  if (version) *version = a.version;
+  return 0;
+}
+
 int hwdb_calib_add(hwdb *db, const char *hw, const char *params, const char *report, int *version,
                    svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, v = 0;
-  pthread_mutex_lock(&db->lock);
-  if ((rc = hwdb_exec(db, "BEGIN IMMEDIATE;", err))) goto cleanup;
-  if (sqlite3_prepare_v2(db->conn, "SELECT 1 FROM hardware WHERE name = ?1", -1, &st, NULL) !=
-      SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto rollback;
-  }
-  sqlite3_bind_text(st, 1, hw, -1, SQLITE_STATIC);
-  if (sqlite3_step(st) != SQLITE_ROW) {
-    rc = svc_err_set(err, SVC_NOT_FOUND, "hardware", "unknown hardware '%s'", hw);
-    goto rollback;
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  if (sqlite3_prepare_v2(db->conn,
-                         "INSERT INTO calibration(hw, version, params, report) VALUES (?1, "
-                         "(SELECT coalesce(max(version), 0) + 1 FROM calibration WHERE hw = ?1), "
-                         "?2, ?3) RETURNING version",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto rollback;
-  }
-  sqlite3_bind_text(st, 1, hw, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, params, -1, SQLITE_STATIC);
-  if (report)
-    sqlite3_bind_text(st, 3, report, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null(st, 3);
-  if (sqlite3_step(st) != SQLITE_ROW) {
-    rc = hwdb_fail(db, err, "store calibration");
-    goto rollback;
-  }
-  v = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
-  st = NULL;
-  if ((rc = hwdb_exec(db, "COMMIT;", err))) goto rollback;
-  atomic_fetch_add(&db->generation, 1);
-  if (version) *version = v;
-  goto cleanup;
-rollback:
-  sqlite3_finalize(st);
-  st = NULL;
-  hwdb_exec(db, "ROLLBACK;", NULL);
-cleanup:
-  pthread_mutex_unlock(&db->lock);
-  return rc;
+  return calib_add(db, hw, 1, params, report, version, err);
 }
 
 /* The newest version of one key's calibration: sql selects version, params,
  * report, created_at for ?1; field and what name a missing one. */
 static int calib_latest(hwdb *db, const char *sql, const char *key, const char *field,
                         const char *what, hwdb_calib *out, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, step;
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
+  int rc;
   memset(out, 0, sizeof *out);
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) {
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(db, c, sql, &st, err))) goto cleanup;
+  hwdb_bind_text(db, st, 1, key);
+  rc = hwdb_step(db, st, *what ? "read arch calibration" : "read calibration", err);
+  if (rc == 1) {
     svc_strlcpy(out->hw, key, sizeof out->hw);
-    out->version = sqlite3_column_int(st, 0);
-    out->params = hwdb_strdup_col(st, 1);
-    out->report = hwdb_strdup_col(st, 2);
-    out->created_at = sqlite3_column_int64(st, 3);
-  } else if (step == SQLITE_DONE) {
+    out->version = (int)hwdb_col_int64(db, st, 0);
+    out->params = hwdb_strdup_col(db, st, 1);
+    out->report = hwdb_strdup_col(db, st, 2);
+    out->created_at = hwdb_col_int64(db, st, 3);
+    rc = 0;
+  } else if (rc == 0) {
     rc = svc_err_set(err, SVC_NOT_FOUND, field, "no calibration for %s'%s'", what, key);
-  } else {
-    rc = hwdb_fail_conn(c, err, *what ? "read arch calibration" : "read calibration");
   }
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   return rc;
 }
 
@@ -105,36 +109,7 @@ void hwdb_calib_dispose(hwdb_calib *c) {
 
 int hwdb_arch_calib_add(hwdb *db, const char *arch, const char *params, const char *report,
                         int *version, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
-                         "INSERT INTO arch_calibration(arch, version, params, report) VALUES (?1, "
-                         "(SELECT coalesce(max(version), 0) + 1 FROM arch_calibration WHERE arch = "
-                         "?1), ?2, ?3) RETURNING version",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, params, -1, SQLITE_STATIC);
-  if (report)
-    sqlite3_bind_text(st, 3, report, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null(st, 3);
-  /* One statement: its own implicit transaction. */
-  if (sqlite3_step(st) != SQLITE_ROW) {
-    rc = hwdb_fail(db, err, "store arch calibration");
-    goto cleanup;
-  }
-  if (version) *version = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
-  st = NULL;
-  atomic_fetch_add(&db->generation, 1);
-cleanup:
-  sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
-  return rc;
+  return calib_add(db, arch, 0, params, report, version, err);
 }
 
 int hwdb_arch_calib_latest(hwdb *db, const char *arch, hwdb_calib *out, svc_err *err) {

@@ -1,36 +1,52 @@
 /* hwdb hardware catalog: one row per accelerator, the descriptor kept as
- * the canonical JSON text api/ produced. Writes hold the handle's lock and
- * run in one transaction, so a failed write leaves the table as it was. */
+ * the canonical JSON text api/ produced. Writes run in one transaction, so
+ * a failed write leaves the table as it was. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hwdb/hwdb_int.h"
 
-static int put_locked(hwdb *db, const char *name, const char *vendor, const char *doc, int mode,
-                      int *created, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, exists = 0;
-  if (sqlite3_prepare_v2(db->conn, "SELECT 1 FROM hardware WHERE name = ?1", -1, &st, NULL) !=
-      SQLITE_OK)
-    return hwdb_fail(db, err, "prepare");
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  exists = sqlite3_step(st) == SQLITE_ROW;
-  sqlite3_finalize(st);
+typedef struct {
+  size_t n;
+  const char *const *names, *const *vendors, *const *docs;
+  int mode, created;
+} put_args;
+
+static int put_one(hwdb *db, hwdb_conn *c, const char *name, const char *vendor, const char *doc,
+                   int mode, int *created, svc_err *err) {
+  hwdb_stmt *st = NULL;
+  int rc, exists = 0;
+  if ((rc = hwdb_prepare(db, c, "SELECT 1 FROM hardware WHERE name = ?1", &st, err))) return rc;
+  hwdb_bind_text(db, st, 1, name);
+  rc = hwdb_step(db, st, "read hardware", err);
+  hwdb_finalize(db, st);
   st = NULL;
+  if (rc < 0) return rc;
+  exists = rc == 1;
   if (exists && mode == 0)
     return svc_err_set(err, SVC_CONFLICT, "name", "hardware '%s' already exists", name);
-  const char *sql = exists ? "UPDATE hardware SET vendor = ?2, doc = ?3, "
-                             "updated_at = strftime('%s','now') WHERE name = ?1"
-                           : "INSERT INTO hardware(name, vendor, doc) VALUES (?1, ?2, ?3)";
-  if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
-    return hwdb_fail(db, err, "prepare");
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, vendor, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 3, doc, -1, SQLITE_STATIC);
-  if (sqlite3_step(st) != SQLITE_DONE) rc = hwdb_fail(db, err, "write hardware");
-  sqlite3_finalize(st);
-  if (!rc && created) *created = !exists;
-  return rc;
+  const char *sql = !exists       ? "INSERT INTO hardware(name, vendor, doc) VALUES (?1, ?2, ?3)"
+                    : hwdb_pg(db) ? "UPDATE hardware SET vendor = ?2, doc = ?3, "
+                                    "updated_at = extract(epoch from now())::bigint WHERE name = ?1"
+                                  : "UPDATE hardware SET vendor = ?2, doc = ?3, "
+                                    "updated_at = strftime('%s','now') WHERE name = ?1";
+  if ((rc = hwdb_prepare(db, c, sql, &st, err))) return rc;
+  hwdb_bind_text(db, st, 1, name);
+  hwdb_bind_text(db, st, 2, vendor);
+  hwdb_bind_text(db, st, 3, doc);
+  rc = hwdb_step(db, st, "write hardware", err);
+  hwdb_finalize(db, st);
+  if (rc < 0) return rc;
+  if (created) *created = !exists;
+  return 0;
+}
+
+static int put_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
+  put_args *a = arg;
+  int rc = 0;
+  for (size_t i = 0; i < a->n && !rc; i++)
+    rc = put_one(db, c, a->names[i], a->vendors[i], a->docs[i], a->mode, &a->created, err);
+  return rc ? rc : hwdb_touch(db, c, err);
 }
 
 int hwdb_hw_put(hwdb *db, const char *name, const char *vendor, const char *doc, int mode,
@@ -40,23 +56,12 @@ int hwdb_hw_put(hwdb *db, const char *name, const char *vendor, const char *doc,
 
 int hwdb_hw_put_many_mode(hwdb *db, size_t n, const char *const *names, const char *const *vendors,
                           const char *const *docs, int mode, int *created, svc_err *err) {
-  int rc = 0;
-  pthread_mutex_lock(&db->lock);
-  if ((rc = hwdb_exec(db, "BEGIN IMMEDIATE;", err))) goto cleanup;
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = put_locked(db, names[i], vendors[i], docs[i], mode, created, err);
-  if (rc) {
-    hwdb_exec(db, "ROLLBACK;", NULL);
-    goto cleanup;
-  }
-  if ((rc = hwdb_exec(db, "COMMIT;", err))) {
-    hwdb_exec(db, "ROLLBACK;", NULL);
-    goto cleanup;
-  }
+  put_args a = {.n = n, .names = names, .vendors = vendors, .docs = docs, .mode = mode};
+  int rc = hwdb_tx(db, put_tx, &a, err);
+  if (rc) return rc;
   atomic_fetch_add(&db->generation, 1);
-cleanup:
-  pthread_mutex_unlock(&db->lock);
-  return rc;
+  if (created && n) *created = a.created;
+  return 0;
 }
 
 int hwdb_hw_put_many(hwdb *db, size_t n, const char *const *names, const char *const *vendors,
@@ -64,82 +69,73 @@ int hwdb_hw_put_many(hwdb *db, size_t n, const char *const *names, const char *c
   return hwdb_hw_put_many_mode(db, n, names, vendors, docs, 1, NULL, err);
 }
 
-static void fill_row(sqlite3_stmt *st, hwdb_hw *out) {
+static void fill_row(hwdb *db, hwdb_stmt *st, hwdb_hw *out) {
   memset(out, 0, sizeof *out);
-  svc_strlcpy(out->name, (const char *)sqlite3_column_text(st, 0), sizeof out->name);
-  svc_strlcpy(out->vendor, (const char *)sqlite3_column_text(st, 1), sizeof out->vendor);
-  out->doc = hwdb_strdup_col(st, 2);
-  out->updated_at = sqlite3_column_int64(st, 3);
+  hwdb_copy_col(db, st, 0, out->name, sizeof out->name);
+  hwdb_copy_col(db, st, 1, out->vendor, sizeof out->vendor);
+  out->doc = hwdb_strdup_col(db, st, 2);
+  out->updated_at = hwdb_col_int64(db, st, 3);
 }
 
 int hwdb_hw_get(hwdb *db, const char *name, hwdb_hw *out, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, step;
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
+  int rc;
   memset(out, 0, sizeof *out);
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c, "SELECT name, vendor, doc, updated_at FROM hardware WHERE name = ?1",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(
+           db, c, "SELECT name, vendor, doc, updated_at FROM hardware WHERE name = ?1", &st, err)))
     goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW) {
-    fill_row(st, out);
-    if (!out->doc) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-  } else if (step == SQLITE_DONE) {
+  hwdb_bind_text(db, st, 1, name);
+  rc = hwdb_step(db, st, "read hardware", err);
+  if (rc == 1) {
+    fill_row(db, st, out);
+    rc = out->doc ? 0 : svc_err_set(err, SVC_NOMEM, "", NULL);
+  } else if (rc == 0) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "name", "unknown hardware '%s'", name);
-  } else {
-    rc = hwdb_fail_conn(c, err, "read hardware");
   }
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
+  return rc;
+}
+
+static int delete_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
+  const char *name = arg;
+  hwdb_stmt *st = NULL;
+  int rc;
+  if ((rc = hwdb_prepare(db, c, "DELETE FROM hardware WHERE name = ?1", &st, err))) return rc;
+  hwdb_bind_text(db, st, 1, name);
+  if ((rc = hwdb_step(db, st, "delete hardware", err)) >= 0)
+    rc = hwdb_changes(db, st) == 0
+             ? svc_err_set(err, SVC_NOT_FOUND, "name", "unknown hardware '%s'", name)
+             : hwdb_touch(db, c, err);
+  hwdb_finalize(db, st);
   return rc;
 }
 
 int hwdb_hw_delete(hwdb *db, const char *name, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn, "DELETE FROM hardware WHERE name = ?1", -1, &st, NULL) !=
-      SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  if (sqlite3_step(st) != SQLITE_DONE) {
-    rc = hwdb_fail(db, err, "delete hardware");
-    goto cleanup;
-  }
-  if (sqlite3_changes(db->conn) == 0) {
-    rc = svc_err_set(err, SVC_NOT_FOUND, "name", "unknown hardware '%s'", name);
-    goto cleanup;
-  }
-  atomic_fetch_add(&db->generation, 1);
-cleanup:
-  sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  int rc = hwdb_tx(db, delete_tx, (void *)name, err);
+  if (!rc) atomic_fetch_add(&db->generation, 1);
   return rc;
 }
 
 int hwdb_hw_list(hwdb *db, const char *vendor, hwdb_hw **out, size_t *n, svc_err *err) {
-  sqlite3_stmt *st = NULL;
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
   hwdb_hw *list = NULL;
   size_t count = 0, cap = 0;
-  int rc = 0, step;
+  int rc;
   *out = NULL;
   *n = 0;
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c,
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(db, c,
                          "SELECT name, vendor, doc, updated_at FROM hardware "
                          "WHERE ?1 IS NULL OR vendor = ?1 ORDER BY name",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
+                         &st, err)))
     goto cleanup;
-  }
-  if (vendor) sqlite3_bind_text(st, 1, vendor, -1, SQLITE_STATIC);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+  hwdb_bind_text(db, st, 1, vendor);
+  while ((rc = hwdb_step(db, st, "list hardware", err)) == 1) {
     if (count == cap) {
       cap = cap ? cap * 2 : 16;
       hwdb_hw *nl = realloc(list, cap * sizeof *nl);
@@ -149,34 +145,41 @@ int hwdb_hw_list(hwdb *db, const char *vendor, hwdb_hw **out, size_t *n, svc_err
       }
       list = nl;
     }
-    fill_row(st, &list[count++]);
+    fill_row(db, st, &list[count++]);
   }
-  if (step != SQLITE_DONE) {
-    rc = hwdb_fail_conn(c, err, "list hardware");
-    goto cleanup;
-  }
+  if (rc) goto cleanup;
   *out = list;
   *n = count;
   list = NULL;
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   hwdb_hw_list_free(list, count);
   return rc;
 }
 
-int hwdb_hw_count(hwdb *db, int64_t *n, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c, "SELECT count(*) FROM hardware", -1, &st, NULL) != SQLITE_OK ||
-      sqlite3_step(st) != SQLITE_ROW)
-    rc = hwdb_fail_conn(c, err, "count hardware");
-  else
-    *n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+/* One count(*) (or other single integer) read on a read connection. */
+int hwdb_count(hwdb *db, const char *sql, const char *what, int64_t *n, svc_err *err) {
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
+  int rc;
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if (!(rc = hwdb_prepare(db, c, sql, &st, err))) {
+    rc = hwdb_step(db, st, what, err);
+    if (rc == 1) {
+      *n = hwdb_col_int64(db, st, 0);
+      rc = 0;
+    } else if (rc == 0) {
+      rc = svc_err_set(err, SVC_DB, "", "database: %s: no row", what);
+    }
+  }
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   return rc;
+}
+
+int hwdb_hw_count(hwdb *db, int64_t *n, svc_err *err) {
+  return hwdb_count(db, "SELECT count(*) FROM hardware", "count hardware", n, err);
 }
 
 void hwdb_hw_dispose(hwdb_hw *hw) {

@@ -1,207 +1,21 @@
-/* hwdb: opening the database, migrations, and the transaction helper.
+/* hwdb: choosing the backend, the statement helpers every table file uses,
+ * and the transaction helper with its retries.
  *
- * Invariants: the schema version is PRAGMA user_version; migrations run in
- * order inside one transaction each, so a crash leaves either the old or the
- * new schema. The file is in WAL mode with a busy timeout so that a second
- * process (the CLI beside a running server) waits instead of failing.
+ * A target that starts with postgres:// or postgresql:// is a PostgreSQL
+ * database (hwdb/pg.c); anything else is a SQLite file (hwdb/sqlite.c).
+ * Each backend applies its own numbered migrations on open.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hwdb/hwdb_int.h"
 
-/* Numbered migrations: index i moves user_version from i to i+1. Never edit
- * a shipped entry; append a new one. */
-static const char *const migrations[] = {
-    /* 1: hardware catalog and calibration versions */
-    "CREATE TABLE hardware ("
-    "  name TEXT PRIMARY KEY,"
-    "  vendor TEXT NOT NULL,"
-    "  doc TEXT NOT NULL,"
-    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
-    "  updated_at INTEGER NOT NULL DEFAULT (strftime('%s','now')));"
-    "CREATE INDEX hardware_vendor ON hardware(vendor);"
-    "CREATE TABLE calibration ("
-    "  hw TEXT NOT NULL,"
-    "  version INTEGER NOT NULL,"
-    "  params TEXT NOT NULL,"
-    "  report TEXT,"
-    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
-    "  PRIMARY KEY (hw, version));",
-    /* 2: validation jobs (hwdb/jobs.c): one row per job with its backend
-     * handles and result, and the history of its state changes. Times are
-     * unix seconds as REAL so that timeouts and the history keep sub-second
-     * order. */
-    "CREATE TABLE val_job ("
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    "  kind TEXT NOT NULL,"
-    "  hw TEXT NOT NULL,"
-    "  backend TEXT NOT NULL,"
-    "  params TEXT NOT NULL,"
-    "  prediction TEXT,"
-    "  state TEXT NOT NULL,"
-    "  token_hash TEXT NOT NULL,"
-    "  result TEXT,"
-    "  note TEXT,"
-    "  slurm_id INTEGER NOT NULL DEFAULT 0,"
-    "  pid INTEGER NOT NULL DEFAULT 0,"
-    "  pid_start INTEGER NOT NULL DEFAULT 0,"
-    "  workdir TEXT,"
-    "  timeout_s INTEGER NOT NULL,"
-    "  gpus INTEGER NOT NULL DEFAULT 0,"
-    "  created_at REAL NOT NULL,"
-    "  started_at REAL,"
-    "  finished_at REAL,"
-    "  updated_at REAL NOT NULL);"
-    "CREATE INDEX val_job_state ON val_job(state);"
-    "CREATE TABLE val_job_history ("
-    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-    "  job_id INTEGER NOT NULL REFERENCES val_job(id) ON DELETE CASCADE,"
-    "  state TEXT NOT NULL,"
-    "  at REAL NOT NULL,"
-    "  note TEXT);"
-    "CREATE INDEX val_job_history_job ON val_job_history(job_id, seq);",
-    /* 3: API tokens (hwdb/tokens.c): the SHA-256 of each secret, never the
-     * secret; revoked rows are kept with revoked_at set. */
-    "CREATE TABLE api_token ("
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    "  name TEXT NOT NULL,"
-    "  scopes TEXT NOT NULL,"
-    "  hash TEXT NOT NULL UNIQUE,"
-    "  created_at REAL NOT NULL,"
-    "  revoked_at REAL);",
-    /* 4: plans (hwdb/plans.c): each plan or compare answer with its request,
-     * keyed by a random id; documents are opaque JSON text. */
-    "CREATE TABLE plan ("
-    "  id TEXT PRIMARY KEY,"
-    "  kind TEXT NOT NULL,"
-    "  hw TEXT NOT NULL,"
-    "  request TEXT NOT NULL,"
-    "  result TEXT NOT NULL,"
-    "  created_at REAL NOT NULL);",
-    /* 5: validation ticks (hwdb/jobs.c): when the tick last polled a job, so
-     * that it takes the least recently checked first, and two partial
-     * indexes over active jobs only: the polling order (bundle jobs are
-     * never polled) and the deadline (local: from the start, bundle: from
-     * submission; Slurm enforces its own --time). The deadline expression
-     * is written out again in jobs.c (DEADLINE_SQL) and must stay equal. */
-    "ALTER TABLE val_job ADD COLUMN checked_at REAL NOT NULL DEFAULT 0;"
-    "CREATE INDEX val_job_poll ON val_job(checked_at, id)"
-    "  WHERE state IN ('queued', 'running') AND backend <> 'bundle';"
-    "CREATE INDEX val_job_deadline ON val_job((CASE backend WHEN 'local' THEN started_at"
-    "  WHEN 'bundle' THEN created_at END + timeout_s))"
-    "  WHERE state IN ('queued', 'running');",
-    /* 6: per-architecture calibration versions (hwdb/calibration.c), fitted
-     * to published measurements and keyed by the descriptors' "arch"; an
-     * accelerator without a calibration of its own uses its arch's latest. */
-    "CREATE TABLE arch_calibration ("
-    "  arch TEXT NOT NULL,"
-    "  version INTEGER NOT NULL,"
-    "  params TEXT NOT NULL,"
-    "  report TEXT,"
-    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),"
-    "  PRIMARY KEY (arch, version));",
-    /* 7: plan validations (hwdb/plan_validations.c): the runner jobs that
-     * ran a stored plan's baseline and planned recipes, each with what the
-     * plan predicted for it (opaque JSON); the measurement is the job's
-     * result. */
-    "CREATE TABLE plan_validation ("
-    "  job_id INTEGER PRIMARY KEY REFERENCES val_job(id) ON DELETE CASCADE,"
-    "  plan_id TEXT NOT NULL REFERENCES plan(id),"
-    "  side TEXT NOT NULL,"
-    "  info TEXT NOT NULL,"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX plan_validation_plan ON plan_validation(plan_id, job_id);",
-};
+/* How often hwdb_tx runs a transaction that keeps failing to serialize. */
+#define TX_ATTEMPTS 16
 
-static int is_busy(sqlite3 *c) {
-  int e = c ? sqlite3_errcode(c) & 0xff : 0;
-  return e == SQLITE_BUSY || e == SQLITE_LOCKED;
-}
-
-int hwdb_fail_conn(sqlite3 *c, svc_err *err, const char *what) {
-  if (is_busy(c))
-    return svc_err_set(err, SVC_DB_BUSY, "", "database busy (%s: %s); retry shortly", what,
-                       sqlite3_errmsg(c));
-  return svc_err_set(err, SVC_DB, "", "database: %s: %s", what,
-                     c ? sqlite3_errmsg(c) : "no connection");
-}
-
-int hwdb_fail(hwdb *db, svc_err *err, const char *what) {
-  return hwdb_fail_conn(db ? db->conn : NULL, err, what);
-}
-
-sqlite3 *hwdb_reader(hwdb *db) {
-  pthread_mutex_lock(db->rlock);
-  return db->rconn;
-}
-
-void hwdb_reader_done(hwdb *db) { pthread_mutex_unlock(db->rlock); }
-
-/* The read connection beside conn (see hwdb_int.h); on any failure reads
- * share conn, which is slower under contention but never wrong. */
-static void open_reader(hwdb *db, const char *path) {
-  sqlite3 *r = NULL;
-  db->rconn = db->conn;
-  db->rlock = &db->lock;
-  if (!strcmp(path, ":memory:") || !strncmp(path, "file:", 5) || !*path) return;
-  if (sqlite3_open_v2(path, &r, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK ||
-      sqlite3_exec(r, "PRAGMA query_only=1;", NULL, NULL, NULL) != SQLITE_OK) {
-    sqlite3_close_v2(r);
-    return;
-  }
-  sqlite3_busy_timeout(r, 5000);
-  db->rconn = r;
-  db->rlock = &db->rlock_own;
-}
-
-int hwdb_exec(hwdb *db, const char *sql, svc_err *err) {
-  char *msg = NULL;
-  if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    int rc = is_busy(db->conn)
-                 ? svc_err_set(err, SVC_DB_BUSY, "", "database busy (%s); retry shortly",
-                               msg ? msg : "locked")
-                 : svc_err_set(err, SVC_DB, "", "database: %s", msg ? msg : "exec failed");
-    sqlite3_free(msg);
-    return rc;
-  }
-  return 0;
-}
-
-char *hwdb_strdup_col(sqlite3_stmt *st, int col) {
-  const unsigned char *s = sqlite3_column_text(st, col);
-  return s ? strdup((const char *)s) : NULL;
-}
-
-static int user_version(hwdb *db, int *v, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-    return hwdb_fail(db, err, "read schema version");
-  *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-  sqlite3_finalize(st);
-  return 0;
-}
-
-static int migrate(hwdb *db, int *created, svc_err *err) {
-  int v = 0, rc = user_version(db, &v, err);
-  const int target = (int)(sizeof migrations / sizeof migrations[0]);
-  if (rc) return rc;
-  *created = v == 0;
-  if (v > target)
-    return svc_err_set(err, SVC_DB, "db",
-                       "database schema version %d is newer than this cdplan (%d)", v, target);
-  for (; v < target; v++) {
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-    if ((rc = hwdb_exec(db, "BEGIN IMMEDIATE;", err))) return rc;
-    if ((rc = hwdb_exec(db, migrations[v], err)) || (rc = hwdb_exec(db, pragma, err))) {
-      hwdb_exec(db, "ROLLBACK;", NULL);
-      return rc;
-    }
-    if ((rc = hwdb_exec(db, "COMMIT;", err))) return rc;
-  }
-  return 0;
+static int is_pg_uri(const char *t) {
+  return t && (!strncmp(t, "postgres://", 11) || !strncmp(t, "postgresql://", 13));
 }
 
 int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err) {
@@ -210,26 +24,8 @@ int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err) {
   *out = NULL;
   db = calloc(1, sizeof *db);
   if (!db) return svc_err_set(err, SVC_NOMEM, "", NULL);
-  pthread_mutex_init(&db->lock, NULL);
-  pthread_mutex_init(&db->rlock_own, NULL);
-  db->rlock = &db->lock;
-  if (sqlite3_open_v2(path, &db->conn,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      NULL) != SQLITE_OK) {
-    rc = svc_err_set(err, SVC_DB, "db", "cannot open database %s: %s", path,
-                     db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
-    goto cleanup;
-  }
-  sqlite3_busy_timeout(db->conn, 5000);
-  /* WAL lets readers proceed beside one writer; synchronous=NORMAL in WAL
-   * mode still never corrupts the file on a crash (SQLite docs, "WAL"). */
-  if ((rc = hwdb_exec(db,
-                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                      "PRAGMA foreign_keys=ON;",
-                      err)))
-    goto cleanup;
-  if ((rc = migrate(db, &fresh, err))) goto cleanup;
-  open_reader(db, path);
+  db->ops = is_pg_uri(path) ? &hwdb_pg_ops : &hwdb_sqlite_ops;
+  if ((rc = db->ops->open(db, path, &fresh, err))) goto cleanup;
   if (created) *created = fresh;
   *out = db;
   db = NULL;
@@ -240,11 +36,80 @@ cleanup:
 
 void hwdb_free(hwdb *db) {
   if (!db) return;
-  if (db->rconn && db->rconn != db->conn) sqlite3_close_v2(db->rconn);
-  if (db->conn) sqlite3_close_v2(db->conn);
-  pthread_mutex_destroy(&db->lock);
-  pthread_mutex_destroy(&db->rlock_own);
+  if (db->impl) db->ops->close(db);
   free(db);
 }
 
-uint64_t hwdb_generation(hwdb *db) { return atomic_load(&db->generation); }
+uint64_t hwdb_generation(hwdb *db) {
+  /* Both parts only grow, so their sum changes whenever either does. */
+  return atomic_load(&db->generation) + db->ops->shared_generation(db);
+}
+
+int hwdb_follow_jobs(hwdb *db, int *state, svc_err *err) { return db->ops->leader(db, state, err); }
+
+const char *hwdb_filename(hwdb *db) { return db->ops->filename(db); }
+
+int hwdb_acquire(hwdb *db, int write, hwdb_conn **out, svc_err *err) {
+  *out = NULL;
+  return db->ops->acquire(db, write, out, err);
+}
+void hwdb_release(hwdb *db, hwdb_conn *c) {
+  if (c) db->ops->release(db, c);
+}
+int hwdb_prepare(hwdb *db, hwdb_conn *c, const char *sql, hwdb_stmt **out, svc_err *err) {
+  *out = NULL;
+  return db->ops->prepare(c, sql, out, err);
+}
+void hwdb_bind_text(hwdb *db, hwdb_stmt *st, int i, const char *s) { db->ops->bind_text(st, i, s); }
+void hwdb_bind_int64(hwdb *db, hwdb_stmt *st, int i, int64_t v) { db->ops->bind_int64(st, i, v); }
+void hwdb_bind_double(hwdb *db, hwdb_stmt *st, int i, double v) { db->ops->bind_double(st, i, v); }
+int hwdb_step(hwdb *db, hwdb_stmt *st, const char *what, svc_err *err) {
+  return db->ops->step(st, what, err);
+}
+const char *hwdb_col_text(hwdb *db, hwdb_stmt *st, int col) { return db->ops->col_text(st, col); }
+int64_t hwdb_col_int64(hwdb *db, hwdb_stmt *st, int col) { return db->ops->col_int64(st, col); }
+double hwdb_col_double(hwdb *db, hwdb_stmt *st, int col) { return db->ops->col_double(st, col); }
+int64_t hwdb_changes(hwdb *db, hwdb_stmt *st) { return db->ops->changes(st); }
+int hwdb_violation(hwdb *db, hwdb_stmt *st) { return db->ops->violation(st); }
+void hwdb_finalize(hwdb *db, hwdb_stmt *st) {
+  if (st) db->ops->finalize(st);
+}
+
+char *hwdb_strdup_col(hwdb *db, hwdb_stmt *st, int col) {
+  const char *s = hwdb_col_text(db, st, col);
+  return s ? strdup(s) : NULL;
+}
+
+void hwdb_copy_col(hwdb *db, hwdb_stmt *st, int col, char *dst, size_t size) {
+  const char *s = hwdb_col_text(db, st, col);
+  svc_strlcpy(dst, s ? s : "", size);
+}
+
+int hwdb_touch(hwdb *db, hwdb_conn *c, svc_err *err) { return db->ops->touch(c, err); }
+
+/* A pause before the next attempt: 1, 2, 4, ... ms (up to 64) plus up to
+ * as much again at random, so that two retrying replicas drift apart. */
+static void backoff(int attempt) {
+  long ms = 1L << (attempt < 6 ? attempt : 6);
+  ms += rand() % (ms + 1);
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+int hwdb_tx(hwdb *db, hwdb_tx_fn fn, void *arg, svc_err *err) {
+  hwdb_conn *c = NULL;
+  int rc = hwdb_acquire(db, 1, &c, err);
+  if (rc) return rc;
+  for (int attempt = 0; attempt < TX_ATTEMPTS; attempt++) {
+    if (attempt) backoff(attempt);
+    if ((rc = db->ops->begin(c, err))) {
+      if (db->ops->retryable(c)) continue;
+      break;
+    }
+    if ((rc = fn(db, c, arg, err)) == 0 && (rc = db->ops->commit(c, err)) == 0) break;
+    db->ops->rollback(c);
+    if (!db->ops->retryable(c)) break;
+  }
+  hwdb_release(db, c);
+  return rc;
+}

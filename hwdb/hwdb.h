@@ -1,12 +1,16 @@
-/* hwdb: the only SQLite user. Owns the database file: the hardware catalog
+/* hwdb: the only database user. Owns the store: the hardware catalog
  * (each descriptor kept as the canonical JSON text api/ produced), the
- * calibration versions per hardware, and (later) workloads, plans and
- * validation jobs. Schema changes are numbered migrations keyed on
- * PRAGMA user_version. Every multi-row write runs in one transaction.
+ * calibration versions per hardware, plans, tokens and validation jobs.
+ * Two backends: a SQLite file (the embedded default; schema changes are
+ * numbered migrations keyed on PRAGMA user_version) and a PostgreSQL
+ * database (a postgres:// or postgresql:// URI; its own numbered
+ * migrations in a schema_version table), which several service replicas
+ * may share. Every write runs in one transaction.
  *
  * hwdb knows nothing of JSON: documents are opaque text to it.
  * A handle is safe to share between threads (SQLite serialized mode plus
- * our own mutex around each statement sequence).
+ * our own mutex around each statement sequence; PostgreSQL: a small pool
+ * of connections, one per statement sequence).
  */
 #ifndef CDPLAN_HWDB_H
 #define CDPLAN_HWDB_H
@@ -35,10 +39,21 @@ typedef struct {
   int64_t created_at;
 } hwdb_calib;
 
-/* Open or create path (":memory:" allowed), apply migrations. *created is
- * set to 1 when the file had no schema yet (the caller seeds it). */
+/* Open or create path (":memory:" allowed; a postgres:// or postgresql://
+ * URI opens that PostgreSQL database), apply migrations. *created is set
+ * to 1 when the store had no schema yet (the caller seeds it). */
 int hwdb_open(hwdb **out, const char *path, int *created, svc_err *err);
 void hwdb_free(hwdb *db);
+
+/* Job following: which process polls the validation backends. SOLE: this
+ * process owns the store's jobs alone (an embedded file: every process
+ * follows them, as always). ELECTED: this replica holds the store's
+ * leader lock and follows the jobs; OTHER: another replica holds it, so
+ * this one leaves jobs alone. Each call tries to take the lock when
+ * nobody holds it (the holder's death frees it), so calling it on every
+ * tick is how a replica takes over. */
+enum { HWDB_FOLLOW_OTHER = 0, HWDB_FOLLOW_ELECTED = 1, HWDB_FOLLOW_SOLE = 2 };
+int hwdb_follow_jobs(hwdb *db, int *state, svc_err *err);
 
 /* Catalog. put: mode 0 = insert (409 when present), 1 = upsert. */
 int hwdb_hw_put(hwdb *db, const char *name, const char *vendor, const char *doc, int mode,
@@ -152,7 +167,8 @@ int hwdb_job_set_handles(hwdb *db, int64_t id, int64_t slurm_id, int64_t pid, in
                          const char *workdir, svc_err *err);
 /* The state changes of job id, oldest first. */
 int hwdb_job_history(hwdb *db, int64_t id, hwdb_job_event **out, size_t *n, svc_err *err);
-/* The database file's path ("" for :memory:); valid while db is open. */
+/* The database file's path ("" for :memory: and PostgreSQL); valid while
+ * db is open. */
 const char *hwdb_filename(hwdb *db);
 void hwdb_job_dispose(hwdb_job *job);
 void hwdb_job_list_free(hwdb_job *list, size_t n);

@@ -7,63 +7,68 @@
 
 #include "hwdb/hwdb_int.h"
 
-int hwdb_plan_val_add(hwdb *db, const char *plan_id, const char *side, int64_t job_id,
-                      const char *info, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+typedef struct {
+  const char *plan_id, *side, *info;
+  int64_t job_id;
+  double now;
+} add_args;
+
+static int add_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
+  add_args *a = arg;
+  hwdb_stmt *st = NULL;
+  int rc;
+  if ((rc = hwdb_prepare(db, c,
                          "INSERT INTO plan_validation(job_id, plan_id, side, info, created_at) "
                          "VALUES (?1, ?2, ?3, ?4, ?5)",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_int64(st, 1, job_id);
-  sqlite3_bind_text(st, 2, plan_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 3, side, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 4, info, -1, SQLITE_STATIC);
-  sqlite3_bind_double(st, 5, svc_wall_now());
-  if (sqlite3_step(st) != SQLITE_DONE) rc = hwdb_fail(db, err, "store plan validation");
-cleanup:
-  sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
-  return rc;
+                         &st, err)))
+    return rc;
+  hwdb_bind_int64(db, st, 1, a->job_id);
+  hwdb_bind_text(db, st, 2, a->plan_id);
+  hwdb_bind_text(db, st, 3, a->side);
+  hwdb_bind_text(db, st, 4, a->info);
+  hwdb_bind_double(db, st, 5, a->now);
+  rc = hwdb_step(db, st, "store plan validation", err);
+  hwdb_finalize(db, st);
+  return rc < 0 ? rc : 0;
+}
+
+int hwdb_plan_val_add(hwdb *db, const char *plan_id, const char *side, int64_t job_id,
+                      const char *info, svc_err *err) {
+  add_args a = {
+      .plan_id = plan_id, .side = side, .info = info, .job_id = job_id, .now = svc_wall_now()};
+  return hwdb_tx(db, add_tx, &a, err);
 }
 
 int hwdb_plan_val_list(hwdb *db, const char *plan_id, hwdb_plan_val *out, size_t cap, size_t *n,
                        svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, step;
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
+  int rc;
   *n = 0;
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c,
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(db, c,
                          "SELECT job_id, side, info, created_at FROM plan_validation "
                          "WHERE plan_id = ?1 ORDER BY job_id DESC LIMIT ?2",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
+                         &st, err)))
     goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, plan_id, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 2, (sqlite3_int64)cap);
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+  hwdb_bind_text(db, st, 1, plan_id);
+  hwdb_bind_int64(db, st, 2, (int64_t)cap);
+  while ((rc = hwdb_step(db, st, "list plan validations", err)) == 1) {
     hwdb_plan_val *v = &out[*n];
-    const unsigned char *s = sqlite3_column_text(st, 1);
     memset(v, 0, sizeof *v);
-    v->job_id = sqlite3_column_int64(st, 0);
-    if (s) svc_strlcpy(v->side, (const char *)s, sizeof v->side);
-    v->info = hwdb_strdup_col(st, 2);
-    v->created_at = sqlite3_column_double(st, 3);
+    v->job_id = hwdb_col_int64(db, st, 0);
+    hwdb_copy_col(db, st, 1, v->side, sizeof v->side);
+    v->info = hwdb_strdup_col(db, st, 2);
+    v->created_at = hwdb_col_double(db, st, 3);
     (*n)++;
     if (!v->info) {
       rc = svc_err_set(err, SVC_NOMEM, "", NULL);
       goto cleanup;
     }
   }
-  if (step != SQLITE_DONE) rc = hwdb_fail_conn(c, err, "list plan validations");
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   if (rc) {
     for (size_t i = 0; i < *n; i++) hwdb_plan_val_dispose(&out[i]);
     *n = 0;

@@ -11,88 +11,86 @@
 
 #define TOKEN_COLS "id, name, scopes, hash, created_at, revoked_at"
 
-static void fill(sqlite3_stmt *st, hwdb_token *t) {
+static void fill(hwdb *db, hwdb_stmt *st, hwdb_token *t) {
   memset(t, 0, sizeof *t);
-  t->id = sqlite3_column_int64(st, 0);
-  const unsigned char *s;
-  if ((s = sqlite3_column_text(st, 1))) svc_strlcpy(t->name, (const char *)s, sizeof t->name);
-  if ((s = sqlite3_column_text(st, 2))) svc_strlcpy(t->scopes, (const char *)s, sizeof t->scopes);
-  if ((s = sqlite3_column_text(st, 3))) svc_strlcpy(t->hash, (const char *)s, sizeof t->hash);
-  t->created_at = sqlite3_column_double(st, 4);
-  t->revoked_at = sqlite3_column_double(st, 5);
+  t->id = hwdb_col_int64(db, st, 0);
+  hwdb_copy_col(db, st, 1, t->name, sizeof t->name);
+  hwdb_copy_col(db, st, 2, t->scopes, sizeof t->scopes);
+  hwdb_copy_col(db, st, 3, t->hash, sizeof t->hash);
+  t->created_at = hwdb_col_double(db, st, 4);
+  t->revoked_at = hwdb_col_double(db, st, 5);
 }
 
-int hwdb_token_add(hwdb *db, hwdb_token *t, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  t->created_at = svc_wall_now();
-  t->revoked_at = 0;
-  pthread_mutex_lock(&db->lock);
-  if (sqlite3_prepare_v2(db->conn,
+static int add_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
+  hwdb_token *t = arg;
+  hwdb_stmt *st = NULL;
+  int rc;
+  if ((rc = hwdb_prepare(db, c,
                          "INSERT INTO api_token(name, scopes, hash, created_at) "
-                         "VALUES (?1, ?2, ?3, ?4)",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, t->scopes, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 3, t->hash, -1, SQLITE_STATIC);
-  sqlite3_bind_double(st, 4, t->created_at);
-  if (sqlite3_step(st) != SQLITE_DONE) {
+                         "VALUES (?1, ?2, ?3, ?4) RETURNING id",
+                         &st, err)))
+    return rc;
+  hwdb_bind_text(db, st, 1, t->name);
+  hwdb_bind_text(db, st, 2, t->scopes);
+  hwdb_bind_text(db, st, 3, t->hash);
+  hwdb_bind_double(db, st, 4, t->created_at);
+  rc = hwdb_step(db, st, "write token", err);
+  if (rc == 1) {
+    t->id = hwdb_col_int64(db, st, 0);
+    rc = 0;
+  } else if (rc == 0) {
+    rc = svc_err_set(err, SVC_DB, "", "database: write token: no id returned");
+  } else if (hwdb_violation(db, st) == HWDB_UNIQUE) {
     /* The hash is UNIQUE: a collision means a duplicate secret. */
-    rc = sqlite3_extended_errcode(db->conn) == SQLITE_CONSTRAINT_UNIQUE
-             ? svc_err_set(err, SVC_CONFLICT, "token", "this token already exists")
-             : hwdb_fail(db, err, "write token");
-    goto cleanup;
+    rc = svc_err_set(err, SVC_CONFLICT, "token", "this token already exists");
   }
-  t->id = sqlite3_last_insert_rowid(db->conn);
-cleanup:
-  sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+  hwdb_finalize(db, st);
   return rc;
 }
 
+int hwdb_token_add(hwdb *db, hwdb_token *t, svc_err *err) {
+  t->created_at = svc_wall_now();
+  t->revoked_at = 0;
+  return hwdb_tx(db, add_tx, t, err);
+}
+
 int hwdb_token_find(hwdb *db, const char *hash, hwdb_token *out, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, step;
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
+  int rc;
   memset(out, 0, sizeof *out);
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c,
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(db, c,
                          "SELECT " TOKEN_COLS " FROM api_token "
                          "WHERE hash = ?1 AND revoked_at IS NULL",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
+                         &st, err)))
     goto cleanup;
-  }
-  sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW)
-    fill(st, out);
-  else if (step == SQLITE_DONE)
+  hwdb_bind_text(db, st, 1, hash);
+  rc = hwdb_step(db, st, "read token", err);
+  if (rc == 1) {
+    fill(db, st, out);
+    rc = 0;
+  } else if (rc == 0) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "token", "no such token");
-  else
-    rc = hwdb_fail_conn(c, err, "read token");
+  }
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   return rc;
 }
 
 int hwdb_token_list(hwdb *db, hwdb_token **out, size_t *n, svc_err *err) {
-  sqlite3_stmt *st = NULL;
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
   hwdb_token *list = NULL;
   size_t count = 0, cap = 0;
-  int rc = 0, step;
+  int rc;
   *out = NULL;
   *n = 0;
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c, "SELECT " TOKEN_COLS " FROM api_token ORDER BY id", -1, &st, NULL) !=
-      SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(db, c, "SELECT " TOKEN_COLS " FROM api_token ORDER BY id", &st, err)))
     goto cleanup;
-  }
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+  while ((rc = hwdb_step(db, st, "list tokens", err)) == 1) {
     if (count == cap) {
       cap = cap ? cap * 2 : 16;
       hwdb_token *nl = realloc(list, cap * sizeof *nl);
@@ -102,58 +100,47 @@ int hwdb_token_list(hwdb *db, hwdb_token **out, size_t *n, svc_err *err) {
       }
       list = nl;
     }
-    fill(st, &list[count++]);
+    fill(db, st, &list[count++]);
   }
-  if (step != SQLITE_DONE) {
-    rc = hwdb_fail_conn(c, err, "list tokens");
-    goto cleanup;
-  }
+  if (rc) goto cleanup;
   *out = list;
   *n = count;
   list = NULL;
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   free(list);
   return rc;
 }
 
-int hwdb_token_revoke(hwdb *db, int64_t id, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  pthread_mutex_lock(&db->lock);
+typedef struct {
+  int64_t id;
+  double now;
+} revoke_args;
+
+static int revoke_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
+  revoke_args *a = arg;
+  hwdb_stmt *st = NULL;
+  int rc;
   /* Revoking twice keeps the first time: the row matches either way. */
-  if (sqlite3_prepare_v2(db->conn,
+  if ((rc = hwdb_prepare(db, c,
                          "UPDATE api_token SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
-                         -1, &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail(db, err, "prepare");
-    goto cleanup;
-  }
-  sqlite3_bind_int64(st, 1, id);
-  sqlite3_bind_double(st, 2, svc_wall_now());
-  if (sqlite3_step(st) != SQLITE_DONE) {
-    rc = hwdb_fail(db, err, "revoke token");
-    goto cleanup;
-  }
-  if (sqlite3_changes(db->conn) == 0)
-    rc = svc_err_set(err, SVC_NOT_FOUND, "id", "no token with id %lld", (long long)id);
-cleanup:
-  sqlite3_finalize(st);
-  pthread_mutex_unlock(&db->lock);
+                         &st, err)))
+    return rc;
+  hwdb_bind_int64(db, st, 1, a->id);
+  hwdb_bind_double(db, st, 2, a->now);
+  if ((rc = hwdb_step(db, st, "revoke token", err)) == 0 && hwdb_changes(db, st) == 0)
+    rc = svc_err_set(err, SVC_NOT_FOUND, "id", "no token with id %lld", (long long)a->id);
+  hwdb_finalize(db, st);
   return rc;
 }
 
+int hwdb_token_revoke(hwdb *db, int64_t id, svc_err *err) {
+  revoke_args a = {.id = id, .now = svc_wall_now()};
+  return hwdb_tx(db, revoke_tx, &a, err);
+}
+
 int hwdb_token_count_active(hwdb *db, int64_t *n, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0;
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c, "SELECT count(*) FROM api_token WHERE revoked_at IS NULL", -1, &st,
-                         NULL) != SQLITE_OK ||
-      sqlite3_step(st) != SQLITE_ROW)
-    rc = hwdb_fail_conn(c, err, "count tokens");
-  else
-    *n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
-  return rc;
+  return hwdb_count(db, "SELECT count(*) FROM api_token WHERE revoked_at IS NULL", "count tokens",
+                    n, err);
 }

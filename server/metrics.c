@@ -266,6 +266,18 @@ static void render_validations(srv *s, text *t) {
         (long long)counts[i]);
 }
 
+/* Whether this replica follows validation jobs (issue 29); only where
+ * replicas elect one (a PostgreSQL store): an embedded store's only
+ * process always does, and its /metrics stays as it was. */
+static void render_leader(srv *s, text *t) {
+  int leader = api_validation_leader(s->api);
+  if (leader < 0) return;
+  put(t,
+      "# HELP cdplan_job_leader Whether this replica holds the leader lock and follows "
+      "validation jobs.\n# TYPE cdplan_job_leader gauge\ncdplan_job_leader %d\n",
+      leader);
+}
+
 static void render(srv *s, text *t) {
   srv_metrics *m = s->metrics;
   put(t,
@@ -274,6 +286,7 @@ static void render(srv *s, text *t) {
       api_version());
   render_process(t);
   render_validations(s, t);
+  render_leader(s, t);
   put(t, "# HELP cdplan_up Whether the server is serving.\n# TYPE cdplan_up gauge\ncdplan_up 1\n");
   put(t, "# HELP cdplan_http_requests_total HTTP requests answered, by route pattern.\n"
          "# TYPE cdplan_http_requests_total counter\n");

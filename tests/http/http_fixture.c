@@ -1,5 +1,6 @@
 /* http_fixture.c: see http_fixture.h. */
 #include "http_fixture.h"
+#include "pg_testdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ int fixture_start_with(http_fixture *f, const srv_config *base) {
     f->dir[0] = '\0'; /* nothing for fixture_stop to remove */
     return -1;
   }
-  snprintf(f->db, sizeof f->db, "%s/test.db", f->dir);
+  snprintf(path, sizeof path, "%s/test.db", f->dir);
+  if (testdb_make(f->db, sizeof f->db, path)) return -1;
   snprintf(f->web, sizeof f->web, "%s/web", f->dir);
   if (mkdir(f->web, 0700) != 0) return -1;
   snprintf(path, sizeof path, "%s/index.html", f->web);

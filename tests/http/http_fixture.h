@@ -1,5 +1,6 @@
 /* The transport tests' fixture: a real api_ctx on a fresh SQLite file in
- * a private temporary directory, a real server on 127.0.0.1 port 0, a
+ * a private temporary directory (or, under the _pg tests, a fresh
+ * database of the throw-away PostgreSQL cluster: tests/pg), a real server on 127.0.0.1 port 0, a
  * small dashboard web root, and helpers to build request bodies. */
 #ifndef CDPLAN_TESTS_HTTP_FIXTURE_H
 #define CDPLAN_TESTS_HTTP_FIXTURE_H
@@ -11,7 +12,7 @@
 
 typedef struct {
   char dir[64]; /* mkdtemp-made: db, web/, outside.txt */
-  char db[96];
+  char db[256]; /* the SQLite file, or the PostgreSQL database's URI */
   char web[96];
   api_ctx *api;
   srv *s;

@@ -1,5 +1,6 @@
 /* The hardware descriptor codec and catalog operations through api/, on a
- * real SQLite file: the seeded catalog, every validation rule naming its
+ * real SQLite file (or a PostgreSQL database as test_api_hardware_pg,
+ * tests/pg): the seeded catalog, every validation rule naming its
  * field, and writes that fail leaving the stored descriptor as it was. */
 #include <math.h>
 #include <setjmp.h>
@@ -15,16 +16,19 @@
 #include <cjson/cJSON.h>
 
 #include "api/api_int.h"
+#include "pg_testdb.h"
 
 static char path[64];
 
 static int setup(void **state) {
+  char store[256];
   snprintf(path, sizeof path, "/tmp/cdplan-api-XXXXXX");
   close(mkstemp(path));
   unlink(path);
+  if (testdb_make(store, sizeof store, path)) fail_msg("no store");
   api_ctx *ctx = NULL;
   svc_err err;
-  if (api_ctx_new(&ctx, path, &err)) fail_msg("open: %s", err.message);
+  if (api_ctx_new(&ctx, store, &err)) fail_msg("open: %s", err.message);
   *state = ctx;
   return 0;
 }

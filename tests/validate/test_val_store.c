@@ -1,4 +1,5 @@
-/* The validation job store (hwdb/jobs.c) on a real SQLite file, plus the
+/* The validation job store (hwdb/jobs.c) on a real SQLite file (or, as
+ * test_val_store_pg, a PostgreSQL database: tests/pg), plus the
  * small pure parts of validate/: SHA-256 against the FIPS vectors, the
  * error statistics, token checks; and the reconcile tick's bounds over
  * thousands of jobs (validate/job.c). */
@@ -17,16 +18,20 @@
 
 #include "hwdb/hwdb.h"
 #include "validate/validate_int.h" /* val_proc_start */
+#include "pg_testdb.h"
 
-static char path[64];
+/* path: a file name (the SQLite store, and where job folders go); store:
+ * what hwdb opens (path, or a PostgreSQL database under test_val_store_pg). */
+static char path[64], store[256];
 
 static int setup(void **state) {
   snprintf(path, sizeof path, "/tmp/cdplan-valstore-XXXXXX");
   int fd = mkstemp(path);
   close(fd);
   unlink(path);
+  assert_int_equal(testdb_make(store, sizeof store, path), 0);
   hwdb *db = NULL;
-  assert_int_equal(hwdb_open(&db, path, NULL, NULL), 0);
+  assert_int_equal(hwdb_open(&db, store, NULL, NULL), 0);
   *state = db;
   return 0;
 }
@@ -124,7 +129,7 @@ static void test_val_store__handles_and_list_survive_reopen(void **state) {
   assert_int_equal(hwdb_job_set_handles(db, a, 0, 77, 1234, NULL, NULL), 0);
   hwdb_job_transition(db, b, "queued", "cancelled", "stop", NULL, NULL, NULL);
   hwdb *again = NULL;
-  assert_int_equal(hwdb_open(&again, path, NULL, NULL), 0);
+  assert_int_equal(hwdb_open(&again, store, NULL, NULL), 0);
   hwdb_job *list = NULL;
   size_t n = 0;
   assert_int_equal(hwdb_job_list(again, 1, 100, &list, &n, NULL), 0);
@@ -139,7 +144,7 @@ static void test_val_store__handles_and_list_survive_reopen(void **state) {
   assert_int_equal(n, 2);
   assert_int_equal(list[0].id, b); /* newest first */
   hwdb_job_list_free(list, n);
-  assert_true(strstr(hwdb_filename(again), "cdplan-valstore-") != NULL);
+  if (!testdb_is_pg()) assert_true(strstr(hwdb_filename(again), "cdplan-valstore-") != NULL);
   hwdb_free(again);
 }
 
@@ -152,6 +157,32 @@ static void test_val_store__token_hash_checked(void **state) {
   assert_int_equal(val_token_check(db, id, "tok ", &err), -SVC_FORBIDDEN);
   assert_int_equal(val_token_check(db, id, "", &err), -SVC_UNAUTHORIZED);
   assert_int_equal(val_token_check(db, id, NULL, &err), -SVC_UNAUTHORIZED);
+}
+
+static void raw_exec(const char *sql) {
+  if (testdb_is_pg()) {
+    assert_int_equal(testdb_exec(store, sql), 0);
+    return;
+  }
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+  sqlite3_busy_timeout(raw, 5000);
+  char *msg = NULL;
+  if (sqlite3_exec(raw, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+  sqlite3_close(raw);
+}
+
+static int64_t raw_count(const char *sql) {
+  if (testdb_is_pg()) return testdb_count(store, sql);
+  sqlite3 *raw = NULL;
+  sqlite3_stmt *st = NULL;
+  int64_t n = -1;
+  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return n;
 }
 
 /* A queued local job without a runner pid: while its submitter may still be
@@ -170,14 +201,10 @@ static void test_val_store__queued_local_job_gets_a_grace(void **state) {
   assert_string_equal(j.state, "queued");
   hwdb_job_dispose(&j);
   /* an hour old: its submitter is gone */
-  sqlite3 *raw = NULL;
-  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-  sqlite3_busy_timeout(raw, 5000);
   char sql[128];
   snprintf(sql, sizeof sql, "UPDATE val_job SET created_at = created_at - 3600 WHERE id = %lld",
            (long long)id);
-  assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(raw);
+  raw_exec(sql);
   assert_int_equal(val_poll(db, &cfg, id, &err), 0);
   assert_int_equal(hwdb_job_get(db, id, &j, &err), 0);
   assert_string_equal(j.state, "failed");
@@ -215,31 +242,20 @@ static void test_val_store__list_leaves_results_unread(void **state) {
   free(result);
 }
 
-static void raw_exec(const char *sql) {
-  sqlite3 *raw = NULL;
-  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-  sqlite3_busy_timeout(raw, 5000);
-  char *msg = NULL;
-  if (sqlite3_exec(raw, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
-  sqlite3_close(raw);
-}
-
-static int64_t raw_count(const char *sql) {
-  sqlite3 *raw = NULL;
-  sqlite3_stmt *st = NULL;
-  int64_t n = -1;
-  assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-  assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
-  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(raw);
-  return n;
-}
-
 /* n active jobs of backend in one statement (hwdb_job_add is one
  * transaction each); created_at now + age_s. */
 static void add_many(const char *backend, int n, double age_s, int64_t timeout_s) {
   char sql[1024];
+  if (testdb_is_pg()) {
+    snprintf(sql, sizeof sql,
+             "INSERT INTO val_job(kind, hw, backend, params, state, token_hash, timeout_s, "
+             "created_at, updated_at) SELECT 'cpu_selftest', 'h200', '%s', '{}', 'queued', 'x', "
+             "%lld, extract(epoch from now())::float8 + %f, extract(epoch from now())::float8 "
+             "FROM generate_series(1, %d)",
+             backend, (long long)timeout_s, age_s, n);
+    raw_exec(sql);
+    return;
+  }
   snprintf(
       sql, sizeof sql,
       "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) "
