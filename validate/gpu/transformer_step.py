@@ -34,35 +34,13 @@ import math
 import statistics
 import time
 
-# runner.py hands its own job-checking helpers over (bind), so that the errors raised here are
-# the JobError it catches, whether it runs as __main__ or is imported.
-JobError = progress = v_enum = v_int = v_num = v_bool = profile_steps = None
-
-
-def bind(runner):
-    global JobError, progress, v_enum, v_int, v_num, v_bool, profile_steps
-    JobError, progress = runner.JobError, runner.progress
-    v_enum, v_int, v_num, v_bool = runner.v_enum, runner.v_int, runner.v_num, runner.v_bool
-    profile_steps = runner._profile_steps
+from job_env import profile_steps
+from job_schema import JobError, get_enum, get_int, progress, v_bool, v_int, v_num
 
 WL_FIELDS = {"kind", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "seq_len", "vocab",
              "attention", "mlp", "norm", "loss", "dropout", "position"}
 RC_FIELDS = {"gpus", "tp", "pp", "batch_per_gpu", "global_batch", "precision", "checkpointing",
              "sequence_parallel", "framework"}
-
-
-def _int(d, k, field, lo, hi, default=None):
-    if k not in d:
-        if default is None:
-            raise JobError("missing_field", "%s.%s is required" % (field, k), "%s.%s" % (field, k))
-        return default
-    return v_int(lo, hi)(d[k], "%s.%s" % (field, k))
-
-
-def _enum(d, k, field, choices):
-    if k not in d:
-        return choices[0]
-    return v_enum(*choices)(d[k], "%s.%s" % (field, k))
 
 
 def check_case(c, field):
@@ -87,16 +65,16 @@ def check_case(c, field):
             raise JobError("unknown_field", "unknown field %s.%s" % (rf, k), "%s.%s" % (rf, k))
     if w.get("kind") != "transformer":
         raise JobError("bad_field", "%s.kind must be transformer" % wf, wf + ".kind")
-    m = {"layers": _int(w, "layers", wf, 1, 1024), "hidden": _int(w, "hidden", wf, 8, 1 << 16),
-         "heads": _int(w, "heads", wf, 1, 1024), "seq_len": _int(w, "seq_len", wf, 1, 1 << 17),
-         "vocab": _int(w, "vocab", wf, 2, 1 << 20),
-         "attention": _enum(w, "attention", wf, ("flash", "unfused")),
-         "mlp": _enum(w, "mlp", wf, ("gelu", "swiglu")),
-         "norm": _enum(w, "norm", wf, ("layernorm", "rmsnorm")),
-         "loss": _enum(w, "loss", wf, ("eager", "fused")),
-         "position": _enum(w, "position", wf, ("learned", "rotary")),
+    m = {"layers": get_int(w, "layers", wf, 1, 1024), "hidden": get_int(w, "hidden", wf, 8, 1 << 16),
+         "heads": get_int(w, "heads", wf, 1, 1024), "seq_len": get_int(w, "seq_len", wf, 1, 1 << 17),
+         "vocab": get_int(w, "vocab", wf, 2, 1 << 20),
+         "attention": get_enum(w, "attention", wf, ("flash", "unfused")),
+         "mlp": get_enum(w, "mlp", wf, ("gelu", "swiglu")),
+         "norm": get_enum(w, "norm", wf, ("layernorm", "rmsnorm")),
+         "loss": get_enum(w, "loss", wf, ("eager", "fused")),
+         "position": get_enum(w, "position", wf, ("learned", "rotary")),
          "dropout": v_num(0.0, 0.9)(w.get("dropout", 0.0), wf + ".dropout")}
-    m["kv_heads"] = _int(w, "kv_heads", wf, 1, 1024, m["heads"])
+    m["kv_heads"] = get_int(w, "kv_heads", wf, 1, 1024, m["heads"])
     if m["loss"] != "eager":
         raise JobError("bad_field", "%s.loss: only eager cross-entropy is run here" % wf,
                        wf + ".loss")
@@ -105,16 +83,16 @@ def check_case(c, field):
                        wf + ".heads")
     h = m["hidden"]
     dflt = 4 * h if m["mlp"] == "gelu" else (8 * h // 3 + 255) // 256 * 256
-    m["ffn"] = _int(w, "ffn", wf, 1, 1 << 20, dflt)
+    m["ffn"] = get_int(w, "ffn", wf, 1, 1 << 20, dflt)
     if "name" in w:
         m["name"] = str(w["name"])[:128]
     for k in ("gpus", "tp", "pp"):
-        if _int(r, k, rf, 1, 1, 1) != 1:
+        if get_int(r, k, rf, 1, 1, 1) != 1:
             raise JobError("out_of_range", "%s.%s: this kind runs one GPU" % (rf, k), rf + "." + k)
-    rc = {"batch_per_gpu": _int(r, "batch_per_gpu", rf, 1, 1 << 16),
-          "precision": _enum(r, "precision", rf, ("bf16", "fp32")),
-          "checkpointing": _enum(r, "checkpointing", rf, ("none", "selective", "full"))}
-    gb = _int(r, "global_batch", rf, 1, 1 << 20, rc["batch_per_gpu"])
+    rc = {"batch_per_gpu": get_int(r, "batch_per_gpu", rf, 1, 1 << 16),
+          "precision": get_enum(r, "precision", rf, ("bf16", "fp32")),
+          "checkpointing": get_enum(r, "checkpointing", rf, ("none", "selective", "full"))}
+    gb = get_int(r, "global_batch", rf, 1, 1 << 20, rc["batch_per_gpu"])
     if gb != rc["batch_per_gpu"]:
         raise JobError("out_of_range", "%s.global_batch: no gradient accumulation here" % rf,
                        rf + ".global_batch")
