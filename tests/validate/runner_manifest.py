@@ -2,8 +2,8 @@
 """validate/gpu/MANIFEST names every file runner.py needs: the modules it imports,
 directly or through others (function-level imports included), the kind modules kinds.def
 names (imported by name) and kinds.def itself; and every name in it exists. Each kind's
-module has check_params and run, and the dashboard's kind menu (web/index.html) offers only
-declared kinds. Exit 1 naming what is missing (a bundle without a module fails on the GPU
+module has check_params and run, the dashboard's kind menu (web/index.html) offers only
+declared kinds and docs/openapi.yaml lists them all. Exit 1 naming what is missing (a bundle without a module fails on the GPU
 host: uvm_bag.py once).
 usage: runner_manifest.py validate/gpu"""
 import ast
@@ -77,6 +77,15 @@ def main(here):
         offered = re.findall(r'<option value="([^"]+)"', menu.group(1)) if menu else []
         if not offered or set(offered) - set(kinds):
             print("FAIL: web/index.html's kind menu %s is not within kinds.def" % offered)
+            return 1
+    # the API's description lists the same kinds, in the same order
+    api = os.path.join(here, "..", "..", "docs", "openapi.yaml")
+    if os.path.isfile(api):
+        with open(api, encoding="utf-8") as f:
+            m = re.search(r"ValidationSubmit:.*?kind:.*?enum: \[([^\]]*)\]", f.read(), re.S)
+        listed_api = [x.strip() for x in m.group(1).split(",")] if m else []
+        if listed_api != kinds:
+            print("FAIL: docs/openapi.yaml ValidationSubmit kinds %s != kinds.def %s" % (listed_api, kinds))
             return 1
     print("MANIFEST: %d files, the %d runner.py needs among them (%d kinds)"
           % (len(listed), len(need), len(kinds)))
