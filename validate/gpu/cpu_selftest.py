@@ -3,7 +3,8 @@ testing the validation pipeline end to end: params n (work), sleep_ms, fail."""
 import sys
 import time
 
-from job_schema import EXIT_FAILED, REQUIRED, RUNNER_VERSION, JobError, progress, v_bool, v_int, v_obj
+from job_schema import (EXIT_FAILED, REQUIRED, RUNNER_VERSION, JobError, progress, v_bool,
+                        v_int, v_obj)
 
 
 check_params = v_obj({

@@ -101,7 +101,8 @@ def _check_workload(w, wf):
     of = wf + ".optimizers"
     check_members(opt, {"dense", "sparse"}, of)
     m["dense_opt"] = get_enum(opt, "dense", of, ("adam", "sgd", "adagrad"), "adam")
-    m["sparse_opt"] = get_enum(opt, "sparse", of, ("sgd", "adagrad", "rowwise_adagrad", "adam"), "sgd")
+    m["sparse_opt"] = get_enum(opt, "sparse", of, ("sgd", "adagrad", "rowwise_adagrad", "adam"),
+                               "sgd")
     if m["top"][-1] != 1:
         raise JobError("bad_field", "%s.top_mlp: the last layer must be 1 (a logit)" % wf,
                        wf + ".top_mlp")
@@ -142,9 +143,10 @@ def _check_recipe(r, rf):
                            % sub(rf, k), sub(rf, k))
     rc = {"batch_per_gpu": get_int(r, "batch_per_gpu", rf, 1, 1 << 24),
           "gpus": get_int(r, "gpus", rf, 1, 1 << 20, 1),
-          "precision": get_enum(r, "precision", rf, ("fp32", "tf32", "bf16", "fp16", "fp8"), "fp32"),
+          "precision": get_enum(r, "precision", rf, ("fp32", "tf32", "bf16", "fp16", "fp8"),
+                                "fp32"),
           "embedding_precision": get_enum(r, "embedding_precision", rf,
-                                       ("fp32", "bf16", "fp16", "fp8", "int8"), "fp32"),
+                                          ("fp32", "bf16", "fp16", "fp8", "int8"), "fp32"),
           "framework": get_enum(r, "framework", rf, FRAMEWORKS),
           "sharding": get_enum(r, "sharding", rf, SHARDINGS),
           "placement": get_enum(r, "placement", rf, PLACEMENTS),
@@ -193,7 +195,7 @@ def _apply_plan(tabs, rc, ep, ef):
             by_name[e["name"]] = {
                 "sharding": get_enum(e, "sharding_type", f, SHARDINGS),
                 "placement": KERNEL_PLACEMENT[get_enum(e, "compute_kernel", f,
-                                                    tuple(KERNEL_PLACEMENT), "fused")],
+                                                       tuple(KERNEL_PLACEMENT), "fused")],
                 "kernel": e.get("compute_kernel", "fused"), "ranks": ranks}
     lpt = [0.0] * G  # table-wise tables without ranks: LPT on lookups x dim (Graham 1969)
     for t in sorted(tabs, key=lambda t: -t["pooling"] * t["dim"]):
@@ -262,7 +264,7 @@ def check_case(c, field):
 
 def check_params(v, field):
     check_members(v, {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense"},
-            field)
+                  field)
     cases = v.get("cases")
     if not isinstance(cases, list) or not 1 <= len(cases) <= 64:
         raise JobError("missing_field" if cases is None else "bad_field",

@@ -65,8 +65,10 @@ def check_case(c, field):
             raise JobError("unknown_field", "unknown field %s.%s" % (rf, k), "%s.%s" % (rf, k))
     if w.get("kind") != "transformer":
         raise JobError("bad_field", "%s.kind must be transformer" % wf, wf + ".kind")
-    m = {"layers": get_int(w, "layers", wf, 1, 1024), "hidden": get_int(w, "hidden", wf, 8, 1 << 16),
-         "heads": get_int(w, "heads", wf, 1, 1024), "seq_len": get_int(w, "seq_len", wf, 1, 1 << 17),
+    m = {"layers": get_int(w, "layers", wf, 1, 1024),
+         "hidden": get_int(w, "hidden", wf, 8, 1 << 16),
+         "heads": get_int(w, "heads", wf, 1, 1024),
+         "seq_len": get_int(w, "seq_len", wf, 1, 1 << 17),
          "vocab": get_int(w, "vocab", wf, 2, 1 << 20),
          "attention": get_enum(w, "attention", wf, ("flash", "unfused")),
          "mlp": get_enum(w, "mlp", wf, ("gelu", "swiglu")),
