@@ -57,7 +57,8 @@ import statistics
 import time
 
 from job_env import fill_uniform, mlp
-from job_schema import JobError, check_members, get_enum, get_int, progress, sub, v_int, v_num
+from job_schema import (JobError, check_cases, check_members, get_enum, get_int, progress, sub,
+                        v_int, v_num)
 
 WL_FIELDS = {"kind", "name", "dense_features", "tables", "bottom_mlp", "top_mlp", "interaction",
              "cross_layers", "cross_rank", "pad_interaction_to", "optimizers"}
@@ -263,13 +264,8 @@ def check_case(c, field):
 
 
 def check_params(v, field):
-    check_members(v, {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense"},
-                  field)
-    cases = v.get("cases")
-    if not isinstance(cases, list) or not 1 <= len(cases) <= 64:
-        raise JobError("missing_field" if cases is None else "bad_field",
-                       "%s.cases must be an array of 1 to 64 cases" % field, field + ".cases")
-    return {"cases": [check_case(c, "%s.cases[%d]" % (field, i)) for i, c in enumerate(cases)],
+    allowed = {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense"}
+    return {"cases": check_cases(v, field, allowed, 64, check_case),
             "warmup": v_int(0, 1000)(v.get("warmup", 3), field + ".warmup"),
             "steps": v_int(1, 100000)(v.get("steps", 10), field + ".steps"),
             "seed": v_int(0, 2 ** 31)(v.get("seed", 0), field + ".seed"),

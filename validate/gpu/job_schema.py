@@ -168,6 +168,18 @@ def check_members(d, allowed, field):
             raise JobError("unknown_field", "unknown field %s" % sub(field, k), sub(field, k))
 
 
+def check_cases(v, field, allowed, most, check_case):
+    """v: an object with members within allowed and "cases", a list of 1 to most cases;
+    returns the cases, each checked by check_case(c, "FIELD.cases[i]")."""
+    check_members(v, allowed, field)
+    cases = v.get("cases")
+    if not isinstance(cases, list) or not 1 <= len(cases) <= most:
+        raise JobError("missing_field" if cases is None else "bad_field",
+                       "%s.cases must be an array of 1 to %d cases" % (field, most),
+                       field + ".cases")
+    return [check_case(c, "%s.cases[%d]" % (field, i)) for i, c in enumerate(cases)]
+
+
 # ----------------------------------------------------------------------------
 # the job file and its envelope
 # ----------------------------------------------------------------------------

@@ -35,7 +35,7 @@ import statistics
 import time
 
 from job_env import profile_steps
-from job_schema import JobError, get_enum, get_int, progress, v_bool, v_int, v_num
+from job_schema import JobError, check_cases, get_enum, get_int, progress, v_bool, v_int, v_num
 
 WL_FIELDS = {"kind", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "seq_len", "vocab",
              "attention", "mlp", "norm", "loss", "dropout", "position"}
@@ -107,16 +107,8 @@ def check_case(c, field):
 
 
 def check_params(v, field):
-    if not isinstance(v, dict):
-        raise JobError("bad_field", "%s must be an object" % field, field)
-    for k in v:
-        if k not in ("cases", "warmup", "iters", "seed", "time_budget_s", "profile"):
-            raise JobError("unknown_field", "unknown field %s.%s" % (field, k), "%s.%s" % (field, k))
-    cases = v.get("cases")
-    if not isinstance(cases, list) or not 1 <= len(cases) <= 256:
-        raise JobError("missing_field" if cases is None else "bad_field",
-                       "%s.cases must be an array of 1 to 256 cases" % field, field + ".cases")
-    return {"cases": [check_case(c, "%s.cases[%d]" % (field, i)) for i, c in enumerate(cases)],
+    allowed = {"cases", "warmup", "iters", "seed", "time_budget_s", "profile"}
+    return {"cases": check_cases(v, field, allowed, 256, check_case),
             "warmup": v_int(0, 100)(v.get("warmup", 3), field + ".warmup"),
             "iters": v_int(1, 1000)(v.get("iters", 10), field + ".iters"),
             "seed": v_int(0, 2 ** 31)(v.get("seed", 0), field + ".seed"),
