@@ -56,7 +56,7 @@ import math
 import statistics
 import time
 
-from job_env import fill_uniform, mlp
+from job_env import fill_uniform, mlp, run_cases
 from job_schema import (JobError, check_cases, check_members, get_enum, get_int, progress, sub,
                         v_int, v_num)
 
@@ -587,22 +587,13 @@ def run(job, env, state):
            "method": "mean of steps timed steps after warmup (wall clock around a device "
                      "synchronize); peak = torch.cuda.max_memory_allocated over the timed steps"}
     state["result"] = res
-    t0 = time.time()
-    for ci, c in enumerate(params["cases"]):
-        row = {"label": c["label"], "workload": c["workload"]["name"], "recipe": c["recipe"]}
-        if time.time() - t0 > params["time_budget_s"]:
-            row["reason"] = "time budget spent"
-            res["failed"].append(row)
-            continue
-        try:
-            row.update(_one_case(env, c, params))
-            res["rows"].append(row)
-            progress("dlrm_step %d/%d %s: %.3f ms, peak %.2f GB" % (
-                ci + 1, len(params["cases"]), c["label"], row["step_ms"],
-                (row["peak_memory_bytes"] or 0) / 1e9))
-        except Exception as e:  # noqa: BLE001
-            row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:400])
-            res["failed"].append(row)
-            progress("dlrm_step case %d failed: %s" % (ci + 1, row["reason"]))
-        env.free()
-    return res
+
+    def done(ci, c, row):
+        return "dlrm_step %d/%d %s: %.3f ms, peak %.2f GB" % (
+            ci + 1, len(params["cases"]), c["label"], row["step_ms"],
+            (row["peak_memory_bytes"] or 0) / 1e9)
+
+    def row_of(c):
+        return {"label": c["label"], "workload": c["workload"]["name"], "recipe": c["recipe"]}
+    return run_cases(env, params, res, row_of, lambda c: _one_case(env, c, params), done,
+                     "dlrm_step", 400)

@@ -10,7 +10,7 @@ import os
 import statistics
 import time
 
-from job_schema import EXIT_UNAVAILABLE, JobError
+from job_schema import EXIT_UNAVAILABLE, JobError, progress
 
 
 class Env:
@@ -223,3 +223,28 @@ def profile_steps(env, t, step, first, n=3):
             "cuda_api": {k: v / n for k, v in sorted(api.items())},
             "cpu_top": [{"name": a.key[:160], "count": a.count / n,
                          "self_ms": a.self_cpu_time_total / 1000.0 / n} for a in cpu]}
+
+
+def run_cases(env, params, res, row_of, one_case, done, name, reason_chars):
+    """The cases of a whole-step kind in turn, within params["time_budget_s"]: each row
+    starts as row_of(case) and takes one_case(case)'s fields (into res["rows"]; progress
+    done(i, case, row)), or the exception that stopped it (into res["failed"]: the kind
+    goes on with the next case)."""
+    t0 = time.time()
+    cases = params["cases"]
+    for ci, c in enumerate(cases):
+        row = row_of(c)
+        if time.time() - t0 > params["time_budget_s"]:
+            row["reason"] = "time budget spent"
+            res["failed"].append(row)
+            continue
+        try:
+            row.update(one_case(c))
+            res["rows"].append(row)
+            progress(done(ci, c, row))
+        except Exception as e:  # noqa: BLE001
+            row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:reason_chars])
+            res["failed"].append(row)
+            progress("%s case %d failed: %s" % (name, ci + 1, row["reason"]))
+        env.free()
+    return res

@@ -34,8 +34,8 @@ import math
 import statistics
 import time
 
-from job_env import profile_steps
-from job_schema import JobError, check_cases, get_enum, get_int, progress, v_bool, v_int, v_num
+from job_env import profile_steps, run_cases
+from job_schema import JobError, check_cases, get_enum, get_int, v_bool, v_int, v_num
 
 WL_FIELDS = {"kind", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "seq_len", "vocab",
              "attention", "mlp", "norm", "loss", "dropout", "position"}
@@ -305,22 +305,10 @@ def run(job, env, state):
                      "device synchronize; peak = torch.cuda.max_memory_allocated over the timed "
                      "steps"}
     state["result"] = res
-    t0 = time.time()
-    for ci, c in enumerate(params["cases"]):
-        row = {"workload": c["workload"], "recipe": c["recipe"]}
-        if time.time() - t0 > params["time_budget_s"]:
-            row["reason"] = "time budget spent"
-            res["failed"].append(row)
-            continue
-        try:
-            row.update(_one_case(env, c, params))
-            res["rows"].append(row)
-            progress("transformer %d/%d %s: %.2f ms, peak %.2f GB" % (
-                ci + 1, len(params["cases"]), c["workload"].get("name", ""), row["step_ms"],
-                (row["peak_mem_bytes"] or 0) / 1e9))
-        except Exception as e:  # noqa: BLE001
-            row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:300])
-            res["failed"].append(row)
-            progress("transformer case %d failed: %s" % (ci + 1, row["reason"]))
-        env.free()
-    return res
+
+    def done(ci, c, row):
+        return "transformer %d/%d %s: %.2f ms, peak %.2f GB" % (
+            ci + 1, len(params["cases"]), c["workload"].get("name", ""), row["step_ms"],
+            (row["peak_mem_bytes"] or 0) / 1e9)
+    return run_cases(env, params, res, lambda c: {"workload": c["workload"], "recipe": c["recipe"]},
+                     lambda c: _one_case(env, c, params), done, "transformer", 300)
