@@ -49,6 +49,37 @@ cJSON *api_step_result_json(const cost_step_result *res, int kind) {
   return o;
 }
 
+/* The GEMMs the model priced for this step (cost_step_gemms), one call each:
+ * the dashboard draws these rather than deriving its own. */
+#define STEP_MAX_GEMMS 1024
+static int gemms_json(const cost_hw *hw, const cost_workload *w, const cost_recipe *r, cJSON *o) {
+  size_t n = 0;
+  cost_step_gemm *g = malloc(STEP_MAX_GEMMS * sizeof *g);
+  if (!g) return SVC_NOMEM;
+  int rc = cost_step_gemms(hw, w, r, g, STEP_MAX_GEMMS, &n);
+  cJSON *arr = cJSON_AddArrayToObject(o, "gemms");
+  for (size_t i = 0; !rc && arr && i < n && i < STEP_MAX_GEMMS; i++) {
+    cJSON *e = cJSON_CreateObject();
+    char layout[3] = {g[i].op.layout[0], g[i].op.layout[1], 0};
+    cJSON_AddStringToObject(e, "name", g[i].name);
+    cJSON_AddNumberToObject(e, "m", (double)g[i].op.m);
+    cJSON_AddNumberToObject(e, "n", (double)g[i].op.n);
+    cJSON_AddNumberToObject(e, "k", (double)g[i].op.k);
+    cJSON_AddNumberToObject(e, "batch", (double)g[i].op.batch);
+    cJSON_AddStringToObject(e, "layout", layout);
+    cJSON_AddStringToObject(e, "dtype", cost_dtype_name((cost_dtype)g[i].op.dtype));
+    cJSON_AddNumberToObject(e, "ms", g[i].ms);
+    cJSON_AddStringToObject(e, "bound", cost_bound_name(g[i].bound));
+    cJSON_AddNumberToObject(e, "flops", g[i].flops);
+    cJSON_AddNumberToObject(e, "bytes", g[i].bytes);
+    cJSON_AddNumberToObject(e, "achieved_tflops",
+                            g[i].ms > 0 ? g[i].flops / (g[i].ms * 1e-3) / 1e12 : 0);
+    cJSON_AddItemToArray(arr, e);
+  }
+  free(g);
+  return arr ? 0 : SVC_NOMEM;
+}
+
 /* The model's refusals after validation (should not happen: the checks
  * above mirror the model's); still a client error naming the workload. */
 static int refused(int rc, svc_err *err) {
@@ -113,7 +144,8 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
   cJSON_AddItemToObject(resp, "provenance", api_provenance_json(&hw));
   cJSON_AddNumberToObject(resp, "calibration", hw.calib.version);
   cJSON_AddStringToObject(resp, "workload", w.kind == COST_WL_DLRM ? "dlrm" : "transformer");
-  if (!(*out = api_print(resp))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+  if (gemms_json(&hw, &w, &r, resp) || !(*out = api_print(resp)))
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
 cleanup:
   api_workload_dispose(&w);
   cJSON_Delete(req);

@@ -277,9 +277,9 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
     goto cleanup;
   if (opts && opts->backend) spec.backend = opts->backend;
   if (!val_kind_valid(spec.kind)) {
-    rc = svc_err_set(err, SVC_BAD_FIELD, "kind",
-                     "kind must be gemm_sweep, kernel_sweep, memory_ops, step, transformer_step, "
-                     "dlrm_step or cpu_selftest");
+    char names[256];
+    val_kind_names(names, sizeof names);
+    rc = svc_err_set(err, SVC_BAD_FIELD, "kind", "kind must be %s", names);
     goto cleanup;
   }
   if (!val_backend_valid(spec.backend)) {
@@ -458,13 +458,6 @@ static int row_matches(const cJSON *row, const cJSON *match) {
     if (!v || !cJSON_Compare(v, m, 1)) return 0;
   }
   return 1;
-}
-
-static const char *default_metric(const char *kind) {
-  if (!strcmp(kind, "step")) return "step_ms";
-  if (!strcmp(kind, "cpu_selftest")) return "elapsed_ms";
-  if (!strcmp(kind, "kernel_sweep")) return "cublas_ms";
-  return "ms";
 }
 
 /* ---- finding a case's row: a hash join ----
@@ -774,7 +767,7 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   }
   pred = parse_text(j.prediction);
   const cJSON *pm = cJSON_GetObjectItemCaseSensitive(pred, "metric");
-  const char *metric = cJSON_IsString(pm) ? pm->valuestring : default_metric(j.kind);
+  const char *metric = cJSON_IsString(pm) ? pm->valuestring : val_kind_metric(j.kind);
   const cJSON *pc = cJSON_GetObjectItemCaseSensitive(pred, "cases"), *c;
   doc = cJSON_CreateObject();
   cJSON_AddNumberToObject(doc, "id", (double)id);

@@ -9,6 +9,7 @@
  * the GPU idles waiting for the host.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -133,10 +134,40 @@ void step_host_serial(step_acc *a, double s) {
   if (s > 0 && isfinite(s)) a->host_serial += s;
 }
 
-double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
-                 const char *layout) {
-  cost_gemm_op g = {.m = m, .n = n, .k = k, .batch = batch, .dtype = dtype};
+void step_tag(step_acc *a, const char *fmt, ...) {
+  va_list ap;
+  if (!a->gemms) return;
+  va_start(ap, fmt);
+  vsnprintf(a->tag, sizeof a->tag, fmt, ap);
+  va_end(ap);
+}
+
+void step_gemm_list(step_acc *a, const char *pass, const cost_gemm_op *g, double s, double flops,
+                    double bytes, int bound) {
+  char name[sizeof a->gemms[0].name] = "";
+  if (!a->gemms) return;
+  snprintf(name, sizeof name, "%s%s%s", a->tag, pass && a->tag[0] ? " " : "", pass ? pass : "");
+  for (size_t i = 0; i < a->n_gemms && i < a->gemm_cap; i++) /* once per distinct GEMM */
+    if (!strcmp(a->gemms[i].name, name) && !memcmp(&a->gemms[i].op, g, sizeof *g)) return;
+  if (a->n_gemms < a->gemm_cap) {
+    cost_step_gemm *e = &a->gemms[a->n_gemms];
+    memset(e, 0, sizeof *e);
+    memcpy(e->name, name, sizeof name);
+    e->op = *g;
+    e->ms = s * 1e3;
+    e->flops = flops;
+    e->bytes = bytes;
+    e->bound = bound;
+  }
+  a->n_gemms++;
+}
+
+double step_gemm_as(step_acc *a, const char *pass, int64_t m, int64_t n, int64_t k, int64_t batch,
+                    int dtype, const char *layout) {
+  cost_gemm_op g;
   cost_result res;
+  memset(&g, 0, sizeof g); /* padding too: entries are compared bytewise */
+  g.m = m, g.n = n, g.k = k, g.batch = batch, g.dtype = dtype;
   memcpy(g.layout, layout, 3);
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   int rc = cost_gemm_p(a->hw, a->p, &g, &res);
@@ -144,7 +175,13 @@ double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, in
     if (!a->err) a->err = rc;
     return 0;
   }
+  step_gemm_list(a, pass, &g, res.ms * 1e-3, res.flops, res.bytes, res.bound);
   return res.ms * 1e-3;
+}
+
+double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
+                 const char *layout) {
+  return step_gemm_as(a, NULL, m, n, k, batch, dtype, layout);
 }
 
 double step_stream(step_acc *a, double bytes) {
@@ -188,8 +225,10 @@ void step_finish(step_acc *a) {
   r->class_ms[COST_KC_HOST] = r->host_ms;
 }
 
-int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, const cost_recipe *r,
-                cost_step_result *out) {
+/* cost_step_p, the GEMMs it prices listed into g[0..cap) when g is set. */
+static int step_run(const cost_hw *hw, const double *prof, const cost_workload *w,
+                    const cost_recipe *r, cost_step_result *out, cost_step_gemm *g, size_t cap,
+                    size_t *n_g) {
   step_acc a;
   int rc;
   if (!out) return COST_EINVAL;
@@ -202,6 +241,8 @@ int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, c
     return COST_EINVAL;
   if (!(hw->peak_flops[r->precision] > 0)) return COST_EDTYPE;
   step_acc_init(&a, hw, prof, r->framework, out);
+  a.gemms = g;
+  a.gemm_cap = g ? cap : 0;
   if (w->kind == COST_WL_DLRM)
     rc = step_dlrm(&a, &w->dlrm, r);
   else if (w->kind == COST_WL_TRANSFORMER)
@@ -209,6 +250,7 @@ int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, c
   else
     rc = COST_EINVAL;
   if (!rc && a.err) rc = a.err;
+  if (n_g) *n_g = a.n_gemms;
   if (rc) {
     memset(out, 0, sizeof *out);
     return rc;
@@ -234,6 +276,23 @@ int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, c
   if (out->step_ms > 0 && hw->peak_flops[r->precision] > 0)
     out->mfu = out->model_flops / (out->step_ms * 1e-3) / hw->peak_flops[r->precision];
   return 0;
+}
+
+int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, const cost_recipe *r,
+                cost_step_result *out) {
+  return step_run(hw, prof, w, r, out, NULL, 0, NULL);
+}
+
+int cost_step_gemms(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+                    cost_step_gemm *out, size_t cap, size_t *n) {
+  double prof[COST_SP__COUNT];
+  cost_step_result res;
+  if (n) *n = 0;
+  if (!hw || !n || (cap && !out)) return COST_EINVAL;
+  step_profile_resolve(hw, prof);
+  int rc = step_run(hw, prof, w, r, &res, out, cap, n);
+  if (rc) *n = 0;
+  return rc;
 }
 
 int cost_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,

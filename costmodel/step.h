@@ -262,6 +262,24 @@ typedef struct {
 int cost_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
               cost_step_result *out);
 
+/* One GEMM the step model priced: its name ("bottom[0] fwd", "qkv wgrad",
+ * "interaction bmm"), the op, and the op model's answer for one call (ms
+ * before the step applies its repeats -- layers, micro-batches, recompute --
+ * and derates). Interaction bmms too small for a GEMM tile are priced by
+ * a roofline (step_dlrm.c small_bmm) and listed with that price. */
+typedef struct {
+  char name[32];
+  cost_gemm_op op;
+  double ms, flops, bytes;
+  int bound; /* cost_bound */
+} cost_step_gemm;
+
+/* The distinct GEMMs cost_step prices for w under r, in the order it prices
+ * them, into out[0..cap); *n = how many there are (may exceed cap: only
+ * cap are written). Returns what cost_step returns. */
+int cost_step_gemms(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+                    cost_step_gemm *out, size_t cap, size_t *n);
+
 /* ---- Framework profile and its fit --------------------------------------- */
 
 typedef enum {

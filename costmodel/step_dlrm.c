@@ -505,9 +505,9 @@ static int plan_tables(step_acc *a, const cost_dlrm *d, const cost_recipe *r, em
  * runs its small-matrix batched kernels, which stream the operands: a
  * roofline (operand and result bytes at streaming bandwidth vs FLOPs at the
  * tensor peak x efficiency) prices them. Larger F goes to cost_gemm. */
-static double small_bmm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dt,
-                        const char *layout) {
-  if (m >= 64 && n >= 64) return step_gemm(a, m, n, k, batch, dt, layout);
+static double small_bmm(step_acc *a, const char *pass, int64_t m, int64_t n, int64_t k,
+                        int64_t batch, int dt, const char *layout) {
+  if (m >= 64 && n >= 64) return step_gemm_as(a, pass, m, n, k, batch, dt, layout);
   double b = cost_dtype_bytes((cost_dtype)dt);
   double bytes = (double)batch * ((double)m * k + (double)k * n + (double)m * n) * b;
   double flops = 2.0 * (double)batch * m * n * k;
@@ -517,7 +517,16 @@ static double small_bmm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t ba
             : dt == COST_DT_FP8  ? P_EFF_FP8
                                  : P_EFF_BF16;
   double peak = a->hw->peak_flops[dt] * cost_clock_ratio(a->hw) * a->p[eff];
-  return a->launch_s + fmax(bytes / a->bw, peak > 0 ? flops / peak : 0);
+  double mem = bytes / a->bw, math = peak > 0 ? flops / peak : 0;
+  if (a->gemms && m > 0 && n > 0 && k > 0) {
+    cost_gemm_op g;
+    memset(&g, 0, sizeof g);
+    g.m = m, g.n = n, g.k = k, g.batch = batch, g.dtype = dt;
+    memcpy(g.layout, layout, 3);
+    step_gemm_list(a, pass, &g, a->launch_s + fmax(mem, math), flops, bytes,
+                   mem >= math ? COST_BOUND_MEMORY : COST_BOUND_COMPUTE);
+  }
+  return a->launch_s + fmax(mem, math);
 }
 
 /* One dense layer (in -> out) forward, backward, casts; memory saved.
@@ -534,7 +543,7 @@ static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int
   double ab = cost_dtype_bytes((cost_dtype)dt), act = (double)B * (double)out * ab;
   int cast = eager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
   double wbytes = (double)in * (double)out;
-  double f = step_gemm(a, B, out, in, 1, dt, "nt");
+  double f = step_gemm_as(a, "fwd", B, out, in, 1, dt, "nt");
   step_add(a, COST_KC_GEMM_FWD, COST_COMP_GEMM, PH_FB, f * (recompute ? 2 : 1), recompute ? 2 : 1,
            recompute ? 2 : 1);
   if (relu) {
@@ -544,8 +553,8 @@ static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int
     step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * act), 1, 1);
     m->saved += act;
   }
-  double g = step_gemm(a, out, in, B, 1, dt, "tn");
-  if (need_dgrad) g += step_gemm(a, B, in, out, 1, dt, "nn");
+  double g = step_gemm_as(a, "wgrad", out, in, B, 1, dt, "tn");
+  if (need_dgrad) g += step_gemm_as(a, "dgrad", B, in, out, 1, dt, "nn");
   step_add(a, COST_KC_GEMM_BWD, COST_COMP_GEMM, PH_FB, g, need_dgrad ? 2 : 1, need_dgrad ? 2 : 1);
   /* bias gradient: a column reduction over the batch */
   step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, act), 1, 1);
@@ -642,6 +651,7 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   double gpu_before_bottom = a->gpu[PH_FB];
   for (int i = 0; i < d->n_bottom; i++) {
     int64_t out = step_pad(d->bottom[i], r->pad_to);
+    step_tag(a, "bottom[%d]", i);
     linear(a, r, B, in, out, 1, i > 0, ck_full, &mb);
     in = out;
   }
@@ -713,8 +723,9 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     double fw = step_stream(a, 2 * T * tb) + (cast ? step_stream(a, T * (tb + ab)) : 0) +
                 step_stream(a, 2 * (double)B * pairs * ab) +
                 step_stream(a, 2 * (double)B * width * ab);
-    double bmm = small_bmm(a, F, F, D, B, dt, "nt");
-    double bw_bmm = 2 * small_bmm(a, F, D, F, B, dt, "nn");
+    step_tag(a, "interaction");
+    double bmm = small_bmm(a, "bmm", F, F, D, B, dt, "nt");
+    double bw_bmm = 2 * small_bmm(a, "bmm bwd", F, D, F, B, dt, "nn");
     /* backward of Z[:, li, lj]: zeros + index_put(accumulate=True), which
      * sorts the B*pairs linear indices in eager PyTorch */
     double sort = deager ? (double)B * pairs * a->prof[COST_SP_INDEX_SORT_NS] * 1e-9 : 0;
@@ -743,10 +754,13 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     for (int64_t l = 0; l < d->cross_layers; l++) {
       mlp_acc mc = {0};
       if (rank) {
+        step_tag(a, "cross[%lld] V", (long long)l);
         linear(a, r, B, dd, rank, 0, 1, ck_full, &mc);
+        step_tag(a, "cross[%lld] U", (long long)l);
         linear(a, r, B, rank, dd, 0, 1, ck_full, &mc);
         inter_saved += (double)B * (double)rank * ab;
       } else {
+        step_tag(a, "cross[%lld]", (long long)l);
         linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
       }
       step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
@@ -771,6 +785,7 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   for (int i = 0; i < d->n_top; i++) {
     int last = i == d->n_top - 1;
     int64_t out = last ? d->top[i] : step_pad(d->top[i], r->pad_to);
+    step_tag(a, "top[%d]", i);
     linear(a, r, B, in, out, !last, 1, ck_full, &mt);
     in = out;
   }

@@ -38,6 +38,11 @@ typedef struct {
   int sync_opt;       /* optimizer phase is serial */
   int graph;          /* the step is one captured CUDA graph (HugeCTR) */
   int err;            /* first op-model error */
+  /* cost_step_gemms: where the priced GEMMs go (NULL: not recorded), named
+   * by tag (set by step_tag) and the pass given to step_gemm_as */
+  cost_step_gemm *gemms;
+  size_t gemm_cap, n_gemms;
+  char tag[24];
 } step_acc;
 
 void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int framework,
@@ -59,6 +64,14 @@ void step_host_serial(step_acc *a, double s);
 /* Seconds of a GEMM / a streaming kernel of `bytes` / a collective. */
 double step_gemm(step_acc *a, int64_t m, int64_t n, int64_t k, int64_t batch, int dtype,
                  const char *layout);
+/* The same, listed for cost_step_gemms as "TAG PASS" (pass may be NULL). */
+double step_gemm_as(step_acc *a, const char *pass, int64_t m, int64_t n, int64_t k, int64_t batch,
+                    int dtype, const char *layout);
+/* List a GEMM priced some other way (a roofline), seconds s of one call. */
+void step_gemm_list(step_acc *a, const char *pass, const cost_gemm_op *g, double s, double flops,
+                    double bytes, int bound);
+/* Name the GEMMs priced next ("bottom[%d]", "qkv"). */
+void step_tag(step_acc *a, const char *fmt, ...);
 double step_stream(step_acc *a, double bytes);
 double step_coll(step_acc *a, int kind, double bytes, int64_t ranks, int64_t gpus_per_node);
 

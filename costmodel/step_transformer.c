@@ -261,9 +261,15 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
   int sp = r->sequence_parallel && t > 1, glu = m->mlp == COST_MLP_SWIGLU;
   memset(L, 0, sizeof *L);
   int64_t nqkv = (h + 2 * kv * hd) / t;
-  L->gemm_f += step_gemm(a, bs, nqkv, h, 1, dt, "nt") + step_gemm(a, bs, h, h / t, 1, dt, "nt");
-  L->gemm_b += step_gemm(a, bs, h, nqkv, 1, dt, "nn") + step_gemm(a, nqkv, h, bs, 1, dt, "tn") +
-               step_gemm(a, bs, h / t, h, 1, dt, "nn") + step_gemm(a, h, h / t, bs, 1, dt, "tn");
+  /* one statement per GEMM: the list of cost_step_gemms keeps this order */
+  step_tag(a, "qkv");
+  L->gemm_f += step_gemm_as(a, "fwd", bs, nqkv, h, 1, dt, "nt");
+  L->gemm_b += step_gemm_as(a, "dgrad", bs, h, nqkv, 1, dt, "nn");
+  L->gemm_b += step_gemm_as(a, "wgrad", nqkv, h, bs, 1, dt, "tn");
+  step_tag(a, "attn out");
+  L->gemm_f += step_gemm_as(a, "fwd", bs, h, h / t, 1, dt, "nt");
+  L->gemm_b += step_gemm_as(a, "dgrad", bs, h / t, h, 1, dt, "nn");
+  L->gemm_b += step_gemm_as(a, "wgrad", h, h / t, bs, 1, dt, "tn");
   /* the FFN's GEMMs over tok tokens, n_ffn times (moe: once per expert) */
   int64_t tok = bs, n_ffn = 1;
   if (m->moe_experts > 1) {
@@ -272,11 +278,14 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
     tok = (bs * k + E - 1) / E;
     n_ffn = E;
   }
-  double up_f = step_gemm(a, tok, f / t, h, 1, dt, "nt"),
-         down_f = step_gemm(a, tok, h, f / t, 1, dt, "nt");
-  double up_b = step_gemm(a, tok, h, f / t, 1, dt, "nn") + step_gemm(a, f / t, h, tok, 1, dt, "tn"),
-         down_b =
-             step_gemm(a, tok, f / t, h, 1, dt, "nn") + step_gemm(a, h, f / t, tok, 1, dt, "tn");
+  step_tag(a, "ffn up");
+  double up_f = step_gemm_as(a, "fwd", tok, f / t, h, 1, dt, "nt");
+  double up_b = step_gemm_as(a, "dgrad", tok, h, f / t, 1, dt, "nn");
+  up_b += step_gemm_as(a, "wgrad", f / t, h, tok, 1, dt, "tn");
+  step_tag(a, "ffn down");
+  double down_f = step_gemm_as(a, "fwd", tok, h, f / t, 1, dt, "nt");
+  double down_b = step_gemm_as(a, "dgrad", tok, f / t, h, 1, dt, "nn");
+  down_b += step_gemm_as(a, "wgrad", h, f / t, tok, 1, dt, "tn");
   double nup = glu ? 2.0 : 1.0;
   L->gemm_f += (double)n_ffn * (nup * up_f + down_f);
   L->gemm_b += (double)n_ffn * (nup * up_b + down_b);
@@ -293,7 +302,9 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
     L->attn_b = flash_time(a, m, b, ht, dt, 1);
   } else {
     /* scores [s, s] and context [s, hd] per head as batched GEMMs */
-    L->attn_f = step_gemm(a, s, s, hd, b * ht, dt, "nt") + step_gemm(a, s, hd, s, b * ht, dt, "nn");
+    step_tag(a, "attention");
+    L->attn_f = step_gemm_as(a, "QK^T", s, s, hd, b * ht, dt, "nt");
+    L->attn_f += step_gemm_as(a, "PV", s, hd, s, b * ht, dt, "nn");
     L->attn_b = 2 * L->attn_f;
     double drop = m->dropout > 0 ? 2 * ab + 1 : 0;
     if (m->attention == COST_ATTN_UNFUSED) {
@@ -406,9 +417,10 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
     rec_k = 4;
   }
   double der = load_derate(a->hw);
-  double logit_f = der * step_gemm(a, b * s, V / t, h, 1, dt, "nt");
-  double logit_b = der * (step_gemm(a, b * s, h, V / t, 1, dt, "nn") +
-                          step_gemm(a, V / t, h, b * s, 1, dt, "tn"));
+  step_tag(a, "lm head");
+  double logit_f = der * step_gemm_as(a, "fwd", b * s, V / t, h, 1, dt, "nt");
+  double logit_d = step_gemm_as(a, "dgrad", b * s, h, V / t, 1, dt, "nn");
+  double logit_b = der * (logit_d + step_gemm_as(a, "wgrad", V / t, h, b * s, 1, dt, "tn"));
   /* cross-entropy over the fp32 logits: the fused loss ~4 fp32 passes each
    * way. Eager: the cast to fp32 (ab + 4 bytes per logit), log-softmax,
    * whose rows (V fp32 values) outgrow shared memory so that

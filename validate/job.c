@@ -18,8 +18,18 @@
 
 #define DEFAULT_TIMEOUT_S 3600
 
-static const char *const kinds[] = {"gemm_sweep",   "kernel_sweep",     "memory_ops", "step",
-                                    "cpu_selftest", "transformer_step", "dlrm_step",  NULL};
+/* The runner's kinds, declared once in the runner package (job_kinds.py reads the same
+ * file, and the bundle carries it). */
+typedef struct {
+  const char *name, *metric;
+  int gpus;
+} kind_info;
+static const kind_info kinds[] = {
+#define VAL_KIND(name, gpus, metric) {#name, #metric, gpus},
+#include "validate/gpu/kinds.def"
+#undef VAL_KIND
+};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
 static const char *const backends[] = {"local", "slurm", "bundle", NULL};
 
 static int in_list(const char *const *list, const char *s) {
@@ -28,7 +38,32 @@ static int in_list(const char *const *list, const char *s) {
   return 0;
 }
 
-int val_kind_valid(const char *kind) { return in_list(kinds, kind); }
+static const kind_info *kind_find(const char *s) {
+  for (size_t i = 0; s && i < N_KINDS; i++)
+    if (!strcmp(kinds[i].name, s)) return &kinds[i];
+  return NULL;
+}
+
+int val_kind_valid(const char *kind) { return kind_find(kind) != NULL; }
+int val_kind_gpus(const char *kind) {
+  const kind_info *k = kind_find(kind);
+  return k ? k->gpus : 1;
+}
+const char *val_kind_metric(const char *kind) {
+  const kind_info *k = kind_find(kind);
+  return k ? k->metric : "ms";
+}
+void val_kind_names(char *buf, size_t size) {
+  size_t n = 0;
+  if (!size) return;
+  buf[0] = '\0';
+  for (size_t i = 0; i < N_KINDS && n < size; i++) {
+    const char *sep = i == 0 ? "" : i + 1 == N_KINDS ? " or " : ", ";
+    int w = snprintf(buf + n, size - n, "%s%s", sep, kinds[i].name);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+}
 int val_backend_valid(const char *backend) { return in_list(backends, backend); }
 int val_state_final(const char *s) {
   return !strcmp(s, "done") || !strcmp(s, "failed") || !strcmp(s, "cancelled");
@@ -161,7 +196,7 @@ int val_submit(hwdb *db, const val_cfg *cfg, const val_spec *spec, int64_t *id,
   job.params = (char *)spec->params;
   job.prediction = (char *)spec->prediction;
   job.timeout_s = spec->timeout_s > 0 ? spec->timeout_s : DEFAULT_TIMEOUT_S;
-  job.gpus = spec->gpus >= 0 ? spec->gpus : !strcmp(spec->kind, "cpu_selftest") ? 0 : 1;
+  job.gpus = spec->gpus >= 0 ? spec->gpus : val_kind_gpus(spec->kind);
   if ((rc = make_token(token, job.token_hash, err))) return rc;
   if ((rc = hwdb_job_add(db, &job, err))) return rc;
   job.params = job.prediction = NULL; /* borrowed until here */

@@ -91,7 +91,14 @@ typedef struct {
  * an error), else VAL_LOCAL_MAX_DEFAULT. */
 int val_cfg_init(val_cfg *cfg, const char *db_file, svc_err *err);
 
+/* Job kinds: validate/gpu/kinds.def, the list the runner reads too. */
 int val_kind_valid(const char *kind);
+/* GPUs a job of the kind asks for by default (0: the runner needs Python alone). */
+int val_kind_gpus(const char *kind);
+/* The result member a case compares when it names no metric ("ms" if unknown). */
+const char *val_kind_metric(const char *kind);
+/* "a, b, ... or z": the kinds in kinds.def's order, into buf (truncated to size). */
+void val_kind_names(char *buf, size_t size);
 int val_backend_valid(const char *backend);
 int val_state_final(const char *state);
 

@@ -6,7 +6,6 @@
 import { api, isAbort, renderError, clearError, errorBox, ApiError, getToken, setToken, onAuth } from "./api.js";
 import * as charts from "./charts.js";
 import { Catalog } from "./catalog.js";
-import { mainGemms } from "./gemms.js";
 import { setupAll, setupSweep } from "./whatif.js";
 import { setupValidationSubmit, setupPlanValidate, renderPlanValidation } from "./submit.js";
 
@@ -307,25 +306,20 @@ async function stepFor(hw, recipe, signal) {
   return api("POST", "/v1/step", { hardware: hw, workload: state.workload, recipe }, { signal });
 }
 
-async function gemmsFor(hw, recipe, signal) {
-  let list;
-  try {
-    list = mainGemms(state.workload, recipe);
-  } catch (e) {
-    throw new ApiError({ code: "bad_field", message: `cannot derive the GEMMs: ${e.message}`, field: "workload" });
-  }
-  try {
-    const doc = await api("POST", "/v1/estimate", { hardware: hw, ops: list.map((g) => g.op) }, { signal });
-    return list.map((g, i) => ({ ...g, r: (doc.results || [])[i] || {} }));
-  } catch (e) {
-    // name the GEMM behind "ops[3].k"
-    const m = e instanceof ApiError && /^ops\[(\d+)\]/.exec(e.field || "");
-    if (m && list[Number(m[1])]) {
-      const g = list[Number(m[1])];
-      e.hint = `${e.hint ? e.hint + " " : ""}ops[${m[1]}] is the GEMM “${g.name}” (${g.op.m}×${g.op.n}×${g.op.k}) derived from the workload.`;
-    }
-    throw e;
-  }
+// The GEMMs the step model priced (the step answer's "gemms", one call
+// each), shaped as the roofline and the tables read them: {name, op, r}.
+// Without a step answer there are none, for the step's own reason.
+function gemmsOf(step) {
+  if (step.status !== "fulfilled") return step;
+  const list = Array.isArray(step.value.gemms) ? step.value.gemms : [];
+  return {
+    status: "fulfilled",
+    value: list.map((g) => ({
+      name: g.name,
+      op: { op: "gemm", m: g.m, n: g.n, k: g.k, dtype: g.dtype, layout: g.layout, ...(g.batch > 1 ? { batch: g.batch } : {}) },
+      r: { ms: g.ms, flops: g.flops, bytes: g.bytes, achieved_tflops: g.achieved_tflops, bound: g.bound },
+    })),
+  };
 }
 
 async function predict() {
@@ -341,8 +335,8 @@ async function predict() {
   const hws = selectedHw();
   const results = await Promise.all(
     hws.map(async (hw) => {
-      const [step, est] = await Promise.allSettled([stepFor(hw, recipe, ctl.signal), gemmsFor(hw, recipe, ctl.signal)]);
-      return { hw, step, est };
+      const [step] = await Promise.allSettled([stepFor(hw, recipe, ctl.signal)]);
+      return { hw, step, est: gemmsOf(step) };
     }),
   );
   if (seq !== state.predictSeq) return; // superseded
@@ -388,7 +382,7 @@ function cardFor(res, recipe, idx) {
     row("Step", "not predicted (see the step panel)", `sum-${letter}-step`, "bad");
   }
   if (est.status === "fulfilled") {
-    const total = est.value.reduce((t, g) => t + (num(g.r.ms) || 0) * (g.repeat || 1), 0);
+    const total = est.value.reduce((t, g) => t + (num(g.r.ms) || 0), 0);
     row("Main GEMMs", `${fmtMs(total)} (${est.value.length} GEMMs)`, `sum-${letter}-gemm`);
   } else {
     row("Main GEMMs", "not estimated (see the roofline panel)", `sum-${letter}-gemm`, "bad");
@@ -419,8 +413,8 @@ function renderSummary(results, recipe) {
       dl.append(el("dt", { text: "Throughput" }), el("dd", { text: `×${fmt(g)}`, class: g >= 1 ? "good" : "bad", id: "sum-ratio-tput" }));
     }
     if (a.est.status === "fulfilled" && b.est.status === "fulfilled") {
-      const ta = a.est.value.reduce((t, g) => t + (g.r.ms || 0) * (g.repeat || 1), 0);
-      const tb = b.est.value.reduce((t, g) => t + (g.r.ms || 0) * (g.repeat || 1), 0);
+      const ta = a.est.value.reduce((t, g) => t + (g.r.ms || 0), 0);
+      const tb = b.est.value.reduce((t, g) => t + (g.r.ms || 0), 0);
       if (tb > 0) dl.append(el("dt", { text: "GEMM speed" }), el("dd", { text: `×${fmt(ta / tb)}`, class: ta >= tb ? "good" : "bad", id: "sum-ratio-gemm" }));
     }
     card.append(dl);
@@ -575,7 +569,7 @@ function renderRoofline(results, recipe) {
               const g = c.raw.g;
               if (!g) return `${c.dataset.label}: ${fmt(c.parsed.y)} TFLOP/s at ${fmt(c.parsed.x)} FLOP/B`;
               const o = g.op;
-              return `${g.name} ${o.batch ? o.batch + "×" : ""}${o.m}×${o.n}×${o.k} ${o.dtype}: ${fmt(g.r.ms)} ms, ${fmt(c.parsed.y)} TFLOP/s, ${g.r.bound}-bound`;
+              return `${g.name} ${o.batch ? o.batch + "×" : ""}${o.m}×${o.n}×${o.k} ${o.dtype} ${o.layout}: ${fmt(g.r.ms)} ms, ${fmt(c.parsed.y)} TFLOP/s, ${g.r.bound}-bound`;
             },
           },
         },
@@ -583,16 +577,18 @@ function renderRoofline(results, recipe) {
     },
   });
   const gl = ok[0].est.value;
+  // another accelerator's price of the same GEMM (the lists name them alike)
+  const same = (r, i) => (r.est.value.find((g) => g.name === gl[i].name) || {}).r || {};
   charts.table(
     $("gemm-table"),
     [
-      { label: "GEMM", get: (i) => gl[i].name + (gl[i].repeat > 1 ? ` (${gl[i].repeat} calls)` : "") },
+      { label: "GEMM", get: (i) => gl[i].name },
       { label: "m×n×k", get: (i) => `${gl[i].op.batch ? gl[i].op.batch + "×" : ""}${gl[i].op.m}×${gl[i].op.n}×${gl[i].op.k}` },
       { label: "FLOP/B", get: (i) => (gl[i].r.flops && gl[i].r.bytes ? gl[i].r.flops / gl[i].r.bytes : null) },
       ...ok.flatMap((r) => [
-        { label: `${r.hw} ms`, get: (i) => { const v = num((r.est.value[i].r || {}).ms); return v === null ? null : v * (r.est.value[i].repeat || 1); } },
-        { label: `${r.hw} TFLOP/s`, get: (i) => num((r.est.value[i].r || {}).achieved_tflops) },
-        { label: `${r.hw} bound`, get: (i) => (r.est.value[i].r || {}).bound, cls: "text" },
+        { label: `${r.hw} ms`, get: (i) => num(same(r, i).ms) },
+        { label: `${r.hw} TFLOP/s`, get: (i) => num(same(r, i).achieved_tflops) },
+        { label: `${r.hw} bound`, get: (i) => same(r, i).bound, cls: "text" },
       ]),
     ],
     gl.map((_, i) => i),

@@ -59,19 +59,32 @@ run(__filename, [
     assert(after - before === 1, `three quick moves made ${after - before} updates`);
   }],
 
-  ["the GEMM table shows the API's estimate", async ({ page, base, shot }) => {
+  ["the GEMM table shows the GEMMs the step model priced", async ({ page, base, shot }) => {
     await page.getByText("GEMMs as a table").click();
-    const row = page.locator("#gemm-table tbody tr").first();
-    const cells = await row.locator("td").allInnerTexts();
+    const rows = page.locator("#gemm-table tbody tr");
     const recipe = JSON.parse(await page.textContent("#recipe-preview"));
-    const [m, n, k] = cells[1].split("×").map(Number);
-    assert(cells[0] === "bottom[0] fwd" && m === recipe.batch_per_gpu && n === 512 && k === 13, `first GEMM is the bottom MLP's first layer: ${cells}`);
-    const { status, doc } = await apiCall(base, "POST", "/v1/estimate", { hardware: "h200", ops: [{ op: "gemm", m, n, k, dtype: recipe.precision }] });
-    assert(status === 200, "estimate answers");
-    const shown = Number(cells[3].replace(/,/g, ""));
-    const want = doc.results[0].ms;
-    assert(Math.abs(shown - want) / want < 1e-3, `page shows ${shown} ms, API says ${want} ms`);
-    assert(cells[5] === doc.results[0].bound, `bound ${cells[5]} = ${doc.results[0].bound}`);
+    const workload = JSON.parse(await page.getByLabel("Workload JSON", { exact: true }).inputValue());
+    const { status, doc } = await apiCall(base, "POST", "/v1/step", { hardware: "h200", workload, recipe });
+    assert(status === 200 && Array.isArray(doc.gemms) && doc.gemms.length > 0, "the step answer lists its GEMMs");
+    assert((await rows.count()) === doc.gemms.length, `one row per priced GEMM: ${await rows.count()} vs ${doc.gemms.length}`);
+    // every row is the API's GEMM: name, shape, ms and bound as the step answer says
+    for (let i = 0; i < doc.gemms.length; i++) {
+      const cells = await rows.nth(i).locator("td").allInnerTexts();
+      const g = doc.gemms[i];
+      const dims = cells[1].split("×").map(Number);
+      const want = g.batch > 1 ? [g.batch, g.m, g.n, g.k] : [g.m, g.n, g.k];
+      assert(cells[0] === g.name && dims.join() === want.join(), `row ${i}: ${cells} vs ${JSON.stringify(g)}`);
+      const shown = Number(cells[3].replace(/,/g, ""));
+      assert(Math.abs(shown - g.ms) / g.ms < 1e-3, `row ${i} ${g.name}: page ${shown} ms, API ${g.ms} ms`);
+      assert(cells[5] === g.bound, `row ${i} bound ${cells[5]} = ${g.bound}`);
+    }
+    const first = doc.gemms[0];
+    assert(first.name === "bottom[0] fwd" && first.m === recipe.batch_per_gpu && first.n === 512 && first.k === 13, `first GEMM is the bottom MLP's first layer: ${JSON.stringify(first)}`);
+    // the step prices a GEMM as /v1/estimate prices the same op
+    const est = await apiCall(base, "POST", "/v1/estimate", { hardware: "h200", ops: [{ op: "gemm", m: first.m, n: first.n, k: first.k, dtype: first.dtype, layout: first.layout }] });
+    assert(est.status === 200, "estimate answers");
+    const want = est.doc.results[0].ms;
+    assert(Math.abs(first.ms - want) / want < 1e-9, `step's ${first.ms} ms = estimate's ${want} ms`);
     await shot("gemm-table");
   }],
 ]);

@@ -225,9 +225,31 @@ static void test_val_files__bundle_folder(void **state) {
   free(res);
 }
 
+/* The kinds come from validate/gpu/kinds.def (the runner reads the same file): the API's
+ * message lists them in its order, cpu_selftest asks for no GPU, each names its metric. */
+static void test_val_files__kinds_from_the_runner_list(void **state) {
+  char names[256];
+  (void)state;
+  val_kind_names(names, sizeof names);
+  assert_string_equal(names, "gemm_sweep, kernel_sweep, memory_ops, step, transformer_step, "
+                             "dlrm_step or cpu_selftest");
+  assert_true(val_kind_valid("dlrm_step"));
+  assert_false(val_kind_valid("dlrm"));
+  assert_false(val_kind_valid(NULL));
+  assert_int_equal(val_kind_gpus("cpu_selftest"), 0);
+  assert_int_equal(val_kind_gpus("gemm_sweep"), 1);
+  assert_string_equal(val_kind_metric("step"), "step_ms");
+  assert_string_equal(val_kind_metric("kernel_sweep"), "cublas_ms");
+  assert_string_equal(val_kind_metric("cpu_selftest"), "elapsed_ms");
+  assert_string_equal(val_kind_metric("gemm_sweep"), "ms");
+  val_kind_names(names, 12); /* truncated, still terminated */
+  assert_string_equal(names, "gemm_sweep,");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_val_files__job_json_escapes_kind),
+      cmocka_unit_test(test_val_files__kinds_from_the_runner_list),
       cmocka_unit_test_setup_teardown(test_val_files__script_quotes_hostile_paths, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_files__script_refuses_control_chars, setup,
                                       teardown),

@@ -35,6 +35,7 @@ import tempfile
 import time
 
 import dlrm_step as ds
+from job_env import mlp
 
 FULL_INIT = 1 << 24  # elements: tables up to this are made whole on every rank, then sliced
 NOT_MODELLED = ["host and uvm placements (run in device memory)", "checkpointing",
@@ -160,7 +161,7 @@ def _worker(rank, G, case, params, tmp, use_cuda):
         return w.uniform_(-bound, bound)
 
     torch.manual_seed(params["seed"])
-    bottom = ds._mlp(nn, [m["dense_features"]] + m["bottom"], True, torch.device("cpu"))
+    bottom = mlp(nn, [m["dense_features"]] + m["bottom"], True, torch.device("cpu"))
     cross = nn.ModuleList()
     if m["interaction"] == "dcn":
         d = m["width"]
@@ -169,7 +170,7 @@ def _worker(rank, G, case, params, tmp, use_cuda):
             cross.append(nn.Sequential(nn.Linear(d, r, bias=False), nn.Linear(r, d))
                          if r else nn.Linear(d, d))
     top_in = m["pad_interaction_to"] or m["width"]
-    top = ds._mlp(nn, [top_in] + m["top"], False, torch.device("cpu"))
+    top = mlp(nn, [top_in] + m["top"], False, torch.device("cpu"))
     bottom, cross, top = bottom.to(dev), cross.to(dev), top.to(dev)
     nbat = params["warmup"] + params["steps"] + 1
     batches = []

@@ -56,15 +56,9 @@ import math
 import statistics
 import time
 
-# runner.py hands its job-checking helpers over (bind), as in transformer_step.py
-JobError = progress = v_enum = v_int = v_num = v_bool = None
-
-
-def bind(runner):
-    global JobError, progress, v_enum, v_int, v_num, v_bool
-    JobError, progress = runner.JobError, runner.progress
-    v_enum, v_int, v_num, v_bool = runner.v_enum, runner.v_int, runner.v_num, runner.v_bool
-
+from job_env import fill_uniform, mlp, run_cases
+from job_schema import (JobError, check_cases, check_members, get_enum, get_int, progress, sub,
+                        v_int, v_num)
 
 WL_FIELDS = {"kind", "name", "dense_features", "tables", "bottom_mlp", "top_mlp", "interaction",
              "cross_layers", "cross_rank", "pad_interaction_to", "optimizers"}
@@ -81,38 +75,12 @@ FRAMEWORKS = ("pytorch_eager", "torchrec_fbgemm", "fused_triton")
 MAX_TABLES = 4096
 
 
-def _f(field, k):
-    return "%s.%s" % (field, k)
-
-
-def _int(d, k, field, lo, hi, default=None):
-    if k not in d:
-        if default is None:
-            raise JobError("missing_field", "%s is required" % _f(field, k), _f(field, k))
-        return default
-    return v_int(lo, hi)(d[k], _f(field, k))
-
-
-def _enum(d, k, field, choices, default=None, code="bad_field"):
-    if k not in d:
-        return choices[0] if default is None else default
-    return v_enum(*choices, code=code)(d[k], _f(field, k))
-
-
-def _fields(d, allowed, field):
-    if not isinstance(d, dict):
-        raise JobError("bad_field", "%s must be an object" % field, field)
-    for k in d:
-        if k not in allowed:
-            raise JobError("unknown_field", "unknown field %s" % _f(field, k), _f(field, k))
-
-
 def _widths(d, k, field):
     v = d.get(k)
     if not isinstance(v, list) or not 1 <= len(v) <= 64:
         raise JobError("missing_field" if v is None else "bad_field",
-                       "%s must be an array of 1 to 64 widths" % _f(field, k), _f(field, k))
-    return [v_int(1, 1 << 20)(x, "%s[%d]" % (_f(field, k), i)) for i, x in enumerate(v)]
+                       "%s must be an array of 1 to 64 widths" % sub(field, k), sub(field, k))
+    return [v_int(1, 1 << 20)(x, "%s[%d]" % (sub(field, k), i)) for i, x in enumerate(v)]
 
 
 def _pad(n, m):
@@ -120,21 +88,22 @@ def _pad(n, m):
 
 
 def _check_workload(w, wf):
-    _fields(w, WL_FIELDS, wf)
+    check_members(w, WL_FIELDS, wf)
     if w.get("kind") != "dlrm":
         raise JobError("bad_field", "%s.kind must be dlrm" % wf, wf + ".kind")
     m = {"name": str(w.get("name", ""))[:128],
-         "dense_features": _int(w, "dense_features", wf, 1, 1 << 20),
+         "dense_features": get_int(w, "dense_features", wf, 1, 1 << 20),
          "bottom": _widths(w, "bottom_mlp", wf), "top": _widths(w, "top_mlp", wf),
-         "interaction": _enum(w, "interaction", wf, ("dot", "dcn")),
-         "cross_layers": _int(w, "cross_layers", wf, 0, 64, 0),
-         "cross_rank": _int(w, "cross_rank", wf, 1, 1 << 20, 0),
-         "pad_interaction_to": _int(w, "pad_interaction_to", wf, 0, 1 << 24, 0)}
+         "interaction": get_enum(w, "interaction", wf, ("dot", "dcn")),
+         "cross_layers": get_int(w, "cross_layers", wf, 0, 64, 0),
+         "cross_rank": get_int(w, "cross_rank", wf, 1, 1 << 20, 0),
+         "pad_interaction_to": get_int(w, "pad_interaction_to", wf, 0, 1 << 24, 0)}
     opt = w.get("optimizers", {})
     of = wf + ".optimizers"
-    _fields(opt, {"dense", "sparse"}, of)
-    m["dense_opt"] = _enum(opt, "dense", of, ("adam", "sgd", "adagrad"), "adam")
-    m["sparse_opt"] = _enum(opt, "sparse", of, ("sgd", "adagrad", "rowwise_adagrad", "adam"), "sgd")
+    check_members(opt, {"dense", "sparse"}, of)
+    m["dense_opt"] = get_enum(opt, "dense", of, ("adam", "sgd", "adagrad"), "adam")
+    m["sparse_opt"] = get_enum(opt, "sparse", of, ("sgd", "adagrad", "rowwise_adagrad", "adam"),
+                               "sgd")
     if m["top"][-1] != 1:
         raise JobError("bad_field", "%s.top_mlp: the last layer must be 1 (a logit)" % wf,
                        wf + ".top_mlp")
@@ -146,13 +115,13 @@ def _check_workload(w, wf):
     out = []
     for i, t in enumerate(tabs):
         f = "%s[%d]" % (tf, i)
-        _fields(t, TABLE_FIELDS, f)
-        base = {"rows": _int(t, "rows", f, 1, 1 << 40), "dim": _int(t, "dim", f, 1, 65536),
-                "pooling": _int(t, "pooling", f, 1, 100000, 1),
-                "sharding": _enum(t, "sharding", f, SHARDINGS, "") if "sharding" in t else None,
-                "placement": _enum(t, "placement", f, PLACEMENTS) if "placement" in t else None,
+        check_members(t, TABLE_FIELDS, f)
+        base = {"rows": get_int(t, "rows", f, 1, 1 << 40), "dim": get_int(t, "dim", f, 1, 65536),
+                "pooling": get_int(t, "pooling", f, 1, 100000, 1),
+                "sharding": get_enum(t, "sharding", f, SHARDINGS, "") if "sharding" in t else None,
+                "placement": get_enum(t, "placement", f, PLACEMENTS) if "placement" in t else None,
                 "field": f}
-        cnt = _int(t, "count", f, 1, MAX_TABLES, 1)
+        cnt = get_int(t, "count", f, 1, MAX_TABLES, 1)
         name = str(t.get("name", ""))[:40] or "table"
         for c in range(cnt):
             tab = dict(base)
@@ -168,25 +137,26 @@ def _check_workload(w, wf):
 
 
 def _check_recipe(r, rf):
-    _fields(r, RC_FIELDS, rf)
+    check_members(r, RC_FIELDS, rf)
     for k in ("tp", "pp"):
-        if _int(r, k, rf, 1, 1, 1) != 1:
+        if get_int(r, k, rf, 1, 1, 1) != 1:
             raise JobError("out_of_range", "%s: a DLRM step has no tensor/pipeline parallelism"
-                           % _f(rf, k), _f(rf, k))
-    rc = {"batch_per_gpu": _int(r, "batch_per_gpu", rf, 1, 1 << 24),
-          "gpus": _int(r, "gpus", rf, 1, 1 << 20, 1),
-          "precision": _enum(r, "precision", rf, ("fp32", "tf32", "bf16", "fp16", "fp8"), "fp32"),
-          "embedding_precision": _enum(r, "embedding_precision", rf,
-                                       ("fp32", "bf16", "fp16", "fp8", "int8"), "fp32"),
-          "framework": _enum(r, "framework", rf, FRAMEWORKS),
-          "sharding": _enum(r, "sharding", rf, SHARDINGS),
-          "placement": _enum(r, "placement", rf, PLACEMENTS),
-          "checkpointing": _enum(r, "checkpointing", rf, ("none", "selective", "full")),
-          "dense_parallel": _enum(r, "dense_parallel", rf, ("ddp", "fsdp")),
-          "pad_to": _int(r, "pad_to", rf, 0, 4096, 0)}
-    rc["gpus_per_node"] = _int(r, "gpus_per_node", rf, 1, 1024, min(rc["gpus"], 8))
-    _int(r, "nodes", rf, 1, 1 << 20, 1)
-    gb = _int(r, "global_batch", rf, 1, 1 << 40, rc["batch_per_gpu"] * rc["gpus"])
+                           % sub(rf, k), sub(rf, k))
+    rc = {"batch_per_gpu": get_int(r, "batch_per_gpu", rf, 1, 1 << 24),
+          "gpus": get_int(r, "gpus", rf, 1, 1 << 20, 1),
+          "precision": get_enum(r, "precision", rf, ("fp32", "tf32", "bf16", "fp16", "fp8"),
+                                "fp32"),
+          "embedding_precision": get_enum(r, "embedding_precision", rf,
+                                          ("fp32", "bf16", "fp16", "fp8", "int8"), "fp32"),
+          "framework": get_enum(r, "framework", rf, FRAMEWORKS),
+          "sharding": get_enum(r, "sharding", rf, SHARDINGS),
+          "placement": get_enum(r, "placement", rf, PLACEMENTS),
+          "checkpointing": get_enum(r, "checkpointing", rf, ("none", "selective", "full")),
+          "dense_parallel": get_enum(r, "dense_parallel", rf, ("ddp", "fsdp")),
+          "pad_to": get_int(r, "pad_to", rf, 0, 4096, 0)}
+    rc["gpus_per_node"] = get_int(r, "gpus_per_node", rf, 1, 1024, min(rc["gpus"], 8))
+    get_int(r, "nodes", rf, 1, 1 << 20, 1)
+    gb = get_int(r, "global_batch", rf, 1, 1 << 40, rc["batch_per_gpu"] * rc["gpus"])
     if gb != rc["batch_per_gpu"] * rc["gpus"]:
         raise JobError("out_of_range", "%s.global_batch must be batch_per_gpu x gpus (%d): no "
                        "gradient accumulation here" % (rf, rc["batch_per_gpu"] * rc["gpus"]),
@@ -207,14 +177,14 @@ def _apply_plan(tabs, rc, ep, ef):
     G = rc["gpus"]
     by_name = {}
     if ep is not None:
-        _fields(ep, {"tables"}, ef)
+        check_members(ep, {"tables"}, ef)
         lst = ep.get("tables")
         if not isinstance(lst, list) or len(lst) > MAX_TABLES:
             raise JobError("bad_field", "%s.tables must be an array" % ef, ef + ".tables")
         names = {t["name"] for t in tabs}
         for i, e in enumerate(lst):
             f = "%s.tables[%d]" % (ef, i)
-            _fields(e, EP_FIELDS, f)
+            check_members(e, EP_FIELDS, f)
             if e.get("name") not in names:
                 raise JobError("bad_field", "%s.name names no table of the workload" % f,
                                f + ".name")
@@ -224,9 +194,9 @@ def _apply_plan(tabs, rc, ep, ef):
                                % (f, G), f + ".ranks")
             ranks = [v_int(0, G - 1)(q, "%s.ranks[%d]" % (f, j)) for j, q in enumerate(ranks)]
             by_name[e["name"]] = {
-                "sharding": _enum(e, "sharding_type", f, SHARDINGS),
-                "placement": KERNEL_PLACEMENT[_enum(e, "compute_kernel", f,
-                                                    tuple(KERNEL_PLACEMENT), "fused")],
+                "sharding": get_enum(e, "sharding_type", f, SHARDINGS),
+                "placement": KERNEL_PLACEMENT[get_enum(e, "compute_kernel", f,
+                                                       tuple(KERNEL_PLACEMENT), "fused")],
                 "kernel": e.get("compute_kernel", "fused"), "ranks": ranks}
     lpt = [0.0] * G  # table-wise tables without ranks: LPT on lookups x dim (Graham 1969)
     for t in sorted(tabs, key=lambda t: -t["pooling"] * t["dim"]):
@@ -252,7 +222,7 @@ def _apply_plan(tabs, rc, ep, ef):
 
 
 def check_case(c, field):
-    _fields(c, {"label", "workload", "recipe", "embedding_plan", "processes"}, field)
+    check_members(c, {"label", "workload", "recipe", "embedding_plan", "processes"}, field)
     wf, rf = field + ".workload", field + ".recipe"
     if not isinstance(c.get("workload"), dict):
         raise JobError("missing_field" if "workload" not in c else "bad_field",
@@ -286,7 +256,7 @@ def check_case(c, field):
     if not isinstance(label, str) or len(label) > 64:
         raise JobError("bad_field", "%s.label must be a string of at most 64 characters" % field,
                        field + ".label")
-    procs = _int(c, "processes", field, 0, 1024, 0)
+    procs = get_int(c, "processes", field, 0, 1024, 0)
     if procs and procs != rc["gpus"]:
         raise JobError("out_of_range", "%s.processes must be the recipe's gpus (%d): one "
                        "process per rank" % (field, rc["gpus"]), field + ".processes")
@@ -294,13 +264,8 @@ def check_case(c, field):
 
 
 def check_params(v, field):
-    _fields(v, {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense"},
-            field)
-    cases = v.get("cases")
-    if not isinstance(cases, list) or not 1 <= len(cases) <= 64:
-        raise JobError("missing_field" if cases is None else "bad_field",
-                       "%s.cases must be an array of 1 to 64 cases" % field, field + ".cases")
-    return {"cases": [check_case(c, "%s.cases[%d]" % (field, i)) for i, c in enumerate(cases)],
+    allowed = {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense"}
+    return {"cases": check_cases(v, field, allowed, 64, check_case),
             "warmup": v_int(0, 1000)(v.get("warmup", 3), field + ".warmup"),
             "steps": v_int(1, 100000)(v.get("steps", 10), field + ".steps"),
             "seed": v_int(0, 2 ** 31)(v.get("seed", 0), field + ".seed"),
@@ -313,6 +278,7 @@ def check_params(v, field):
 # ---------------------------------------------------------------------------------------------
 # the busiest rank's share
 # ---------------------------------------------------------------------------------------------
+
 
 def rank_share(m, rc):
     """The shards each rank holds: (table index, rows, dim, bags, pooling, sharding) with bags
@@ -344,6 +310,7 @@ def rank_share(m, rc):
 # ---------------------------------------------------------------------------------------------
 # running a case
 # ---------------------------------------------------------------------------------------------
+
 
 class RowwiseAdagrad:
     """FBGEMM's rowwise Adagrad on sparse gradients: one fp32 state per row."""
@@ -387,15 +354,6 @@ def _sparse_opt(t, name, params, lr):
     if name == "adam":
         return t.optim.SparseAdam(params, lr=lr)
     return RowwiseAdagrad(t, params, lr)
-
-
-def _mlp(nn, sizes, relu_last, dev):
-    layers = []
-    for i in range(len(sizes) - 1):
-        layers.append(nn.Linear(sizes[i], sizes[i + 1], device=dev))
-        if i < len(sizes) - 2 or relu_last:
-            layers.append(nn.ReLU())
-    return nn.Sequential(*layers)
 
 
 def _framework_check(fw):
@@ -470,14 +428,14 @@ def _one_case(env, c, params):
                             dtype=edt)
                 mod = nn.EmbeddingBag(s["rows"], s["dim"], mode="sum", sparse=True, _weight=w)
                 bags.append(mod)
-            _fill(t, w, bound, dev, env.cpu_mode)
+            fill_uniform(t, w, bound, dev, env.cpu_mode)
             built.append(mod)
     progress("rank %d of %d: %d table shards (%d rows; %d host, %d uvm) built in %.1f s"
              % (rank, G, len(specs), sum(s["rows"] for s in specs),
                 sum(s["placement"] == "host" for s in specs), uvm, time.perf_counter() - t0))
 
     D0 = m["bottom"][-1]
-    bottom = _mlp(nn, [m["dense_features"]] + m["bottom"], True, dev)
+    bottom = mlp(nn, [m["dense_features"]] + m["bottom"], True, dev)
     cross = nn.ModuleList()
     if m["interaction"] == "dcn":
         d = m["width"]
@@ -489,7 +447,7 @@ def _one_case(env, c, params):
             else:
                 cross.append(nn.Linear(d, d, device=dev))
     top_in = m["pad_interaction_to"] or m["width"]
-    top = _mlp(nn, [top_in] + m["top"], False, dev)
+    top = mlp(nn, [top_in] + m["top"], False, dev)
     n = len(tabs) + 1
     li, lj = t.tril_indices(n, n, offset=-1, device=dev)
     # features this rank computes whole for its own samples: table-wise and data-parallel
@@ -616,21 +574,6 @@ def _one_case(env, c, params):
             "placements": {p: sum(s["placement"] == p for s in specs) for p in PLACEMENTS}}
 
 
-def _fill(t, w, bound, dev, cpu_mode):
-    """w.uniform_(-bound, bound); a host table from device-made chunks (one CPU thread is
-    minutes for tens of GB)."""
-    if w.device.type != "cpu" or cpu_mode:
-        w.uniform_(-bound, bound)
-        return
-    step = max(1, (64 << 20) // max(1, w.shape[1]))
-    buf = t.empty((min(step, w.shape[0]), w.shape[1]), device=dev, dtype=w.dtype)
-    for a in range(0, w.shape[0], step):
-        b = min(w.shape[0], a + step)
-        buf[:b - a].uniform_(-bound, bound)
-        w[a:b].copy_(buf[:b - a])
-    del buf
-
-
 def device_info(env):
     d = env.device_info()
     d["compute_units"] = d.get("sms", 0)
@@ -644,22 +587,13 @@ def run(job, env, state):
            "method": "mean of steps timed steps after warmup (wall clock around a device "
                      "synchronize); peak = torch.cuda.max_memory_allocated over the timed steps"}
     state["result"] = res
-    t0 = time.time()
-    for ci, c in enumerate(params["cases"]):
-        row = {"label": c["label"], "workload": c["workload"]["name"], "recipe": c["recipe"]}
-        if time.time() - t0 > params["time_budget_s"]:
-            row["reason"] = "time budget spent"
-            res["failed"].append(row)
-            continue
-        try:
-            row.update(_one_case(env, c, params))
-            res["rows"].append(row)
-            progress("dlrm_step %d/%d %s: %.3f ms, peak %.2f GB" % (
-                ci + 1, len(params["cases"]), c["label"], row["step_ms"],
-                (row["peak_memory_bytes"] or 0) / 1e9))
-        except Exception as e:  # noqa: BLE001
-            row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:400])
-            res["failed"].append(row)
-            progress("dlrm_step case %d failed: %s" % (ci + 1, row["reason"]))
-        env.free()
-    return res
+
+    def done(ci, c, row):
+        return "dlrm_step %d/%d %s: %.3f ms, peak %.2f GB" % (
+            ci + 1, len(params["cases"]), c["label"], row["step_ms"],
+            (row["peak_memory_bytes"] or 0) / 1e9)
+
+    def row_of(c):
+        return {"label": c["label"], "workload": c["workload"]["name"], "recipe": c["recipe"]}
+    return run_cases(env, params, res, row_of, lambda c: _one_case(env, c, params), done,
+                     "dlrm_step", 400)

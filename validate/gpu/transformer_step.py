@@ -34,35 +34,13 @@ import math
 import statistics
 import time
 
-# runner.py hands its own job-checking helpers over (bind), so that the errors raised here are
-# the JobError it catches, whether it runs as __main__ or is imported.
-JobError = progress = v_enum = v_int = v_num = v_bool = profile_steps = None
-
-
-def bind(runner):
-    global JobError, progress, v_enum, v_int, v_num, v_bool, profile_steps
-    JobError, progress = runner.JobError, runner.progress
-    v_enum, v_int, v_num, v_bool = runner.v_enum, runner.v_int, runner.v_num, runner.v_bool
-    profile_steps = runner._profile_steps
+from job_env import profile_steps, run_cases
+from job_schema import JobError, check_cases, get_enum, get_int, v_bool, v_int, v_num
 
 WL_FIELDS = {"kind", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "seq_len", "vocab",
              "attention", "mlp", "norm", "loss", "dropout", "position"}
 RC_FIELDS = {"gpus", "tp", "pp", "batch_per_gpu", "global_batch", "precision", "checkpointing",
              "sequence_parallel", "framework"}
-
-
-def _int(d, k, field, lo, hi, default=None):
-    if k not in d:
-        if default is None:
-            raise JobError("missing_field", "%s.%s is required" % (field, k), "%s.%s" % (field, k))
-        return default
-    return v_int(lo, hi)(d[k], "%s.%s" % (field, k))
-
-
-def _enum(d, k, field, choices):
-    if k not in d:
-        return choices[0]
-    return v_enum(*choices)(d[k], "%s.%s" % (field, k))
 
 
 def check_case(c, field):
@@ -87,16 +65,18 @@ def check_case(c, field):
             raise JobError("unknown_field", "unknown field %s.%s" % (rf, k), "%s.%s" % (rf, k))
     if w.get("kind") != "transformer":
         raise JobError("bad_field", "%s.kind must be transformer" % wf, wf + ".kind")
-    m = {"layers": _int(w, "layers", wf, 1, 1024), "hidden": _int(w, "hidden", wf, 8, 1 << 16),
-         "heads": _int(w, "heads", wf, 1, 1024), "seq_len": _int(w, "seq_len", wf, 1, 1 << 17),
-         "vocab": _int(w, "vocab", wf, 2, 1 << 20),
-         "attention": _enum(w, "attention", wf, ("flash", "unfused")),
-         "mlp": _enum(w, "mlp", wf, ("gelu", "swiglu")),
-         "norm": _enum(w, "norm", wf, ("layernorm", "rmsnorm")),
-         "loss": _enum(w, "loss", wf, ("eager", "fused")),
-         "position": _enum(w, "position", wf, ("learned", "rotary")),
+    m = {"layers": get_int(w, "layers", wf, 1, 1024),
+         "hidden": get_int(w, "hidden", wf, 8, 1 << 16),
+         "heads": get_int(w, "heads", wf, 1, 1024),
+         "seq_len": get_int(w, "seq_len", wf, 1, 1 << 17),
+         "vocab": get_int(w, "vocab", wf, 2, 1 << 20),
+         "attention": get_enum(w, "attention", wf, ("flash", "unfused")),
+         "mlp": get_enum(w, "mlp", wf, ("gelu", "swiglu")),
+         "norm": get_enum(w, "norm", wf, ("layernorm", "rmsnorm")),
+         "loss": get_enum(w, "loss", wf, ("eager", "fused")),
+         "position": get_enum(w, "position", wf, ("learned", "rotary")),
          "dropout": v_num(0.0, 0.9)(w.get("dropout", 0.0), wf + ".dropout")}
-    m["kv_heads"] = _int(w, "kv_heads", wf, 1, 1024, m["heads"])
+    m["kv_heads"] = get_int(w, "kv_heads", wf, 1, 1024, m["heads"])
     if m["loss"] != "eager":
         raise JobError("bad_field", "%s.loss: only eager cross-entropy is run here" % wf,
                        wf + ".loss")
@@ -105,16 +85,16 @@ def check_case(c, field):
                        wf + ".heads")
     h = m["hidden"]
     dflt = 4 * h if m["mlp"] == "gelu" else (8 * h // 3 + 255) // 256 * 256
-    m["ffn"] = _int(w, "ffn", wf, 1, 1 << 20, dflt)
+    m["ffn"] = get_int(w, "ffn", wf, 1, 1 << 20, dflt)
     if "name" in w:
         m["name"] = str(w["name"])[:128]
     for k in ("gpus", "tp", "pp"):
-        if _int(r, k, rf, 1, 1, 1) != 1:
+        if get_int(r, k, rf, 1, 1, 1) != 1:
             raise JobError("out_of_range", "%s.%s: this kind runs one GPU" % (rf, k), rf + "." + k)
-    rc = {"batch_per_gpu": _int(r, "batch_per_gpu", rf, 1, 1 << 16),
-          "precision": _enum(r, "precision", rf, ("bf16", "fp32")),
-          "checkpointing": _enum(r, "checkpointing", rf, ("none", "selective", "full"))}
-    gb = _int(r, "global_batch", rf, 1, 1 << 20, rc["batch_per_gpu"])
+    rc = {"batch_per_gpu": get_int(r, "batch_per_gpu", rf, 1, 1 << 16),
+          "precision": get_enum(r, "precision", rf, ("bf16", "fp32")),
+          "checkpointing": get_enum(r, "checkpointing", rf, ("none", "selective", "full"))}
+    gb = get_int(r, "global_batch", rf, 1, 1 << 20, rc["batch_per_gpu"])
     if gb != rc["batch_per_gpu"]:
         raise JobError("out_of_range", "%s.global_batch: no gradient accumulation here" % rf,
                        rf + ".global_batch")
@@ -127,16 +107,8 @@ def check_case(c, field):
 
 
 def check_params(v, field):
-    if not isinstance(v, dict):
-        raise JobError("bad_field", "%s must be an object" % field, field)
-    for k in v:
-        if k not in ("cases", "warmup", "iters", "seed", "time_budget_s", "profile"):
-            raise JobError("unknown_field", "unknown field %s.%s" % (field, k), "%s.%s" % (field, k))
-    cases = v.get("cases")
-    if not isinstance(cases, list) or not 1 <= len(cases) <= 256:
-        raise JobError("missing_field" if cases is None else "bad_field",
-                       "%s.cases must be an array of 1 to 256 cases" % field, field + ".cases")
-    return {"cases": [check_case(c, "%s.cases[%d]" % (field, i)) for i, c in enumerate(cases)],
+    allowed = {"cases", "warmup", "iters", "seed", "time_budget_s", "profile"}
+    return {"cases": check_cases(v, field, allowed, 256, check_case),
             "warmup": v_int(0, 100)(v.get("warmup", 3), field + ".warmup"),
             "iters": v_int(1, 1000)(v.get("iters", 10), field + ".iters"),
             "seed": v_int(0, 2 ** 31)(v.get("seed", 0), field + ".seed"),
@@ -333,22 +305,10 @@ def run(job, env, state):
                      "device synchronize; peak = torch.cuda.max_memory_allocated over the timed "
                      "steps"}
     state["result"] = res
-    t0 = time.time()
-    for ci, c in enumerate(params["cases"]):
-        row = {"workload": c["workload"], "recipe": c["recipe"]}
-        if time.time() - t0 > params["time_budget_s"]:
-            row["reason"] = "time budget spent"
-            res["failed"].append(row)
-            continue
-        try:
-            row.update(_one_case(env, c, params))
-            res["rows"].append(row)
-            progress("transformer %d/%d %s: %.2f ms, peak %.2f GB" % (
-                ci + 1, len(params["cases"]), c["workload"].get("name", ""), row["step_ms"],
-                (row["peak_mem_bytes"] or 0) / 1e9))
-        except Exception as e:  # noqa: BLE001
-            row["reason"] = "%s: %s" % (type(e).__name__, str(e)[:300])
-            res["failed"].append(row)
-            progress("transformer case %d failed: %s" % (ci + 1, row["reason"]))
-        env.free()
-    return res
+
+    def done(ci, c, row):
+        return "transformer %d/%d %s: %.2f ms, peak %.2f GB" % (
+            ci + 1, len(params["cases"]), c["workload"].get("name", ""), row["step_ms"],
+            (row["peak_mem_bytes"] or 0) / 1e9)
+    return run_cases(env, params, res, lambda c: {"workload": c["workload"], "recipe": c["recipe"]},
+                     lambda c: _one_case(env, c, params), done, "transformer", 300)

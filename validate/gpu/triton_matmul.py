@@ -12,11 +12,10 @@ import triton.language as tl
 
 
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                  GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
+def tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """The (row, column) tile of program pid under the GROUP_M swizzle: GROUP_M row tiles
+    walk the column tiles together, so their B columns are reused from L2. Shared with
+    triton_matmul_sk.py (inlined where called)."""
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     num_pid_in_group = GROUP_M * num_pid_n
@@ -25,6 +24,15 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
     pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    pid_m, pid_n = tile_of(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
 
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
@@ -64,16 +72,21 @@ def launch(a, b, c, cfg):
         num_warps=cfg["warps"], num_stages=cfg["stages"])
 
 
+def strides(M, N, K, layout):
+    """(stride_am, stride_ak, stride_bk, stride_bn) of A[M,K], B[K,N] in layout."""
+    sa = (K, 1) if layout[0] == "n" else (1, M)
+    sb = (N, 1) if layout[1] == "n" else (1, K)
+    return sa + sb
+
+
 def precompile(a, b, c, M, N, K, cfg, layout="nn"):
     """Compile (into Triton's on-disk cache) without launching, for A[M,K],
     B[K,N] in layout (nn: both row-major; t: stored transposed), C[M,N]
     row-major; a, b, c may be tiny tensors of the right dtypes: only their
     dtypes and alignment enter the specialization. Returns the compiled
     kernel."""
-    sa = (K, 1) if layout[0] == "n" else (1, M)
-    sb = (N, 1) if layout[1] == "n" else (1, K)
     return matmul_kernel.warmup(
-        a, b, c, M, N, K, sa[0], sa[1], sb[0], sb[1], N, 1,
+        a, b, c, M, N, K, *strides(M, N, K, layout), N, 1,
         BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
         num_warps=cfg["warps"], num_stages=cfg["stages"], grid=(1,))
 

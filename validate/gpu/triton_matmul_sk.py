@@ -14,6 +14,8 @@ tn, tt). Imported lazily: only GPU job kinds need triton.
 import triton
 import triton.language as tl
 
+from triton_matmul import strides, tile_of
+
 
 @triton.jit(do_not_specialize=["SPLIT_K"])
 def matmul_sk_kernel(a_ptr, b_ptr, w_ptr, M, N, K,
@@ -21,16 +23,8 @@ def matmul_sk_kernel(a_ptr, b_ptr, w_ptr, M, N, K,
                      SPLIT_K,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                      GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
+    pid_m, pid_n = tile_of(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     z = tl.program_id(1)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
 
     k_blocks = tl.cdiv(K, BLOCK_K)
     per = tl.cdiv(k_blocks, SPLIT_K)
@@ -83,13 +77,6 @@ def launch(a, b, c, w, cfg):
         BLOCK_M=cfg["bm"], BLOCK_N=cfg["bn"], BLOCK_K=cfg["bk"], GROUP_M=cfg["group_m"],
         num_warps=cfg["warps"], num_stages=cfg["stages"])
     reduce_kernel[(triton.cdiv(M * N, REDUCE_BLOCK),)](w, c, M * N, s, BLOCK=REDUCE_BLOCK)
-
-
-def strides(M, N, K, layout):
-    """(stride_am, stride_ak, stride_bk, stride_bn) of A[M,K], B[K,N] in layout."""
-    sa = (K, 1) if layout[0] == "n" else (1, M)
-    sb = (N, 1) if layout[1] == "n" else (1, K)
-    return sa + sb
 
 
 def precompile(a, b, w, M, N, K, layout, cfg):
