@@ -395,7 +395,9 @@ int api_val_step_calibrate(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_e
   cJSON_Delete(jr);
   /* checked: other finished dlrm_step jobs of this hardware */
   skipped = cJSON_CreateArray();
-  if ((rc = hwdb_job_list(ctx->db, 0, VAL_CHECK_JOBS, &list, &nl, err))) goto cleanup;
+  /* listed without results (a sweep's is megabytes); a candidate's is read */
+  if ((rc = hwdb_job_list_flags(ctx->db, 0, VAL_CHECK_JOBS, HWDB_JOB_NO_RESULT, &list, &nl, err)))
+    goto cleanup;
   cJSON *cids = cJSON_CreateArray();
   for (size_t i = 0; i < nl; i++) {
     const hwdb_job *j = &list[i];
@@ -403,7 +405,10 @@ int api_val_step_calibrate(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_e
         strcmp(j->hw, job->hw) || strcmp(j->state, "done"))
       continue;
     svc_err e;
-    int t = take_job(ctx, &hw, j, &r, why, sizeof why, &e);
+    hwdb_job full = {0};
+    int t = hwdb_job_get(ctx->db, j->id, &full, &e);
+    if (t == 0) t = take_job(ctx, &hw, &full, &r, why, sizeof why, &e);
+    hwdb_job_dispose(&full);
     if (t == 1) {
       cJSON_AddItemToArray(cids, cJSON_CreateNumber((double)j->id));
       continue;
