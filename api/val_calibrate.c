@@ -319,7 +319,9 @@ static int fit_and_store(api_ctx *ctx, cost_hw *hw, vrows *r, size_t nfit, cJSON
   if (frc == COST_ENOHW) return svc_err_set(err, SVC_INTERNAL, "", "the calibration is full");
   if (frc)
     return svc_err_set(err, SVC_BAD_FIELD, "rows",
-                       "the step model prices none of the fitted rows on %s", hw->name);
+                       "no scale can be fitted on %s: the step model prices none of the fitted "
+                       "rows, or their steps are host-bound (GPU and link time hidden)",
+                       hw->name);
   cost_hw after = *hw;
   after.calib = calib;
   for (size_t i = 0; i < r->n; i++) r->v[i].after_ms = predict(&after, &r->v[i]);

@@ -425,8 +425,10 @@ int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_c
  * golden-section search on log g, log u; bounds of the profile table).
  * Starts from and keeps hw->calib's other entries: writes (adds or
  * replaces) the fitted entries into *calib, which the caller initialises
- * (normally to hw->calib). Returns 0, COST_EINVAL (no sample the model
- * prices), COST_ENOHW (calib is full). */
+ * (normally to hw->calib). A scale that moves no sample's prediction (a
+ * host-bound step hides the GPU's time) is not fitted. Returns 0,
+ * COST_EINVAL (no sample the model prices, or none that either scale
+ * moves), COST_ENOHW (calib is full). */
 typedef struct {
   int n;                  /* samples priced */
   int n_uvm;              /* of which with uvm tables */

@@ -69,6 +69,15 @@ static double golden(vf_ctx *c, int which, double g, double u, double lo, double
   return exp(0.5 * (a + b));
 }
 
+/* Whether the scale (which: 0 = g, 1 = u) changes the objective f0 at
+ * either bound by more than a rounding error. */
+static int moves(vf_ctx *c, int which, double g, double u, double lo, double hi, double f0) {
+  double a = which ? sse(c, g, lo, NULL) : sse(c, lo, u, NULL);
+  double b = which ? sse(c, g, hi, NULL) : sse(c, hi, u, NULL);
+  double tol = 1e-9 * (1.0 + f0);
+  return fabs(a - f0) > tol || fabs(b - f0) > tol;
+}
+
 int cost_step_val_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_calib *calib,
                       cost_step_val_report *rep) {
   vf_ctx c = {.hw = hw, .s = s, .n = n};
@@ -91,8 +100,12 @@ int cost_step_val_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, co
       n_hbm++;
   }
   /* g needs a DLRM sample; u one with uvm tables. With uvm rows only, g
-   * and u are not separable: u alone is fitted (g kept). */
-  int fit_g = n_hbm > 0, fit_u = n_uvm > 0;
+   * and u are not separable: u alone is fitted (g kept). A scale that does
+   * not move the objective between its bounds (a host-bound step: the GPU's
+   * time is hidden) is not informed by the rows and is kept. */
+  int fit_g = n_hbm > 0 && moves(&c, 0, g, u, glo, ghi, before);
+  int fit_u = n_uvm > 0 && moves(&c, 1, g, u, ulo, uhi, before);
+  if (!fit_g && !fit_u) return COST_EINVAL;
   for (int round = 0; round < 6 && (fit_g || fit_u); round++) {
     if (fit_g) g = golden(&c, 0, g, u, glo, ghi);
     if (fit_u) u = golden(&c, 1, g, u, ulo, uhi);
