@@ -162,6 +162,12 @@ int api_plan_validation_json(api_ctx *ctx, const char *plan_id, cJSON **out, svc
  * "compute_units"|"sms"}) is hw: the name family, the memory within 10 %
  * and the compute units. 1 yes, 0 no, -1 no device named; why says it. */
 int api_device_check(const cost_hw *hw, const cJSON *dev, char *why, size_t size);
+/* The step-level calibration from finished dlrm_step job (val_calibrate.c):
+ * fitted on job (and its plan validation's other side), scored on the
+ * other dlrm_step jobs of its hardware, stored as a new calibration
+ * version; *out gets its report (caller owns). 409 naming device when a
+ * fitted job ran on other hardware, 400 naming the row field of a bad row. */
+int api_val_step_calibrate(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err *err);
 /* Poll validation job id against its backend (validations.c). */
 int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err);
 

@@ -20,6 +20,7 @@
  * A class no benchmark checks on an accelerator has no band (null): the
  * answer says so rather than borrowing another chip's figure.
  */
+#include <math.h>
 #include <string.h>
 
 #include "api/api_int.h"
@@ -92,6 +93,29 @@ static void band(cJSON *o, const char *k, double v) {
     cJSON_AddNullToObject(o, k);
 }
 
+/* The calibration's entry named name, NAN when absent. */
+static double calib_entry(const cost_hw *hw, const char *name) {
+  for (int i = 0; i < hw->calib.n && i < COST_MAX_CALIB; i++)
+    if (!strcmp(hw->calib.names[i], name)) return hw->calib.values[i];
+  return NAN;
+}
+
+/* A step-level calibration from whole-step validation runs (api/
+ * val_calibrate.c): its scales and the median error on the validation
+ * rows it was not fitted to (null when none were left to check). */
+static void step_calibration(cJSON *o, const cost_hw *hw) {
+  double g = calib_entry(hw, "step_dlrm_gpu_scale"), u = calib_entry(hw, "step_uvm_link_scale");
+  if (isnan(g) && isnan(u)) return;
+  double chk = calib_entry(hw, "step_val_check_rel_err");
+  cJSON *s = cJSON_AddObjectToObject(o, "step_calibration");
+  cJSON_AddStringToObject(s, "from",
+                          "whole-step validation runs of this accelerator (runner "
+                          "dlrm_step; cdplan validate report ID --calibrate)");
+  cJSON_AddNumberToObject(s, "step_dlrm_gpu_scale", isnan(g) ? 1.0 : g);
+  cJSON_AddNumberToObject(s, "step_uvm_link_scale", isnan(u) ? 1.0 : u);
+  band(s, "held_out_median_rel_error", isnan(chk) ? 0 : fmax(chk, 1e-9));
+}
+
 cJSON *api_provenance_json(const cost_hw *hw) {
   cJSON *o = cJSON_CreateObject(), *b;
   int calibrated = hw->calib.version > 0 && !hw->calib.per_arch;
@@ -144,6 +168,7 @@ cJSON *api_provenance_json(const cost_hw *hw) {
   band(n, "gemm", h200 ? H200_GEMM_HELDOUT_N : gr && g > 0 ? gr->rows : 0);
   band(n, "collective_node", nvidia ? COLL_NV_NODE_N : amd ? COLL_AMD_NODE_N : 0);
   band(n, "collective_cluster", nvidia ? COLL_NV_CLUSTER_N : amd ? COLL_AMD_CLUSTER_N : 0);
+  step_calibration(o, hw);
   cJSON_AddStringToObject(o, "band_meaning",
                           "median |predicted/measured - 1| on measurements never fitted "
                           "(bench/published_gemm, bench/published_accuracy, "

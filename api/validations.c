@@ -816,9 +816,14 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
     size_t len = strlen(j.result);
     snprintf(label, sizeof label, "validation %lld", (long long)id);
     const char *lp = label;
-    if ((rc = api_calibrate(ctx, j.hw, 1, &text, &len, &lp, &cal, err))) goto cleanup;
-    cJSON *cd = cJSON_Parse(cal);
-    free(cal);
+    cJSON *cd = NULL;
+    if (!strcmp(j.kind, "dlrm_step")) { /* whole steps: the step-level fit */
+      if ((rc = api_val_step_calibrate(ctx, &j, &cd, err))) goto cleanup;
+    } else {
+      if ((rc = api_calibrate(ctx, j.hw, 1, &text, &len, &lp, &cal, err))) goto cleanup;
+      cd = cJSON_Parse(cal);
+      free(cal);
+    }
     if (cd) cJSON_AddItemToObject(doc, "calibration", cd);
   }
   if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);

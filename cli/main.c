@@ -209,7 +209,11 @@ static const cli_cmd commands[] = {
      "Store a runner's result (from a bundle); the result's \"id\" names the job."},
     {"validate report", cli_validate_report, "cdplan validate report ID [--calibrate] [--db PATH]",
      "Predicted against measured per case with median, p90 and max relative error;\n"
-     "--calibrate also fits a new calibration version from the measurements."},
+     "--calibrate also fits a new calibration version from the measurements; for a\n"
+     "dlrm_step job (a plan validated as planned) the step-level scales\n"
+     "step_dlrm_gpu_scale and step_uvm_link_scale, fitted on the job and its plan's\n"
+     "other side, scored on the hardware's other dlrm_step jobs, stored over the\n"
+     "latest version with the jobs and device (409 naming device for another GPU)."},
     {"export torchrec", cli_export_torchrec,
      "cdplan export torchrec PLAN_ID [--module PATH] [--db PATH]",
      "Print a stored plan (or a compare's plan for \"to\") as a Python module whose\n"

@@ -102,6 +102,7 @@ void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int frame
                 ? prof[COST_SP_FUSED_OP_US] * 1e-6
                 : prof[COST_SP_EAGER_OP_US] * 1e-6;
   a->graph = framework == COST_FW_HUGECTR;
+  a->gpu_scale = 1.0;
 }
 
 void step_add(step_acc *a, int kclass, int comp, int phase, double s, int64_t kernels,
@@ -112,6 +113,7 @@ void step_add(step_acc *a, int kclass, int comp, int phase, double s, int64_t ke
    * other ~1 us apart (gap_s), so the difference is taken off per kernel. */
   if (kernels > 0 && a->launch_s > a->gap_s)
     s = fmax((double)kernels * a->gap_s, s - (double)kernels * (a->launch_s - a->gap_s));
+  s *= a->gpu_scale;
   a->gpu[phase] += s;
   a->host[phase] += (double)host_ops * a->op_s;
   a->r->class_ms[kclass] += s * 1e3;

@@ -310,6 +310,9 @@ typedef enum {
   COST_SP_SOFTMAX_1K,    /* eager softmax forward, rows <= 1024: achieved / HBM bandwidth */
   COST_SP_SOFTMAX_2K,    /* the same, rows of 1025..2048 */
   COST_SP_CKPT_HOST,     /* eager full recompute: host time per step over the plain dispatch's */
+  /* fitted from whole-step validation runs (cost_step_val_fit, api/val_calibrate.c): */
+  COST_SP_DLRM_GPU_SCALE, /* DLRM step: GPU time of its kernels in a whole step / the op models' */
+  COST_SP_UVM_LINK_SCALE, /* uvm tables: link-bound time in a whole step / the microbenchmark's */
   COST_SP__COUNT
 } cost_step_param;
 
@@ -423,6 +426,36 @@ typedef struct {
  * when calib has no room (COST_MAX_CALIB). */
 int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_calib *calib,
                   cost_step_fit_report *rep);
+
+/* Step-level calibration from whole-step validation runs (plan validations,
+ * runner kind dlrm_step): two physical scales on top of everything else
+ * fitted on this accelerator, chosen because they are what the H200 runs
+ * (data/measurements/h200-plan-validate) showed off:
+ *  step_dlrm_gpu_scale g: every DLRM kernel's GPU time in a whole step over
+ *    what the op models (fitted to kernels timed alone) give -- sustained
+ *    clocks under a long step's power draw, caches cold between kernels,
+ *    the caching allocator; the all-HBM side pins it;
+ *  step_uvm_link_scale u: the link-bound time of uvm tables (rows read and
+ *    written back over the host link) in a whole step over the uvm
+ *    microbenchmark's -- the link shared with the step's other traffic;
+ *    only rows with uvm tables inform it (on top of g).
+ * Least squares on log step time over the samples (coordinate-wise
+ * golden-section search on log g, log u; bounds of the profile table).
+ * Starts from and keeps hw->calib's other entries: writes (adds or
+ * replaces) the fitted entries into *calib, which the caller initialises
+ * (normally to hw->calib). A scale that moves no sample's prediction (a
+ * host-bound step hides the GPU's time) is not fitted. Returns 0,
+ * COST_EINVAL (no sample the model prices, or none that either scale
+ * moves), COST_ENOHW (calib is full). */
+typedef struct {
+  int n;                  /* samples priced */
+  int n_uvm;              /* of which with uvm tables */
+  int fitted_g, fitted_u; /* which scales the samples informed */
+  double g, u;            /* the values written */
+  double rms_log_before, rms_log_after;
+} cost_step_val_report;
+int cost_step_val_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_calib *calib,
+                      cost_step_val_report *rep);
 
 /* Evaluate with an explicit profile vector (the fit's inner loop). */
 int cost_step_p(const cost_hw *hw, const double *prof, const cost_workload *w, const cost_recipe *r,

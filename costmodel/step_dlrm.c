@@ -109,11 +109,14 @@ static void uvm_load(step_acc *a, int64_t rows, int64_t dim, int64_t bags, int64
   const double *pf = a->prof;
   double tb = R * row_bytes, reach = pf[COST_SP_UVM_REACH_MB] * 1e6;
   double walk = (tb > reach ? 1.0 - reach / tb : 0.0) * pf[COST_SP_UVM_WALK_NS] * 1e-9;
-  double rd = fmax(wire / (link * pf[COST_SP_UVM_READ_EFF]), walk);
+  /* step_uvm_link_scale: the link-bound time inside a whole step over the
+   * microbenchmark's (fitted from plan validations: cost_step_val_fit) */
+  double ls = pf[COST_SP_UVM_LINK_SCALE];
+  double rd = ls * fmax(wire / (link * pf[COST_SP_UVM_READ_EFF]), walk);
   /* torch.unique returns the ids sorted, so the update walks the table in
    * address order and its translations hit: no miss floor there (12M-row
    * tables update at the 2M-row tables' rate in uvm_micro.json) */
-  double upd = wire / (link * pf[COST_SP_UVM_UPDATE_EFF]);
+  double upd = ls * wire / (link * pf[COST_SP_UVM_UPDATE_EFF]);
   o->t_f = lookups * rd + a->launch_s;
   o->t_b = lookups * a->p[P_SPARSE_NS_IDX] * 1e-9 +
            (2.0 * lookups * g_bytes + 2.0 * uniq * g_bytes + lookups * 16.0) / a->bw + uniq * upd +
@@ -582,7 +585,9 @@ int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_re
   table_load(&a, d, r, rows, dim, bags, pooling, placement, &h);
   table_load(&a, d, r, rows, dim, bags, pooling, COST_PLACE_HBM, &g);
   if (a.err) return a.err;
-  double host = h.host_s + h.t_f + h.t_b + h.t_opt, hbm = g.t_f + g.t_b + g.t_opt;
+  /* GPU time in a whole DLRM step: step_dlrm_gpu_scale, as step_add does */
+  double gs = prof[COST_SP_DLRM_GPU_SCALE];
+  double host = h.host_s + gs * (h.t_f + h.t_b + h.t_opt), hbm = gs * (g.t_f + g.t_b + g.t_opt);
   *extra_ms = fmax(0.0, host - hbm) * 1e3;
   return isfinite(*extra_ms) ? 0 : COST_EINVAL;
 }
@@ -596,7 +601,10 @@ int cost_uvm_bag_p(const cost_hw *hw, const double *prof, const cost_uvm_sample 
   cost_step_result res;
   step_acc a;
   emb_load o;
-  step_acc_init(&a, hw, prof, COST_FW_PYTORCH_EAGER, &res);
+  double alone[COST_SP__COUNT]; /* the op alone: no whole-step link scale */
+  memcpy(alone, prof, sizeof alone);
+  alone[COST_SP_UVM_LINK_SCALE] = 1.0;
+  step_acc_init(&a, hw, alone, COST_FW_PYTORCH_EAGER, &res);
   memset(&o, 0, sizeof o);
   double rb = (double)u->dim * cost_dtype_bytes((cost_dtype)u->dtype);
   uvm_load(&a, u->rows, u->dim, u->batch, u->pooling, rb, &o);
@@ -621,6 +629,7 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   emb_plan pl;
   mlp_acc mb = {0}, mt = {0};
   int rc;
+  a->gpu_scale = a->prof[COST_SP_DLRM_GPU_SCALE]; /* whole-step kernels: cost_step_val_fit */
   if (d->n_tables == 0 || !d->tables || d->n_bottom < 1 || d->n_top < 1 ||
       d->n_bottom > COST_STEP_MAX_LAYERS || d->n_top > COST_STEP_MAX_LAYERS ||
       d->dense_features < 1)

@@ -153,6 +153,8 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_SOFTMAX_1K] = {"step_softmax_1k", 0.395, 0.05, 1.0},
     [COST_SP_SOFTMAX_2K] = {"step_softmax_2k", 0.298, 0.05, 1.0},
     [COST_SP_CKPT_HOST] = {"step_ckpt_host_mult", 3.73, 1.0, 20.0},
+    [COST_SP_DLRM_GPU_SCALE] = {"step_dlrm_gpu_scale", 1.0, 0.5, 2.5},
+    [COST_SP_UVM_LINK_SCALE] = {"step_uvm_link_scale", 1.0, 0.5, 4.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {

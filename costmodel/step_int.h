@@ -37,6 +37,7 @@ typedef struct {
   double host_serial; /* seconds of host-placed tables' CPU work, serial with the GPU */
   int sync_opt;       /* optimizer phase is serial */
   int graph;          /* the step is one captured CUDA graph (HugeCTR) */
+  double gpu_scale;   /* step_add's kernel-time factor (DLRM: step_dlrm_gpu_scale; else 1) */
   int err;            /* first op-model error */
   /* cost_step_gemms: where the priced GEMMs go (NULL: not recorded), named
    * by tag (set by step_tag) and the pass given to step_gemm_as */

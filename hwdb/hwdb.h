@@ -242,5 +242,8 @@ int hwdb_plan_val_add(hwdb *db, const char *plan_id, const char *side, int64_t j
 int hwdb_plan_val_list(hwdb *db, const char *plan_id, hwdb_plan_val *out, size_t cap, size_t *n,
                        svc_err *err);
 void hwdb_plan_val_dispose(hwdb_plan_val *v);
+/* The plan job_id ran a side of, into plan_id (at least 33 bytes); 404
+ * (negated SVC_NOT_FOUND) when the job ran no plan's side. */
+int hwdb_plan_val_plan_of(hwdb *db, int64_t job_id, char *plan_id, size_t size, svc_err *err);
 
 #endif

@@ -81,3 +81,26 @@ void hwdb_plan_val_dispose(hwdb_plan_val *v) {
   free(v->info);
   v->info = NULL;
 }
+
+int hwdb_plan_val_plan_of(hwdb *db, int64_t job_id, char *plan_id, size_t size, svc_err *err) {
+  sqlite3_stmt *st = NULL;
+  int rc = 0, step;
+  sqlite3 *c = hwdb_reader(db);
+  if (sqlite3_prepare_v2(c, "SELECT plan_id FROM plan_validation WHERE job_id = ?1 LIMIT 1", -1,
+                         &st, NULL) != SQLITE_OK) {
+    rc = hwdb_fail_conn(c, err, "prepare");
+    goto cleanup;
+  }
+  sqlite3_bind_int64(st, 1, job_id);
+  step = sqlite3_step(st);
+  if (step == SQLITE_ROW && sqlite3_column_text(st, 0))
+    svc_strlcpy(plan_id, (const char *)sqlite3_column_text(st, 0), size);
+  else if (step == SQLITE_DONE)
+    rc = svc_err_set(err, SVC_NOT_FOUND, "id", "job %lld ran no plan's side", (long long)job_id);
+  else
+    rc = hwdb_fail_conn(c, err, "find plan validation");
+cleanup:
+  sqlite3_finalize(st);
+  hwdb_reader_done(db);
+  return rc;
+}

@@ -72,6 +72,7 @@ typedef struct {
   double host_bw, cache;
   double B, R, G;
   double eb, ab;
+  double gpu_scale; /* step_dlrm_gpu_scale: the step model's whole-step kernel factor */
 } prices;
 
 /* Per-byte slope of a collective: (t(2X) - t(X)) / X at X = 1 GB. */
@@ -182,7 +183,7 @@ static void price(const emb_inst *in, const prices *pr, const plan_table *t, emb
   }
   double table_b = srows * sdim * pr->eb;
   double out_b = bags * sdim * pr->ab * 2.0;
-  o->ms = lookup_ms(p, srows, sdim, bags, lookups) + comm;
+  o->ms = pr->gpu_scale * lookup_ms(p, srows, sdim, bags, lookups) + comm;
   o->host_bytes = 0;
   if (o->place == PLAN_PLACE_HOST) /* the rows and their optimizer state live in host memory */
     o->host_bytes = table_b + opt_bytes((int)sopt, srows, sdim);
@@ -330,7 +331,8 @@ int emb_inst_init(emb_inst *in, const plan_emb_problem *p, const plan_table *t, 
                .R = in->R,
                .G = in->G,
                .eb = cost_dtype_bytes((cost_dtype)p->emb_dtype),
-               .ab = p->act_bytes};
+               .ab = p->act_bytes,
+               .gpu_scale = cost_step_param_value(&p->hw, COST_SP_DLRM_GPU_SCALE)};
   pr.a2a = slope(&p->hw, COST_COLL_ALLTOALL, in->R, scope, in->G);
   pr.rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->R, scope, in->G);
   pr.node_rs = slope(&p->hw, COST_COLL_REDUCESCATTER, in->G, COST_SCOPE_NODE, in->G);

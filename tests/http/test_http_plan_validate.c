@@ -168,6 +168,84 @@ static void test_http_plan_validate__needs_dispatch_scope(void **state) {
   http_resp_dispose(&r);
 }
 
+/* POST a dlrm_step result for job (row: label, step_ms; device: name,
+ * memory) with its token; the status. */
+static int post_result(const http_fixture *f, const cJSON *job, const char *label, double ms,
+                       const char *dev, double mem) {
+  char path[96], hdr[192], *body = malloc(1024);
+  long id = (long)at(job, "id", NULL)->valuedouble;
+  snprintf(path, sizeof path, "/v1/validations/%ld/results", id);
+  snprintf(hdr, sizeof hdr, "X-Job-Token: %s", at(job, "token", NULL)->valuestring);
+  int len = snprintf(body, 1024,
+                     "{\"id\":%ld,\"kind\":\"dlrm_step\",\"device\":{\"name\":\"%s\","
+                     "\"memory_bytes\":%.0f,\"compute_units\":132},"
+                     "\"rows\":[{\"label\":\"%s\",\"step_ms\":%.6f}]}",
+                     id, dev, mem, label, ms);
+  const char *h[] = {"Content-Type: application/json", hdr, NULL};
+  http_resp r;
+  assert_int_equal(http_request(f->port, "POST", path, h, body, (size_t)len, &r), 0);
+  int status = r.status;
+  http_resp_dispose(&r);
+  free(body);
+  return status;
+}
+
+/* A GPU-bound plan (at batch 65536 the step model's GPU time is 3-10x its
+ * host time: a host-bound step cannot inform a GPU scale). */
+#define GPU_PLAN_REQ                                                                               \
+  "{\"workload\":{\"kind\":\"dlrm\",\"name\":\"gpu-bound\",\"dense_features\":13,"                 \
+  "\"tables\":[{\"name\":\"t\",\"rows\":2000000,\"dim\":64,\"pooling\":8,\"count\":4}],"           \
+  "\"bottom_mlp\":[512,256,64],\"top_mlp\":[1024,512,256,1],\"interaction\":\"dot\","              \
+  "\"optimizers\":{\"dense\":\"adam\",\"sparse\":\"sgd\"}},\"hardware\":\"h200\","                 \
+  "\"cluster\":{\"gpus_per_node\":1,\"nodes\":1},"                                                 \
+  "\"baseline\":{\"batch_per_gpu\":65536,\"precision\":\"fp32\",\"framework\":\"pytorch_eager\","  \
+  "\"checkpointing\":\"none\"},\"knobs\":{\"precision\":[\"fp32\",\"bf16\"]},\"time_limit_s\":5}"
+
+/* A plan's two jobs measured 60 % slower than the plan predicted: POST
+ * /v1/validations/{id}/calibrate fits the step-level scales on the pair
+ * (kind step_validation, both jobs named, the device kept) and the plan's
+ * step answer moves up; a pair from another GPU is 409 naming device. */
+static void test_http_plan_validate__calibrate_from_dlrm_step(void **state) {
+  http_fixture *f = *state;
+  char path[160];
+  cJSON *plan = send_json(f, "POST", "/v1/plans", GPU_PLAN_REQ, 201);
+  const char *id = at(plan, "id", NULL)->valuestring;
+  double before = at(plan, "step_ms", NULL)->valuedouble;
+  for (int k = 0; k < 2; k++) { /* k = 1: the results of an H100 */
+    snprintf(path, sizeof path, "/v1/plans/%s/validations", id);
+    cJSON *v = send_json(f, "POST", path, "{\"backend\":\"bundle\"}", 201);
+    const cJSON *jobs = at(v, "jobs", NULL), *j0 = cJSON_GetArrayItem(jobs, 0),
+                *j1 = cJSON_GetArrayItem(jobs, 1);
+    const char *dev = k ? "NVIDIA H100 80GB HBM3" : "NVIDIA H200";
+    double mem = k ? 85e9 : 150e9;
+    assert_int_equal(post_result(f, j0, "baseline",
+                                 1.6 * at(plan, "baseline", "step_ms")->valuedouble, dev, mem),
+                     200);
+    assert_int_equal(post_result(f, j1, "planned", 1.6 * before, dev, mem), 200);
+    snprintf(path, sizeof path, "/v1/validations/%ld/calibrate",
+             (long)at(j0, "id", NULL)->valuedouble);
+    cJSON *c = send_json(f, "POST", path, NULL, k ? 409 : 200);
+    if (k) {
+      assert_string_equal(fixture_err_field(c), "device");
+    } else {
+      const cJSON *cal = at(c, "calibration", NULL);
+      assert_string_equal(at(cal, "kind", NULL)->valuestring, "step_validation");
+      assert_int_equal(cJSON_GetArraySize(at(at(cal, "fitted_on", NULL), "jobs", NULL)), 2);
+      assert_string_equal(
+          at(at(at(cal, "fitted_on", NULL), "device", NULL), "name", NULL)->valuestring,
+          "NVIDIA H200");
+      assert_true(at(at(cal, "params", NULL), "step_dlrm_gpu_scale", NULL)->valuedouble > 1.05);
+    }
+    cJSON_Delete(c);
+    cJSON_Delete(v);
+  }
+  cJSON *again = send_json(f, "POST", "/v1/plans", GPU_PLAN_REQ, 201);
+  assert_true(at(again, "step_ms", NULL)->valuedouble > 1.05 * before);
+  assert_non_null(at(again, "provenance", "step_calibration"));
+  cJSON_Delete(again);
+  cJSON_Delete(plan);
+}
+
 static int setup_token(void **state) { return setup_with_token(state, "s3cret-token-for-tests"); }
 
 int main(void) {
@@ -175,6 +253,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_http_plan_validate__plan_compare_and_bundle_tarball,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan_validate__needs_dispatch_scope, setup_token,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan_validate__calibrate_from_dlrm_step, setup_open,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
