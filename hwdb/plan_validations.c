@@ -83,24 +83,23 @@ void hwdb_plan_val_dispose(hwdb_plan_val *v) {
 }
 
 int hwdb_plan_val_plan_of(hwdb *db, int64_t job_id, char *plan_id, size_t size, svc_err *err) {
-  sqlite3_stmt *st = NULL;
-  int rc = 0, step;
-  sqlite3 *c = hwdb_reader(db);
-  if (sqlite3_prepare_v2(c, "SELECT plan_id FROM plan_validation WHERE job_id = ?1 LIMIT 1", -1,
-                         &st, NULL) != SQLITE_OK) {
-    rc = hwdb_fail_conn(c, err, "prepare");
+  hwdb_conn *c = NULL;
+  hwdb_stmt *st = NULL;
+  int rc;
+  if ((rc = hwdb_acquire(db, 0, &c, err))) return rc;
+  if ((rc = hwdb_prepare(db, c, "SELECT plan_id FROM plan_validation WHERE job_id = ?1 LIMIT 1",
+                         &st, err)))
     goto cleanup;
-  }
-  sqlite3_bind_int64(st, 1, job_id);
-  step = sqlite3_step(st);
-  if (step == SQLITE_ROW && sqlite3_column_text(st, 0))
-    svc_strlcpy(plan_id, (const char *)sqlite3_column_text(st, 0), size);
-  else if (step == SQLITE_DONE)
+  hwdb_bind_int64(db, st, 1, job_id);
+  rc = hwdb_step(db, st, "find plan validation", err);
+  if (rc == 1) {
+    hwdb_copy_col(db, st, 0, plan_id, size);
+    rc = 0;
+  } else if (rc == 0) {
     rc = svc_err_set(err, SVC_NOT_FOUND, "id", "job %lld ran no plan's side", (long long)job_id);
-  else
-    rc = hwdb_fail_conn(c, err, "find plan validation");
+  }
 cleanup:
-  sqlite3_finalize(st);
-  hwdb_reader_done(db);
+  hwdb_finalize(db, st);
+  hwdb_release(db, c);
   return rc;
 }
