@@ -282,6 +282,7 @@ static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, e
     emb_local_search(in, cp, b);
     emb_repair_options(in, cp, b);
     emb_local_search(in, cp, b);
+    emb_kick(in, cp, b);
     int fits = 0;
     double mx = plans_max(in, cp, &fits);
     if (fits && mx < *best_ms) {
@@ -299,6 +300,7 @@ static void keep_better(const emb_inst *in, plan_table_plan *cp, int rep, emb_bu
   emb_local_search(in, cp, b);
   emb_repair_options(in, cp, b);
   emb_local_search(in, cp, b);
+  emb_kick(in, cp, b);
   int fits = 0;
   double mx = plans_max(in, cp, &fits);
   if (fits && mx < *best_ms) {

@@ -264,3 +264,135 @@ cleanup:
   free(ord), free(s.ms), free(s.b), free(s.h);
   return rc;
 }
+
+/* ---- option changes followed by rebalancing ---------------------------------- */
+
+/* Add (sign +1) or remove (-1) table i's plan pl in the state. */
+static void account(const emb_inst *in, tstate *s, size_t i, const plan_table_plan *pl,
+                    double sign) {
+  const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
+  if (e->kind == EK_UNIFORM) {
+    for (int r = 0; r < in->R; r++) s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes;
+    for (int nd = 0; nd < in->N; nd++) s->h[nd] += sign * e->host_bytes * in->G;
+  } else if (e->kind == EK_NODE) {
+    for (int g = 0; g < in->G; g++) {
+      int r = pl->node * in->G + g;
+      s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes;
+    }
+    s->h[pl->node] += sign * e->host_bytes * in->G;
+  } else {
+    for (int j = 0; j < e->k; j++) {
+      int r = e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j];
+      s->ms[r] += sign * e->ms, s->b[r] += sign * e->bytes, s->h[r / in->G] += sign * e->host_bytes;
+    }
+  }
+}
+
+/* Host bytes per node of plans into h (N entries). */
+static void host_per_node(const emb_inst *in, const plan_table_plan *plans, double *h) {
+  memset(h, 0, (size_t)in->N * sizeof *h);
+  for (size_t i = 0; i < in->n; i++) {
+    const plan_table_plan *pl = &plans[i];
+    const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
+    if (!(e->host_bytes > 0)) continue;
+    if (e->kind == EK_UNIFORM)
+      for (int nd = 0; nd < in->N; nd++) h[nd] += e->host_bytes * in->G;
+    else if (e->kind == EK_NODE)
+      h[pl->node] += e->host_bytes * in->G;
+    else
+      for (int j = 0; j < e->k; j++)
+        h[(e->shard == PLAN_SHARD_TW ? pl->rank : pl->cw_ranks[j]) / in->G] += e->host_bytes;
+  }
+}
+
+static int on_rank(const emb_inst *in, const plan_table_plan *pl, int r) {
+  if (pl->shard == PLAN_SHARD_TW) return pl->rank == r;
+  if (pl->shard == PLAN_SHARD_TWRW) return pl->node == r / in->G;
+  if (pl->shard != PLAN_SHARD_CW) return 0; /* uniform: changing it moves no rank alone */
+  for (int j = 0; j < pl->k; j++)
+    if (pl->cw_ranks[j] == r) return 1;
+  return 0;
+}
+
+/* Where option repair stops (no single re-option of a table on the slowest
+ * rank lowers the maximum by itself: heavy 1000 x 512 seed 2, a 134.6 ms
+ * table-wise table whose table-row-wise option adds 20 ms to 8 ranks that
+ * are all near the maximum), re-option the biggest tables on the slowest
+ * rank to their options of least total work, place them on the least
+ * loaded ranks with room, and let the moves and swaps rebalance (the
+ * freed rank takes pieces from the others); kept when the maximum drops.
+ * Returns 1 when plans changed. */
+int emb_kick(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
+  plan_table_plan *cp = malloc((in->n ? in->n : 1) * sizeof *cp);
+  tstate s = {.T = INFINITY,
+              .cap = in->p->cap_bytes * (1 + 1e-12),
+              .hcap = in->host_cap * (1 + 1e-12),
+              .room_a = 1,
+              .room_m = 1};
+  plan_emb_result res = {0};
+  int fits = 0, changed = 0;
+  s.ms = malloc((size_t)in->R * sizeof *s.ms), s.b = malloc((size_t)in->R * sizeof *s.b);
+  s.h = calloc((size_t)in->N, sizeof *s.h);
+  if (!cp || !s.ms || !s.b || !s.h) goto cleanup;
+  for (int round = 0; round < 16; round++) {
+    if (emb_eval(in, plans, &res, &fits, NULL) || !fits) goto cleanup;
+    int top = 0;
+    for (int r = 1; r < in->R; r++)
+      if (res.rank_ms[r] > res.rank_ms[top]) top = r;
+    double L = res.max_ms;
+    size_t tried[3];
+    int nt = 0, improved = 0;
+    while (nt < 3 && !improved) {
+      size_t t = (size_t)-1;
+      double big = 0;
+      for (size_t i = 0; i < in->n; i++) {
+        int seen = 0;
+        for (int q = 0; q < nt; q++) seen |= tried[q] == i;
+        if (seen || !on_rank(in, &plans[i], top)) continue;
+        const emb_opt *e =
+            EOPT(in, i, emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k));
+        if (e->ms > big) big = e->ms, t = i;
+      }
+      if (t == (size_t)-1) break;
+      tried[nt++] = t;
+      int cur = emb_opt_index(in, plans[t].shard, plans[t].place, plans[t].k);
+      double wprev = -1;
+      int oprev = -1;
+      for (int pass = 0; pass < 3 && !improved; pass++) { /* the 3 options of least total work */
+        int o = -1;
+        double w = INFINITY;
+        for (int q = 0; q < in->nopt; q++) {
+          const emb_opt *e = EOPT(in, t, q);
+          double tw = e->ms * pieces_of(in, e);
+          if (!e->ok || q == cur || e->ms >= EOPT(in, t, cur)->ms) continue;
+          if (tw < wprev || (tw == wprev && q <= oprev)) continue; /* tried before */
+          if (tw < w) w = tw, o = q;
+        }
+        if (o < 0) break;
+        wprev = w, oprev = o;
+        if (emb_spend(b, 4.0 * (in->R + in->n))) goto cleanup;
+        memcpy(cp, plans, in->n * sizeof *cp);
+        memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
+        memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
+        host_per_node(in, plans, s.h);
+        account(in, &s, t, &cp[t], -1);
+        if (place_t(in, &s, t, o, &cp[t])) continue;
+        emb_local_search(in, cp, b);
+        int f2 = 0;
+        plan_emb_result r2;
+        if (emb_eval(in, cp, &r2, &f2, NULL)) goto cleanup;
+        if (f2 && r2.max_ms < L * (1 - 1e-9)) {
+          memcpy(plans, cp, in->n * sizeof *cp);
+          improved = changed = 1;
+        }
+        plan_emb_result_dispose(&r2);
+      }
+    }
+    plan_emb_result_dispose(&res);
+    if (!improved) break;
+  }
+cleanup:
+  plan_emb_result_dispose(&res);
+  free(cp), free(s.ms), free(s.b), free(s.h);
+  return changed;
+}

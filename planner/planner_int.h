@@ -113,6 +113,12 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int 
 int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan_table_plan *plans,
                     emb_budget *b, int *repaired);
 
+/* Re-option the biggest tables on the slowest rank to a smaller piece,
+ * place them on the least-loaded ranks with room and rebalance by moves
+ * and swaps; kept when the maximum drops (emb_pack.c). 1 when plans
+ * changed. */
+int emb_kick(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+
 /* Formatted byte counts for messages: "212 GB". */
 void emb_fmt_gb(char *buf, size_t size, double bytes);
 
