@@ -309,6 +309,16 @@ static void keep_better(const emb_inst *in, plan_table_plan *cp, int rep, emb_bu
   }
 }
 
+/* The HBM a choice needs, all GPUs together, as a share of all their HBM. */
+static double hbm_fill(const emb_inst *in, const int *choice) {
+  double mem = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    const emb_opt *e = EOPT(in, i, choice[i]);
+    mem += e->bytes * (e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k);
+  }
+  return mem / (in->p->cap_bytes * in->R);
+}
+
 /* Pack the choice from `from`, re-chosen under T, with T as a hard limit;
  * where it does not pack, with more HBM left free (tight memory). 0 when
  * one packs under T; else the first packing over T is improved and kept
@@ -323,6 +333,7 @@ static int pack_at(const emb_inst *in, const int *from, int fixed, double T, emb
       cap_choice_fixed(in, from, T, cc);
     else
       cap_choice(in, from, T, cc);
+    if (k > 0 && hbm_fill(in, cc) <= fill[k]) continue; /* no diet: the same packing again */
     int r = emb_pack_target(in, cc, T, fill[k], cp, b, rep);
     if (r == 1 && rc < 0) { /* over T: improved and kept when better */
       keep_better(in, cp, *rep, b, best_ms, plans, have, repaired);
@@ -383,12 +394,14 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     goto cleanup;
   }
   /* Stage 1 gets most of the time and of the work; packing is fast. */
-  /* Stage 1 gets half the time and 30 % of the node work: past the root
-   * LP, GLPK's nodes on these models are slow (Driebeck-Tomlin branching
-   * evaluates tableau rows: 0.5-1 s a node of a 17000-wide model, perf on
-   * heavy 1000 x 1024, 2026-12-05) and move the bound little, while the
+  /* Stage 1 gets 40 % of the time and 15 % of the node work: past the
+   * root LP, GLPK's nodes on these models are slow (Driebeck-Tomlin
+   * branching evaluates tableau rows: 0.5-1 s a node of a 17000-wide model,
+   * perf on heavy 1000 x 1024; 0.35 s of an 8066-wide one, 300 x 1024, on
+   * this loaded box, 2026-12-05, where the clock then cut them) and move
+   * the bound little (the closed-form bounds are higher there), while the
    * packing (stage 2) is where the gap was. */
-  double now = svc_now(), budget = (b->deadline - now) * 0.5;
+  double now = svc_now(), budget = (b->deadline - now) * 0.4;
   double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   milp_opts mo = {.time_limit_s = (now - t0) + budget,
                   .mip_gap = o->mip_gap * 0.5,
@@ -400,7 +413,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   if (o->work_s >= 0) { /* simplex iterations (root and nodes together) and nodes */
     double size = (double)m.nrows + m.ncols;
     mo.it_lim = mo.bb_it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(2, 0.3 * ws * PLAN_NODE_WORK_PER_S / (size * size));
+    mo.node_lim = (long)fmax(2, 0.15 * ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   /* stage 1's own cap is said in the answer; it does not stop stage 2 */
