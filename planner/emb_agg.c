@@ -459,7 +459,8 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
    * above an averaged bound. The bisections come before the fixed targets
    * since they found the better packings (heavy 1000 x 128 seed 2: 171 ->
    * 129 ms) and the work runs out first on the largest instances. */
-  static const double target[] = {0, -0.05, -0.2, 0.1, 0.35};
+  static const double target[] = {0,    -0.02, -0.05, -0.1, -0.2, -0.3, -0.5,
+                                  0.05, 0.1,   0.2,   0.35, 0.5,  1.0};
   double B = fmax(*bound, emb_trivial_bound(in));
   size_t nt = sizeof target / sizeof target[0];
   double best = INFINITY;

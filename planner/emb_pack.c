@@ -224,9 +224,12 @@ int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan
   }
   qsort(ord, no, sizeof *ord, by_key_desc);
   int over = 0;
+  /* a placement scans the ranks once: R/8 units, as emb_pack's LPT (a rank
+   * test here costs about an eighth of a move's step in the local search:
+   * 2.4e8 units went in 0.47 s at R each, heavy 3000 x 1024) */
   for (size_t q = 0; q < no; q++) {
     size_t i = ord[q].i;
-    if (emb_spend(bud, (double)in->R)) goto cleanup;
+    if (emb_spend(bud, in->R / 8.0)) goto cleanup;
     if (!place_t(in, &s, i, choice[i], &plans[i])) continue;
     (*repaired)++;
     /* repair: the option of least total work whose pieces fit under T;
@@ -237,7 +240,7 @@ int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan
       s.T = soft ? INFINITY : T;
       double tw = -1; /* options in (total work, index) order after (tw, to) */
       int to = soft ? -2 : choice[i];
-      if (soft && emb_spend(bud, (double)in->R)) goto cleanup;
+      if (soft && emb_spend(bud, in->R / 8.0)) goto cleanup;
       if (soft && !place_t(in, &s, i, choice[i], &plans[i])) done = 1;
       while (!done) {
         int best = -1;
@@ -251,7 +254,7 @@ int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan
         }
         if (best < 0) break;
         tw = bw, to = best;
-        if (emb_spend(bud, (double)in->R)) goto cleanup;
+        if (emb_spend(bud, in->R / 8.0)) goto cleanup;
         done = !place_t(in, &s, i, best, &plans[i]);
       }
       over |= soft && done;
