@@ -7,9 +7,10 @@
  * host piece where the table's smallest piece is 12 ms; 10000 x 4096: a
  * 1967 ms column-wise host shard), so the answer sat 25-40 % above a bound
  * that its own mean load met within 2 %. Measured with bench/planner
- * --heavy and PLAN_DIAG (2026-12-05): on the worst instances the answer's
- * mean rank load was within 0.3-3 % of the bound and its max 1.1-1.6x the
- * mean, so the gap was the packing, not the bound.
+ * --heavy and PLAN_DIAG (2026-12-05, data/measurements/planner/
+ * gap_sources.md): on 5 of the 7 worst instances the answer's mean rank
+ * load was within 0.3-3.3 % of the bound and its max 1.1-1.6x the mean,
+ * so the gap was the packing, not the bound.
  *
  * Here a target T for the slowest rank is a hard limit. Under tight HBM
  * the rounded LP mix fills the HBM to the byte (the LP spends it while it
@@ -28,7 +29,8 @@
  * memory-full and the other half load-full). A table whose option fits
  * nowhere under T takes its option of least total work that does, or,
  * when none does, goes over T on the least-loaded ranks with room. The
- * caller bisects on T.
+ * caller bisects on T. emb_kick (below) improves a packing where option
+ * repair and the moves stop.
  */
 #include <math.h>
 #include <stdlib.h>
