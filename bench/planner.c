@@ -175,6 +175,62 @@ static double heavy_need_ratio(const plan_table *t, size_t n, const plan_emb_pro
   return hbm / (p->cap_bytes * p->gpus_per_node * p->nodes);
 }
 
+/* PLAN_DIAG: where the gap of an answer comes from. The answer's mean
+ * rank load against its max (packing) and against the bound (option
+ * choice or bound), its HBM and host use, the bound's parts. */
+static void diag(const plan_emb_problem *p, const plan_table *t, size_t n,
+                 const plan_emb_result *r) {
+  emb_inst in;
+  svc_err err;
+  if (emb_inst_init(&in, p, t, n, &err)) return;
+  double mean = 0, bmean = 0, bmax = 0;
+  for (int k = 0; k < r->ranks; k++) {
+    mean += r->rank_ms[k] / r->ranks, bmean += r->rank_bytes[k] / r->ranks;
+    bmax = fmax(bmax, r->rank_bytes[k]);
+  }
+  double unif = in.fixed_ms;
+  int cnt[PLAN_SHARD__COUNT][2] = {{0}};
+  for (size_t i = 0; i < n; i++) {
+    const plan_table_plan *pl = &r->tables[i];
+    int o = emb_opt_index(&in, pl->shard, pl->place, pl->k);
+    const emb_opt *e = EOPT(&in, i, o);
+    if (e->kind == EK_UNIFORM) unif += e->ms;
+    cnt[pl->shard][pl->place]++;
+  }
+  printf("  diag: max %.3f mean %.3f (max/mean %.3f) bound %.3f (mean/bound %.3f) uniform %.3f; "
+         "trivial %.3f; HBM mean %.2f max %.2f of cap;",
+         r->max_ms, mean, r->max_ms / mean, r->bound_ms, mean / r->bound_ms, unif,
+         emb_trivial_bound(&in), bmean / p->cap_bytes, bmax / p->cap_bytes);
+  for (int s = 0; s < PLAN_SHARD__COUNT; s++)
+    for (int pl = 0; pl < 2; pl++)
+      if (cnt[s][pl]) printf(" %s%s %d", plan_shard_name(s), pl ? "/host" : "", cnt[s][pl]);
+  printf("\n");
+  int top = 0;
+  for (int k = 1; k < r->ranks; k++)
+    if (r->rank_ms[k] > r->rank_ms[top]) top = k;
+  printf("  top rank %d: %.3f ms, %.2f of cap; pieces:", top, r->rank_ms[top],
+         r->rank_bytes[top] / p->cap_bytes);
+  int shown = 0;
+  for (size_t i = 0; i < n && shown < 12; i++) {
+    const plan_table_plan *pl = &r->tables[i];
+    const emb_opt *e = EOPT(&in, i, emb_opt_index(&in, pl->shard, pl->place, pl->k));
+    int on = e->kind == EK_ITEM   ? (pl->shard == PLAN_SHARD_TW ? pl->rank == top : 0)
+             : e->kind == EK_NODE ? pl->node == top / in.G
+                                  : 0;
+    for (int j = 0; pl->shard == PLAN_SHARD_CW && j < pl->k; j++) on |= pl->cw_ranks[j] == top;
+    if (!on || e->ms < 0.02 * r->max_ms) continue;
+    double small = INFINITY;
+    for (int o = 0; o < in.nopt; o++)
+      if (EOPT(&in, i, o)->ok) small = fmin(small, EOPT(&in, i, o)->ms);
+    printf(" [t%zu %lldx%lld p%.0f %s%s%d %.2fms %.2fGB min %.2f]", i, (long long)t[i].rows,
+           (long long)t[i].dim, t[i].pooling, plan_shard_name(pl->shard), pl->place ? "/host" : "",
+           pl->k, e->ms, e->bytes / 1e9, small);
+    shown++;
+  }
+  printf("\n");
+  emb_inst_dispose(&in);
+}
+
 static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double tl) {
   size_t n = 0;
   plan_table *t = gen_heavy(tables, seed, &n);
@@ -201,6 +257,7 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
         "| %5d | %4d | %d | %5.2f | %s | %6.2f | %6.2f%% | %9.3f | %9.3f | %6.3fx | %5.0f | %s |\n",
         tables, gpus, seed, need, plan_method_name(r.method), wall, r.gap * 100, r.max_ms,
         r.greedy_ms, vs, ru.ru_maxrss / 1024.0, r.timed_out ? "time limit" : "");
+    if (getenv("PLAN_DIAG")) diag(&p, t, n, &r);
     plan_emb_result_dispose(&r);
   }
   fflush(stdout);

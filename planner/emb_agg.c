@@ -217,6 +217,49 @@ static void cap_choice(const emb_inst *in, const int *base, double T, int *choic
   }
 }
 
+/* As cap_choice, with the uniform work the re-chosen tables add counted:
+ * a table whose piece cannot fit under T takes its cheapest-total option
+ * whose piece does fit beside all the uniform work, a uniform option when
+ * none does; repeated while the uniform work grows (it only grows). Where
+ * cap_choice checked the pieces against the base's uniform work only, a
+ * table moved to row-wise under a low T left every other piece too big
+ * (heavy 300 x 512 seed 1: 278 of 290 tables repaired at every T). */
+static void cap_choice_fixed(const emb_inst *in, const int *base, double T, int *choice) {
+  if (base)
+    memcpy(choice, base, in->n * sizeof *choice);
+  else
+    cap_choice(in, NULL, INFINITY, choice);
+  for (int pass = 0; pass < 8; pass++) {
+    double U = in->fixed_ms;
+    for (size_t i = 0; i < in->n; i++) {
+      const emb_opt *e = EOPT(in, i, choice[i]);
+      if (e->kind == EK_UNIFORM) U += e->ms;
+    }
+    int changed = 0;
+    for (size_t i = 0; i < in->n; i++) {
+      const emb_opt *e = EOPT(in, i, choice[i]);
+      if (e->kind == EK_UNIFORM || e->ms + U <= T) continue;
+      int best = -1, uni = -1;
+      for (int o = 0; o < in->nopt; o++) {
+        const emb_opt *x = EOPT(in, i, o);
+        if (!x->ok) continue;
+        if (x->kind == EK_UNIFORM) {
+          if (uni < 0 || x->ms < EOPT(in, i, uni)->ms) uni = o;
+        } else if (x->ms + U <= T &&
+                   (best < 0 || total_ms(in, x) < total_ms(in, EOPT(in, i, best)) - 1e-12)) {
+          best = o;
+        }
+      }
+      if (best < 0) best = uni;
+      if (best < 0) continue;
+      changed |= best != choice[i];
+      choice[i] = best;
+      if (EOPT(in, i, best)->kind == EK_UNIFORM) U += EOPT(in, i, best)->ms;
+    }
+    if (!changed) break;
+  }
+}
+
 static double plans_max(const emb_inst *in, const plan_table_plan *plans, int *fits) {
   plan_emb_result r;
   *fits = 0;
@@ -239,6 +282,7 @@ static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, e
     emb_local_search(in, cp, b);
     emb_repair_options(in, cp, b);
     emb_local_search(in, cp, b);
+    emb_kick(in, cp, b);
     int fits = 0;
     double mx = plans_max(in, cp, &fits);
     if (fits && mx < *best_ms) {
@@ -246,6 +290,92 @@ static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, e
       memcpy(plans, cp, in->n * sizeof *cp);
     }
     return; /* the first mode that packs is the one for this choice */
+  }
+}
+
+/* Improve a packing (moves, option repair, moves) and keep it when it
+ * beats *best_ms. */
+static void keep_better(const emb_inst *in, plan_table_plan *cp, int rep, emb_budget *b,
+                        double *best_ms, plan_table_plan *plans, int *have, int *repaired) {
+  emb_local_search(in, cp, b);
+  emb_repair_options(in, cp, b);
+  emb_local_search(in, cp, b);
+  emb_kick(in, cp, b);
+  int fits = 0;
+  double mx = plans_max(in, cp, &fits);
+  if (fits && mx < *best_ms) {
+    *best_ms = mx, *have = 1, *repaired = rep > 0;
+    memcpy(plans, cp, in->n * sizeof *cp);
+  }
+}
+
+/* The HBM a choice needs, all GPUs together, as a share of all their HBM. */
+static double hbm_fill(const emb_inst *in, const int *choice) {
+  double mem = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    const emb_opt *e = EOPT(in, i, choice[i]);
+    mem += e->bytes * (e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k);
+  }
+  return mem / (in->p->cap_bytes * in->R);
+}
+
+/* Pack the choice from `from`, re-chosen under T, with T as a hard limit;
+ * where it does not pack, with more HBM left free (tight memory). 0 when
+ * one packs under T; else the first packing over T is improved and kept
+ * when better (1), or none packs (-1). */
+static int pack_at(const emb_inst *in, const int *from, int fixed, double T, emb_budget *b, int *cc,
+                   plan_table_plan *cp, int *rep, double *best_ms, plan_table_plan *plans,
+                   int *have, int *repaired) {
+  static const double fill[] = {0, 0.95, 0.85, 0.7};
+  int rc = -1;
+  for (size_t k = 0; k < sizeof fill / sizeof fill[0] && rc; k++) {
+    if (fixed)
+      cap_choice_fixed(in, from, T, cc);
+    else
+      cap_choice(in, from, T, cc);
+    if (k > 0 && hbm_fill(in, cc) <= fill[k]) continue; /* no diet: the same packing again */
+    int r = emb_pack_target(in, cc, T, fill[k], cp, b, rep);
+    if (r == 1 && rc < 0) { /* over T: improved and kept when better */
+      keep_better(in, cp, *rep, b, best_ms, plans, have, repaired);
+      rc = 1;
+    }
+    if (r == 0) rc = 0;
+    if (b->time_hit || b->work_hit) break;
+  }
+  return rc;
+}
+
+/* The smallest target T in [B, *best_ms) at which the choice from `from`
+ * (re-chosen under T, cap_choice) packs with T as a hard limit, by
+ * bisection; every packing found is improved and kept when better. */
+static void bisect(const emb_inst *in, const int *from, int fixed, double B, emb_budget *b, int *cc,
+                   plan_table_plan *cp, double *best_ms, plan_table_plan *plans, int *have,
+                   int *repaired) {
+  double lo = B, hi = *best_ms;
+  for (int k = 0; k < 4 && !isfinite(hi); k++) { /* no answer yet: find a target that packs */
+    double T = B * (1 << (k + 1));
+    int rep = 0;
+    if (!pack_at(in, from, fixed, T, b, cc, cp, &rep, best_ms, plans, have, repaired)) {
+      keep_better(in, cp, rep, b, best_ms, plans, have, repaired);
+      hi = fmin(T, *best_ms);
+    } else {
+      lo = T;
+    }
+    if (b->time_hit || b->work_hit) return;
+  }
+  for (int k = 0; k < 12 && isfinite(hi) && hi - lo > 2e-3 * hi; k++) {
+    double T = 0.5 * (lo + hi);
+    int rep = 0;
+    int prc = pack_at(in, from, fixed, T, b, cc, cp, &rep, best_ms, plans, have, repaired);
+    svc_log(SVC_LOG_DEBUG, "planner: target %.4f [%.4f, %.4f]: %s, %d repaired, best %.4f", T, lo,
+            hi, prc ? "no" : "packs", rep, *best_ms);
+    if (!prc) {
+      keep_better(in, cp, rep, b, best_ms, plans, have, repaired);
+      hi = fmin(T, *best_ms);
+    } else {
+      lo = T;
+    }
+    if (b->time_hit || b->work_hit) return;
   }
 }
 
@@ -264,7 +394,14 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     goto cleanup;
   }
   /* Stage 1 gets most of the time and of the work; packing is fast. */
-  double now = svc_now(), budget = (b->deadline - now) * 0.7;
+  /* Stage 1 gets 40 % of the time and 15 % of the node work: past the
+   * root LP, GLPK's nodes on these models are slow (Driebeck-Tomlin
+   * branching evaluates tableau rows: 0.5-1 s a node of a 17000-wide model,
+   * perf on heavy 1000 x 1024; 0.35 s of an 8066-wide one, 300 x 1024, on
+   * this loaded box, 2026-12-05, where the clock then cut them) and move
+   * the bound little (the closed-form bounds are higher there), while the
+   * packing (stage 2) is where the gap was. */
+  double now = svc_now(), budget = (b->deadline - now) * 0.4;
   double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   milp_opts mo = {.time_limit_s = (now - t0) + budget,
                   .mip_gap = o->mip_gap * 0.5,
@@ -276,7 +413,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   if (o->work_s >= 0) { /* simplex iterations (root and nodes together) and nodes */
     double size = (double)m.nrows + m.ncols;
     mo.it_lim = mo.bb_it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(2, 0.7 * ws * PLAN_NODE_WORK_PER_S / (size * size));
+    mo.node_lim = (long)fmax(2, 0.15 * ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
   if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
   /* stage 1's own cap is said in the answer; it does not stop stage 2 */
@@ -308,30 +445,44 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
         (k == 1 && choice[0] && !memcmp(choice[0], choice[1], in->n * sizeof *choice[1])))
       free(choice[k]), choice[k] = NULL; /* no rounding, or the same one twice */
   }
-  /* Stage 2, over a few candidate option choices: each rounding as it is,
-   * then, for targets T at and below the bound, each rounding (and the
-   * cheapest choice per table) with every piece that cannot fit under T
-   * re-chosen; each is packed (with repair where memory is tight),
-   * balanced with its options kept (moves, swaps), re-optioned on the
-   * slowest rank, balanced again. The smaller pieces of a low T pack more
-   * evenly but cost more work; the best of them is the incumbent. */
-  /* targets around the better of the decomposition's and the closed-form
-   * bound, above it too: where single pieces are large (thousands of GPUs,
-   * pieces of hundreds of ms) the optimum lies well above an averaged bound */
-  static const double target[] = {INFINITY, 0,    -0.02, -0.05, -0.1, -0.2, -0.3,
-                                  -0.5,     0.05, 0.1,   0.2,   0.35, 0.5,  1.0};
+  /* Stage 2, over a few candidate option choices: first each rounding as
+   * it is (LPT packing, with repair where memory is tight), then a
+   * bisection on the target from each rounding (emb_pack.c: the target a
+   * hard limit, HBM left free under tight memory), then fixed targets T
+   * around the bound, each rounding (and the cheapest choice per table)
+   * with every piece that cannot fit under T re-chosen, packed by LPT; each
+   * packing is balanced with its options kept (moves, swaps), re-optioned
+   * on the slowest rank, balanced again, and the best is the incumbent.
+   * Targets are taken around the better of the decomposition's and the
+   * closed-form bound, above it too: where single pieces are large
+   * (thousands of GPUs, pieces of hundreds of ms) the optimum lies well
+   * above an averaged bound. The bisections come before the fixed targets
+   * since they found the better packings (heavy 1000 x 128 seed 2: 171 ->
+   * 129 ms) and the work runs out first on the largest instances. */
+  static const double target[] = {0,    -0.02, -0.05, -0.1, -0.2, -0.3, -0.5,
+                                  0.05, 0.1,   0.2,   0.35, 0.5,  1.0};
   double B = fmax(*bound, emb_trivial_bound(in));
   size_t nt = sizeof target / sizeof target[0];
   double best = INFINITY;
-  for (int v = 0; v < 3; v++) {
+  for (int v = 1; v >= 0; v--)
+    if (choice[v]) {
+      cap_choice(in, choice[v], INFINITY, cc);
+      try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
+    }
+  /* both re-choices (cap_choice_fixed, cap_choice): neither wins everywhere
+   * (heavy 300 x 512 seed 1: 5.4 against 6.2 %, 100 x 64: 5.7 against 3.6 %) */
+  for (int v = 1; v >= 0 && B > 0; v--)
+    for (int fixed = 1; fixed >= 0 && choice[v]; fixed--)
+      bisect(in, choice[v], fixed, B, b, cc, cp, &best, plans, have_plans, repaired);
+  for (int v = 0; v < 3 && B > 0; v++) {
     const int *from = v < 2 ? choice[v] : NULL;
     if (v < 2 && !from) continue;
-    for (size_t q = v == 2; q < nt && !b->time_hit && !b->work_hit; q++) {
-      if (isfinite(target[q]) && !(B > 0)) break;
-      cap_choice(in, from, isfinite(target[q]) ? B * (1 + target[q]) : INFINITY, cc);
+    for (size_t q = 0; q < nt && !b->time_hit && !b->work_hit; q++) {
+      cap_choice(in, from, B * (1 + target[q]), cc);
       try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
     }
   }
+  if (B > 0) bisect(in, NULL, 1, B, b, cc, cp, &best, plans, have_plans, repaired);
 cleanup:
   free(choice[0]), free(choice[1]), free(cc), free(cp);
   milp_sol_dispose(&sol);

@@ -148,42 +148,47 @@ static double min_hbm_with_host(const emb_inst *in) {
   return room < 0 ? INFINITY : need;
 }
 
-/* Can the slowest rank be at most L? A relaxation (memory left out): in a
- * plan of max load L with uniform (row-wise, replicated) work U on every
- * rank, every other piece p has p + U + fixed_ms <= L, so a table with no
- * such piece is uniform and U is at least the sum of those tables'
- * cheapest uniform ms; the smallest U consistent with that (a fixed point,
- * it only grows) leaves the most room. Then the average load, each table
- * at its cheapest total among the options still open, must be <= L too. */
+/* Can the slowest rank be at most L? A relaxation: in a plan of max load L
+ * with uniform (row-wise, replicated) work U and uniform HBM Um on every
+ * rank, every other piece p has ms_p + U + fixed_ms <= L and bytes_p + Um
+ * <= cap (it shares its rank with all the uniform tables), so a table with
+ * no such piece is uniform, and U (Um) is at least the sum of those
+ * tables' least uniform ms (bytes); the smallest U, Um consistent with
+ * that (a fixed point, they only grow) leave the most room. Then the
+ * average load, each table at its cheapest total among the options still
+ * open, must be <= L too. (Before 2026-12-05 late, memory was left out:
+ * heavy 300 x 512 seed 2's 101.9 GB table-row-wise piece then counted as
+ * open though no rank has room for it beside the replicated tables.) */
 static int load_possible(const emb_inst *in, double L) {
-  double U = 0;
+  double U = 0, Um = 0, cap = in->p->cap_bytes * (1 + 1e-9);
   for (size_t it = 0; it <= in->nclass; it++) {
-    double cap = L - U - in->fixed_ms, need = 0;
-    if (cap < 0) return 0;
+    double room = L - U - in->fixed_ms, need = 0, needm = 0;
+    if (room < 0 || Um > cap) return 0;
     for (size_t c = 0; c < in->nclass; c++) {
-      double piece = INFINITY, uni = INFINITY;
+      double uni = INFINITY, unim = INFINITY;
+      int open = 0;
       for (int o = 0; o < in->nopt; o++) {
         const emb_opt *e = EOPT(in, in->cls_rep[c], o);
         if (!e->ok) continue;
         if (e->kind == EK_UNIFORM)
-          uni = fmin(uni, e->ms);
+          uni = fmin(uni, e->ms), unim = fmin(unim, e->bytes);
         else
-          piece = fmin(piece, e->ms);
+          open |= e->ms <= room && e->bytes + Um <= cap;
       }
-      if (piece <= cap) continue;
+      if (open) continue;
       if (!isfinite(uni)) return 0;
-      need += uni * (double)in->cls_count[c];
+      need += uni * (double)in->cls_count[c], needm += unim * (double)in->cls_count[c];
     }
-    if (need <= U * (1 + 1e-12)) break;
-    U = need;
+    if (need <= U * (1 + 1e-12) && needm <= Um * (1 + 1e-12)) break;
+    U = fmax(U, need), Um = fmax(Um, needm);
   }
-  double cap = L - U - in->fixed_ms, sum = 0;
-  if (cap < 0) return 0;
+  double room = L - U - in->fixed_ms, sum = 0;
+  if (room < 0 || Um > cap) return 0;
   for (size_t c = 0; c < in->nclass; c++) {
     double tot = INFINITY;
     for (int o = 0; o < in->nopt; o++) {
       const emb_opt *e = EOPT(in, in->cls_rep[c], o);
-      if (!e->ok || (e->kind != EK_UNIFORM && e->ms > cap)) continue;
+      if (!e->ok || (e->kind != EK_UNIFORM && (e->ms > room || e->bytes + Um > cap))) continue;
       tot = fmin(tot, opt_total(in, e));
     }
     if (!isfinite(tot)) return 0;
@@ -194,9 +199,11 @@ static int load_possible(const emb_inst *in, double L) {
 
 /* The largest L shown impossible by load_possible (bisection from lo, a
  * known bound, up to hi, a known plan's max). */
-static double piece_beside_uniform_bound(const emb_inst *in, double lo, double hi) {
+static double piece_beside_uniform_bound(const emb_inst *in, double lo, double hi,
+                                         double deadline) {
   if (!(hi > lo) || !isfinite(hi) || !load_possible(in, hi)) return lo;
-  for (int k = 0; k < 50 && hi - lo > 1e-7 * hi; k++) {
+  /* lo is proven at every step: stopping at the deadline keeps a valid bound */
+  for (int k = 0; k < 50 && hi - lo > 1e-7 * hi && svc_now() < deadline; k++) {
     double mid = 0.5 * (lo + hi);
     if (load_possible(in, mid))
       hi = mid;
@@ -445,7 +452,12 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   out->greedy_ms = gms;
   /* ties broken with the slowest rank held (emb_tidy): a small extra
    * budget past the limit, at most 10 % of it and 1 s, 5 % of the work */
-  emb_budget tb = budget(&o, 0.05, svc_now() + fmin(1.0, 0.1 * o.time_limit_s));
+  /* the answer within the limit + slack (at most 1 s): the tie-break ends
+   * by 90 % of the slack past the limit, the bound's bisection by 98 % (on
+   * a loaded core they ran past: heavy 300 x 1024 seed 3 took 11.8 s of a
+   * 10 s limit) */
+  double slack = fmin(1.0, 0.1 * o.time_limit_s), hard = t0 + o.time_limit_s + slack;
+  emb_budget tb = budget(&o, 0.05, fmin(svc_now() + slack, hard - 0.1 * slack));
   if ((o.method != PLAN_METHOD_GREEDY || o.tidy) && emb_tidy(&in, out->tables, gms, &tb)) {
     plan_emb_result tr;
     int tfits = 0;
@@ -458,7 +470,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   }
   note(&time_hit, &work_hit, &tb, "tie-break");
   double triv = emb_trivial_bound(&in);
-  triv = piece_beside_uniform_bound(&in, triv, out->max_ms);
+  triv = piece_beside_uniform_bound(&in, triv, out->max_ms, hard - 0.02 * slack);
   out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
     out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));

@@ -154,7 +154,10 @@ const char *plan_limit_name(int limit); /* "none" | "work" | "time" */
  * 2-core build machine (2026-12-05, docs/planner.md "Deterministic
  * limits") and set at or below them, so that the work limit, not the
  * clock, mostly ends a solve there. */
-#define PLAN_WORK_UNITS_PER_S 4.0e7 /* heuristic inner-loop steps */
+/* heuristic inner-loop steps: 1.75e8-2.8e8 measured in the decomposition's
+ * packing and local search (heavy 3000 x 512 and 3000 x 1024, nice'd on
+ * one core of this box under load 4-16, 2026-12-05; 4e7 before) */
+#define PLAN_WORK_UNITS_PER_S 1.0e8
 #define PLAN_LP_ITERS_PER_S                                                                        \
   1500.0 /* GLPK simplex iterations, root LP and B&B re-solves                                     \
             (1300-4500/s measured on the root LPs) */

@@ -101,6 +101,24 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budg
 enum { EMB_PACK_PLAIN = 0, EMB_PACK_REPAIR, EMB_PACK_MEMORY };
 int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode);
 
+/* Pack tables with chosen options under a target T for the slowest rank
+ * (emb_pack.c): first, when the choice needs more than fill (> 0) of all
+ * GPUs' HBM, tables move to options of less HBM (choice changed), the
+ * least extra work per byte first; then every piece where its load stays under T and its memory
+ * fits, by the dot product of its size with the rank's room; a table whose
+ * option fits nowhere takes its option of least total work that does
+ * (counted in *repaired), and one that fits nowhere under T goes over it
+ * (the least-loaded ranks with room). 0 when everything is placed under T,
+ * 1 when placed with some rank over T, -1 when not (memory, or b spent). */
+int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan_table_plan *plans,
+                    emb_budget *b, int *repaired);
+
+/* Re-option the biggest tables on the slowest rank to a smaller piece,
+ * place them on the least-loaded ranks with room and rebalance by moves
+ * and swaps; kept when the maximum drops (emb_pack.c). 1 when plans
+ * changed. */
+int emb_kick(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+
 /* Formatted byte counts for messages: "212 GB". */
 void emb_fmt_gb(char *buf, size_t size, double bytes);
 

@@ -562,6 +562,85 @@ static void test_planner_emb__same_plan_under_busy_loops(void **state) {
   plan_emb_result_dispose(&busy);
 }
 
+/* The packing to a target (emb_pack.c): an answer of 0 is a plan whose
+ * slowest rank is within T and whose every GPU and node holds its memory;
+ * 1 (over T) still holds the memory. Over random heavy-like instances,
+ * tight and loose HBM, with and without the HBM diet, targets from the
+ * closed-form bound up. Then the kick (re-option the slowest rank's
+ * biggest tables, rebalance) on each packing: it says it changed the plan
+ * exactly when the maximum dropped, never raises it, keeps the memory, and
+ * lowers some. */
+static void test_planner_emb__target_packing_keeps_target_and_memory(void **state) {
+  (void)state;
+  enum { N = 60 };
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 1}, {4, 3}, {8, 2}};
+  int packed = 0, over = 0, kicked = 0, lowered = 0;
+  for (uint64_t seed = 1; seed <= 6; seed++)
+    for (int sh = 0; sh < 3; sh++) {
+      uint64_t s2 = seed * 104729 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      heavy_tables(t, N, &s2);
+      for (size_t i = 0; i < N; i++) t[i].rows = t[i].rows / 30 + 1000; /* 1e3 .. 3e7 */
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 4 + 40 * fx_rand(&s2));
+      p.host_cap_bytes = 100e9;
+      assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
+      double B = emb_trivial_bound(&in);
+      int choice[N];
+      plan_table_plan plans[N];
+      for (size_t i = 0; i < N; i++) { /* each table's cheapest total work */
+        double best = INFINITY;
+        for (int o = 0; o < in.nopt; o++) {
+          const emb_opt *e = EOPT(&in, i, o);
+          double w = e->ms * (e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k);
+          if (e->ok && w < best) best = w, choice[i] = o;
+        }
+      }
+      static const double mult[] = {1.0, 1.05, 1.2, 1.5, 3.0};
+      static const double fill[] = {0, 0.9, 0.7};
+      for (size_t k = 0; k < 5; k++)
+        for (size_t f = 0; f < 3; f++) {
+          int cc[N], rep = 0;
+          memcpy(cc, choice, sizeof cc);
+          emb_budget b = {.deadline = INFINITY, .work = INFINITY};
+          double T = B * mult[k];
+          int rc = emb_pack_target(&in, cc, T, fill[f], plans, &b, &rep);
+          if (rc < 0) continue;
+          plan_emb_result r;
+          int fits = 0;
+          assert_int_equal(emb_eval(&in, plans, &r, &fits, &err), 0);
+          if (!fits)
+            fail_msg("seed %llu shape %d T %.4f fill %.2f: memory exceeded",
+                     (unsigned long long)seed, sh, T, fill[f]);
+          if (rc == 0 && r.max_ms > T * (1 + 1e-9))
+            fail_msg("seed %llu shape %d: max %.6f over the target %.6f", (unsigned long long)seed,
+                     sh, r.max_ms, T);
+          packed += rc == 0, over += rc == 1;
+          /* the kick (re-option + rebalance) never raises the maximum nor
+           * breaks memory */
+          emb_budget kb = {.deadline = INFINITY, .work = INFINITY};
+          plan_emb_result r2;
+          int f2 = 0;
+          kicked += emb_kick(&in, plans, &kb);
+          assert_int_equal(emb_eval(&in, plans, &r2, &f2, &err), 0);
+          if (!f2 || r2.max_ms > r.max_ms * (1 + 1e-12))
+            fail_msg("seed %llu shape %d: kick %.6f -> %.6f, fits %d", (unsigned long long)seed, sh,
+                     r.max_ms, r2.max_ms, f2);
+          lowered += r2.max_ms < r.max_ms * (1 - 1e-9);
+          plan_emb_result_dispose(&r2);
+          plan_emb_result_dispose(&r);
+        }
+      emb_inst_dispose(&in);
+    }
+  print_message("%d packed under the target, %d over it; the kick lowered %d of them\n", packed,
+                over, lowered);
+  assert_true(packed > 0 && over > 0);
+  assert_int_equal(kicked, lowered);
+  assert_true(lowered > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_emb__exact_equals_brute_force),
@@ -579,6 +658,7 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__host_memory_is_bounded_per_node),
       cmocka_unit_test(test_planner_emb__same_plan_under_busy_loops),
       cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
+      cmocka_unit_test(test_planner_emb__target_packing_keeps_target_and_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
