@@ -25,6 +25,8 @@
 int api_plan(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
 int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                 void *progress_user, char **out, svc_err *err);
+/* The same as a typed reply: r->id is the stored plan's id. */
+int api_plan_reply(api_ctx *ctx, const char *body, size_t len, api_reply *r, svc_err *err);
 
 /* GET /v1/plans/{id}: the stored document; 404 when unknown. */
 int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err);

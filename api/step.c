@@ -74,7 +74,7 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
   cost_hw hw;
   int rc;
   *out = NULL;
-  if ((rc = api_parse_body(body, len, &req, err))) return rc;
+  if ((rc = api_parse_request(ctx, body, len, &req, err))) return rc;
   if ((rc = api_check_fields(req, top, "", err)) ||
       (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hwname, err)) ||
       (rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)))
