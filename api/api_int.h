@@ -30,6 +30,12 @@ int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err);
  * override (api_ctx_set_hardware), if any, replaces the top-level
  * "hardware" (400 "hardware" when the override is no hardware name). */
 int api_parse_request(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err);
+/* The opening of a request that names hardware and a calibration (estimate,
+ * step): api_parse_request, only the members in top, a "hardware" name and
+ * "calibration" latest|none (*calib keeps its default when absent). On
+ * failure *req is freed and NULL. */
+int api_request_hw(api_ctx *ctx, const char *body, size_t len, const char *const *top, cJSON **req,
+                   const char **hw, const char **calib, svc_err *err);
 /* Print and free nothing: malloc'd compact JSON or NULL on OOM. */
 char *api_print(const cJSON *doc);
 

@@ -184,15 +184,7 @@ int api_estimate(api_ctx *ctx, const char *body, size_t len, char **out, svc_err
   cost_hw hw;
   int rc, i = 0;
   *out = NULL;
-  if ((rc = api_parse_request(ctx, body, len, &req, err))) return rc;
-  if ((rc = api_check_fields(req, top, "", err)) ||
-      (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hwname, err)) ||
-      (rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)))
-    goto cleanup;
-  if (strcmp(calib, "latest") != 0 && strcmp(calib, "none") != 0) {
-    rc = svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
-    goto cleanup;
-  }
+  if ((rc = api_request_hw(ctx, body, len, top, &req, &hwname, &calib, err))) return rc;
   const cJSON *ops = cJSON_GetObjectItemCaseSensitive(req, "ops");
   if (!cJSON_IsArray(ops) || cJSON_GetArraySize(ops) == 0 || cJSON_GetArraySize(ops) > MAX_OPS) {
     rc = svc_err_set(err, ops ? SVC_BAD_FIELD : SVC_MISSING_FIELD, "ops",

@@ -110,6 +110,22 @@ int api_override_hardware(const char *body, size_t len, const char *name, char *
   return rc;
 }
 
+int api_request_hw(api_ctx *ctx, const char *body, size_t len, const char *const *top, cJSON **req,
+                   const char **hw, const char **calib, svc_err *err) {
+  int rc = api_parse_request(ctx, body, len, req, err);
+  if (rc) return rc;
+  if (!(rc = api_check_fields(*req, top, "", err)) &&
+      !(rc = api_get_str(*req, "hardware", "", 1, 63, NULL, hw, err)) &&
+      !(rc = api_get_str(*req, "calibration", "", 0, 16, NULL, calib, err)) &&
+      strcmp(*calib, "latest") != 0 && strcmp(*calib, "none") != 0)
+    rc = svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
+  if (rc) {
+    cJSON_Delete(*req);
+    *req = NULL;
+  }
+  return rc;
+}
+
 void api_reply_dispose(api_reply *r) {
   if (!r) return;
   free(r->json);

@@ -22,15 +22,11 @@ enum MHD_Result srv_hw_get(srv_req *r) {
   return srv_reply_json(r, MHD_HTTP_OK, out);
 }
 
-/* Catalog names are [a-z0-9._-] and need no escaping in a URL. */
 enum MHD_Result srv_hw_create(srv_req *r) {
   api_reply rep = {0};
-  char loc[192];
   svc_err err;
-  if (api_hw_create_reply(r->s->api, r->body, r->body_len, &rep, &err) < 0)
-    return srv_reply_error(r, &err);
-  snprintf(loc, sizeof loc, "/v1/hardware/%s", rep.id);
-  return srv_reply_created(r, rep.json, rep.id[0] ? loc : NULL);
+  int rc = api_hw_create_reply(r->s->api, r->body, r->body_len, &rep, &err);
+  return srv_reply_created_at(r, rc, &rep, &err, "/v1/hardware/");
 }
 
 enum MHD_Result srv_hw_replace(srv_req *r) {

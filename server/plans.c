@@ -12,15 +12,11 @@
 #include "api/api_validate.h"
 #include "server/server_int.h"
 
-/* The stored plan's Location names its id (ids are [0-9a-f]). */
 enum MHD_Result srv_plan_create(srv_req *r) {
   api_reply rep = {0};
-  char loc[128];
   svc_err err;
-  if (api_plan_reply(r->s->api, r->body, r->body_len, &rep, &err) < 0)
-    return srv_reply_error(r, &err);
-  snprintf(loc, sizeof loc, "/v1/plans/%s", rep.id);
-  return srv_reply_created(r, rep.json, rep.id[0] ? loc : NULL);
+  int rc = api_plan_reply(r->s->api, r->body, r->body_len, &rep, &err);
+  return srv_reply_created_at(r, rc, &rep, &err, "/v1/plans/");
 }
 
 enum MHD_Result srv_plan_list(srv_req *r) {

@@ -18,13 +18,10 @@ static unsigned view(const srv_req *r) {
 
 enum MHD_Result srv_validation_submit(srv_req *r) {
   api_reply rep = {0};
-  char loc[96];
   svc_err err;
   api_val_opts opts = {.flags = view(r)};
-  if (api_validation_submit_reply(r->s->api, r->body, r->body_len, &opts, &rep, &err) < 0)
-    return srv_reply_error(r, &err);
-  snprintf(loc, sizeof loc, "/v1/validations/%s", rep.id);
-  return srv_reply_created(r, rep.json, rep.id[0] ? loc : NULL);
+  int rc = api_validation_submit_reply(r->s->api, r->body, r->body_len, &opts, &rep, &err);
+  return srv_reply_created_at(r, rc, &rep, &err, "/v1/validations/");
 }
 
 enum MHD_Result srv_validation_list(srv_req *r) {
