@@ -48,19 +48,6 @@ static void plan_in_dispose(plan_in *in) {
   memset(in, 0, sizeof *in);
 }
 
-static int sparse_opt_of(int cost_opt) {
-  switch (cost_opt) {
-  case COST_OPT_ROWWISE_ADAGRAD:
-    return PLAN_SOPT_ROWWISE_ADAGRAD;
-  case COST_OPT_ADAGRAD:
-    return PLAN_SOPT_ADAGRAD;
-  case COST_OPT_ADAM:
-    return PLAN_SOPT_ADAM;
-  default:
-    return PLAN_SOPT_SGD;
-  }
-}
-
 /* An array member of knobs: each item checked by fn into out[]. */
 typedef int (*item_fn)(const cJSON *it, const char *path, const cost_hw *hw, int64_t *v,
                        svc_err *err);
@@ -348,7 +335,7 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   in->dense.base = in->base;
   pr->gpus_per_node = (int)gpn;
   pr->tables = in->tables, pr->n_tables = in->n;
-  pr->sparse_opt = sparse_opt_of(in->w.dlrm.sparse_optimizer);
+  pr->sparse_opt = in->w.dlrm.sparse_optimizer; /* plan_sparse_opt takes cost_optimizer's values */
   pr->host_bw = host_bw, pr->cache_ratio = cache, pr->price_per_hour = price;
   /* how host tables are served: the request's host_tables, else by the
    * framework (plain PyTorch: the CPU; TorchRec: its UVM cache) */
