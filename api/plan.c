@@ -630,8 +630,29 @@ int api_plan_reply(api_ctx *ctx, const char *body, size_t len, api_reply *r, svc
   return plan_op(ctx, body, len, NULL, NULL, r, err);
 }
 
+/* The plan validation's least final side: "running" or "queued" while
+ * either job may still change, else "". */
+static void validation_state(const cJSON *v, char *state, size_t size) {
+  static const char *const sides[] = {"baseline", "planned"};
+  state[0] = '\0';
+  for (int i = 0; i < 2; i++) {
+    const char *st = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, sides[i]), "state"));
+    if (st && (!strcmp(st, "running") || (!strcmp(st, "queued") && !state[0])))
+      snprintf(state, size, "%s", st);
+  }
+}
+
 int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
+  api_reply r = {0};
+  int rc = api_plan_get_reply(ctx, id, &r, err);
+  *out = r.json;
+  return rc;
+}
+
+int api_plan_get_reply(api_ctx *ctx, const char *id, api_reply *r, svc_err *err) {
   hwdb_plan p;
+  char **out = &r->json;
   *out = NULL;
   size_t n = id ? strlen(id) : 0;
   if (n != 16 || strspn(id, "0123456789abcdef") != n)
@@ -641,7 +662,9 @@ int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
   if (rc) return rc;
   /* a validated plan carries its runs' predicted against measured */
   if ((rc = api_plan_validation_json(ctx, id, &v, err))) goto cleanup;
+  snprintf(r->id, sizeof r->id, "%s", id);
   if (v && (doc = cJSON_Parse(p.result))) {
+    validation_state(v, r->state, sizeof r->state);
     cJSON_AddItemToObject(doc, "validation", v);
     v = NULL;
     if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);

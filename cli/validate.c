@@ -187,24 +187,6 @@ static int add_count(cJSON *body, const char *key, const char *v) {
   return 0;
 }
 
-/* The plan's "validation" member while either side is still queued or
- * running (then wait and look again), else NULL. */
-static int still_running(const char *plan_doc) {
-  cJSON *d = cJSON_Parse(plan_doc);
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "validation");
-  static const char *const sides[] = {"baseline", "planned"};
-  int active = 0;
-  for (int i = 0; i < 2; i++) {
-    const cJSON *st =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, sides[i]), "state");
-    if (cJSON_IsString(st) &&
-        (!strcmp(st->valuestring, "queued") || !strcmp(st->valuestring, "running")))
-      active = 1;
-  }
-  cJSON_Delete(d);
-  return active;
-}
-
 /* cdplan validate plan ID: run the plan's baseline and planned recipes
  * (api_plan_validate); --wait polls the plan until both jobs are final and
  * prints it with its validation; --show only prints the plan. */
@@ -251,8 +233,10 @@ int cli_validate_plan(cli_opts *o) {
   }
   double deadline = svc_now() + a.wait_s;
   for (;;) {
-    if ((rc = api_plan_get(ctx, a.pos[0], &out, &err))) break;
-    if (!still_running(out) || svc_now() >= deadline) break;
+    api_reply rep = {0};
+    rc = api_plan_get_reply(ctx, a.pos[0], &rep, &err);
+    out = rep.json;
+    if (rc || !api_reply_active(&rep) || svc_now() >= deadline) break;
     free(out);
     out = NULL;
     usleep(200000);

@@ -80,6 +80,9 @@ for f in "$src"/data/workloads/*.json; do
 done
 cli cli_plan_small plan "$tmp/plan_small.json"
 cli cli_plan_small_hw plan "$tmp/plan_small.json" --hw b200
+pid_small=$(sed -n 's/.*"id":"\([0-9a-f]\{16\}\)".*/\1/p' "$out/cli_plan_small")
+cli cli_plan_small_show validate plan "$pid_small" --show
+cli cli_plan_small_show_wait validate plan "$pid_small" --show --wait 1
 cli cli_compare_small compare "$tmp/compare_small.json"
 cli cli_compare_small_hw compare "$tmp/compare_small.json" --hw b200
 cli cli_step_hw_bad step "$src/data/workloads/dlrm_dcn.json" --hw NoSuch
@@ -134,6 +137,8 @@ for f in "$src"/data/workloads/*.json; do
   fi
 done
 http srv_plan_small POST /v1/plans "$tmp/plan_small.json"
+loc=$(sed -n 's/^Location: \(\/v1\/plans\/[0-9a-f]*\)$/\1/p' "$out/srv_plan_small")
+http srv_plan_small_get GET "$loc"
 http srv_compare_small POST /v1/compare "$tmp/compare_small.json"
 http srv_kernels POST /v1/kernels/select "$tmp/kernels.json"
 http srv_estimate POST /v1/estimate "$tmp/estimate.json"
