@@ -17,6 +17,22 @@
 
 typedef struct api_ctx api_ctx;
 
+/* A reply for a front end that needs more than its bytes (a Location
+ * header, a poll loop): the *_reply variants fill one instead of *out, so
+ * that nobody parses the printed document back. json is the document the
+ * plain function prints (malloc'd; api_reply_dispose frees it); id names
+ * what it describes -- a hardware name, a plan id, a validation job id in
+ * decimal -- or is "" when none; state is a validation job's state
+ * ("queued", "running", ...), "" otherwise. Zero it before the call. */
+typedef struct {
+  char *json;
+  char id[64];
+  char state[16];
+} api_reply;
+void api_reply_dispose(api_reply *r);
+/* Whether a validation job in this state may still change (queued, running). */
+int api_reply_active(const api_reply *r);
+
 #define API_MAX_BODY (1024 * 1024) /* bytes; larger bodies are 413 */
 
 /* Open (creating and seeding from the compiled-in catalog when new) the
@@ -31,6 +47,8 @@ int api_hw_get(api_ctx *ctx, const char *name, char **out, svc_err *err);
 /* POST /v1/hardware: validated descriptor stored; 409 when the name exists.
  * Returns the stored descriptor. */
 int api_hw_create(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+/* The same; r->id is the stored descriptor's name. */
+int api_hw_create_reply(api_ctx *ctx, const char *body, size_t len, api_reply *r, svc_err *err);
 /* PUT /v1/hardware/{name}: replace (or create) the descriptor; the body's
  * name must match the path's. *created set to 1 when it was new. */
 int api_hw_replace(api_ctx *ctx, const char *name, const char *body, size_t len, int *created,
@@ -44,10 +62,16 @@ int api_hw_import_dir(api_ctx *ctx, const char *dir, char **out, svc_err *err);
 /* POST /v1/estimate */
 int api_estimate(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
 
-/* The request body with its top-level "hardware" set to name (the CLI's
- * --hw); *out is malloc'd. */
+/* The request body with its top-level "hardware" set to name, as text (the
+ * CLI's --hw for a request it sends to a server); *out is malloc'd. */
 int api_override_hardware(const char *body, size_t len, const char *name, char **out,
                           size_t *out_len, svc_err *err);
+/* Every request that names hardware (estimate, kernels select, step, plan,
+ * validation submit) answered through ctx from now on is read as naming
+ * name instead: the CLI's --hw, applied after parsing. NULL: none. name is
+ * checked when a request is read (400 "hardware" when not [a-z0-9._-]) and
+ * must outlive ctx. Not for a context shared by threads (the server). */
+void api_ctx_set_hardware(api_ctx *ctx, const char *name);
 
 /* cdplan calibrate: fit the cost model for hardware hw to the measurement
  * files' contents (texts[i], lens[i], labelled by labels[i]), store a new

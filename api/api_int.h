@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "api/api.h"
+#include "api/api_hw.h"
+#include "api/api_published.h"
 #include "costmodel/costmodel.h"
 #include "hwdb/hwdb.h"
 #include "validate/validate.h"
@@ -23,11 +25,22 @@ struct api_ctx {
    * when it was read (0: never) */
   atomic_int follow_state;
   atomic_int_least64_t follow_at_ms;
+  const char *hw_override;    /* api_ctx_set_hardware: the CLI's --hw, or NULL */
 };
 
 /* Parse a request body (bounded, cJSON_ParseWithLength); 400 bad_json with
  * the byte offset on failure; the top level must be an object. */
 int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err);
+/* api_parse_body for a request that names its hardware: the context's
+ * override (api_ctx_set_hardware), if any, replaces the top-level
+ * "hardware" (400 "hardware" when the override is no hardware name). */
+int api_parse_request(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err);
+/* The opening of a request that names hardware and a calibration (estimate,
+ * step): api_parse_request, only the members in top, a "hardware" name and
+ * "calibration" latest|none (*calib keeps its default when absent). On
+ * failure *req is freed and NULL. */
+int api_request_hw(api_ctx *ctx, const char *body, size_t len, const char *const *top, cJSON **req,
+                   const char **hw, const char **calib, svc_err *err);
 /* Print and free nothing: malloc'd compact JSON or NULL on OOM. */
 char *api_print(const cJSON *doc);
 
@@ -62,10 +75,6 @@ int api_hw_decode(const cJSON *doc, cost_hw *out, svc_err *err);
 /* 0 when mhz is a plausible clock, else a 400 naming field (which says so
  * when the figure looks like GHz). */
 int api_clock_check(double mhz, const char *field, svc_err *err);
-/* The named hardware from the catalog with its latest calibration
- * (calibration left zeroed when use_calibration is 0). 404 when unknown.
- * Cached; safe from many threads. */
-int api_hw_lookup(api_ctx *ctx, const char *name, int use_calibration, cost_hw *out, svc_err *err);
 /* What a descriptor's figures rest on, lowest first: datasheet only, its
  * architecture's calibration on published rows, its own measurements. */
 enum { API_CALIB_DATASHEET = 0, API_CALIB_ARCH = 1, API_CALIB_OWN = 2 };
@@ -93,50 +102,6 @@ int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const
  * accelerator of that arch without one of its own uses. */
 int api_arch_calib_store(api_ctx *ctx, const char *arch, const cost_calib *calib,
                          const char *report_json, int *version, svc_err *err);
-/* ---- Published measurements (api/calibrate_published.c) ---- */
-/* One published GEMM throughput row, priced on its accelerator's datasheet
- * descriptor at the clock the source states (when it states one). */
-typedef struct {
-  char id[64];
-  char url[512]; /* source.url: the unit a fit rests on */
-  int fit;       /* role "fit" (else "check") */
-  double tflops;
-  cost_hw hw;
-  cost_sample s;
-} api_pub_row;
-
-#define API_FIT_MAX_ARCH 16
-#define API_FIT_MAX_SOURCES 16
-/* One architecture's fit and the sources behind it. */
-typedef struct {
-  char arch[32];
-  cost_calib calib;
-  cost_arch_fit_report rep;
-  int n_sources;
-  char sources[API_FIT_MAX_SOURCES][512];
-} api_arch_fit;
-
-/* 1 when text is a published-measurement file (a JSON array of rows with
- * source, setup and role). */
-int api_published_is(const char *text, size_t len);
-/* Its GEMM throughput rows (metric "tflops"; other metrics are skipped);
- * *rows malloc'd. A bad row is a 400 naming it. */
-int api_published_rows(api_ctx *ctx, const char *text, size_t len, const char *label,
-                       api_pub_row **rows, size_t *n, svc_err *err);
-/* One fit per architecture with rows (fit rows only unless all_rows;
- * only_arch NULL = every arch) into fits[0..*nfits). */
-int api_published_fit(const api_pub_row *rows, size_t n, int all_rows, const char *only_arch,
-                      api_arch_fit *fits, int max_fits, int *nfits);
-/* Row r's descriptor with its arch's fitted calibration (when fitted). */
-void api_published_apply(const api_pub_row *r, const api_arch_fit *fits, int nfits, cost_hw *hw);
-/* 1 when a fit rests on the source url (its rows may not be scored). */
-int api_published_fitted_source(const api_arch_fit *fits, int nfits, const char *url);
-/* cdplan calibrate on published files: fit, store each arch's version,
- * report. hwname (may be NULL) restricts the fit to its arch. */
-int api_calibrate_published(api_ctx *ctx, const char *hwname, int all_rows, size_t n,
-                            const char *const *texts, const size_t *lens, const char *const *labels,
-                            char **out, svc_err *err);
-
 /* Validate and store n descriptor texts in one transaction (all or
  * nothing); labels name each text in error messages; the stored names are
  * appended to names_out when not NULL. */

@@ -20,5 +20,10 @@
  *   one result per problem in order. A problem with no feasible candidate
  *   has "chosen": null and "triton": "[]". */
 int api_kernels_select(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
+/* The same answer as a document to read fields from (--format triton):
+ * *out is the reply's root (caller frees with cJSON_Delete). */
+struct cJSON;
+int api_kernels_select_doc(api_ctx *ctx, const char *body, size_t len, struct cJSON **out,
+                           svc_err *err);
 
 #endif

@@ -25,9 +25,15 @@
 int api_plan(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
 int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                 void *progress_user, char **out, svc_err *err);
+/* The same as a typed reply: r->id is the stored plan's id. */
+int api_plan_reply(api_ctx *ctx, const char *body, size_t len, api_reply *r, svc_err *err);
 
 /* GET /v1/plans/{id}: the stored document; 404 when unknown. */
 int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
+/* The same as a typed reply: r->id the plan's id, r->state its validation's
+ * least final side ("running", "queued"; "" when both jobs are final or the
+ * plan has no validation): api_reply_active says whether to poll again. */
+int api_plan_get_reply(api_ctx *ctx, const char *id, api_reply *r, svc_err *err);
 
 /* GET /v1/plans?limit=&after=: the stored plans, newest first, as
  * {"plans":[{"id","created_at","hardware","objective","step_ms",

@@ -47,9 +47,15 @@ int api_validation_submit(api_ctx *ctx, const char *body, size_t len, char **out
 /* The same with CLI options (opts may be NULL). */
 int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const api_val_opts *opts,
                                char **out, svc_err *err);
+/* The same as a typed reply: r->id is the job's id, r->state its state. */
+int api_validation_submit_reply(api_ctx *ctx, const char *body, size_t len,
+                                const api_val_opts *opts, api_reply *r, svc_err *err);
 /* GET /v1/validations/{id}: the job, polled against its backend first. */
 int api_validation_get(api_ctx *ctx, const char *id, char **out, svc_err *err);
 int api_validation_get_flags(api_ctx *ctx, const char *id, unsigned flags, char **out,
+                             svc_err *err);
+/* The same as a typed reply: r->id is the job's id, r->state its state. */
+int api_validation_get_reply(api_ctx *ctx, const char *id, unsigned flags, api_reply *r,
                              svc_err *err);
 /* GET /v1/validations: {"validations":[job without history/result...]},
  * newest first (at most 200); one reconcile pass runs first

@@ -116,6 +116,8 @@ fail:
   return rc;
 }
 
+void api_ctx_set_hardware(api_ctx *ctx, const char *name) { ctx->hw_override = name; }
+
 void api_ctx_free(api_ctx *ctx) {
   if (!ctx) return;
   hwdb_free(ctx->db);

@@ -184,15 +184,7 @@ int api_estimate(api_ctx *ctx, const char *body, size_t len, char **out, svc_err
   cost_hw hw;
   int rc, i = 0;
   *out = NULL;
-  if ((rc = api_parse_body(body, len, &req, err))) return rc;
-  if ((rc = api_check_fields(req, top, "", err)) ||
-      (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hwname, err)) ||
-      (rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)))
-    goto cleanup;
-  if (strcmp(calib, "latest") != 0 && strcmp(calib, "none") != 0) {
-    rc = svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
-    goto cleanup;
-  }
+  if ((rc = api_request_hw(ctx, body, len, top, &req, &hwname, &calib, err))) return rc;
   const cJSON *ops = cJSON_GetObjectItemCaseSensitive(req, "ops");
   if (!cJSON_IsArray(ops) || cJSON_GetArraySize(ops) == 0 || cJSON_GetArraySize(ops) > MAX_OPS) {
     rc = svc_err_set(err, ops ? SVC_BAD_FIELD : SVC_MISSING_FIELD, "ops",
@@ -218,23 +210,4 @@ cleanup:
   cJSON_Delete(req);
   cJSON_Delete(resp);
   return rc;
-}
-
-int api_override_hardware(const char *body, size_t len, const char *name, char **out,
-                          size_t *out_len, svc_err *err) {
-  cJSON *req = NULL;
-  int rc = api_parse_body(body, len, &req, err);
-  *out = NULL;
-  if (rc) return rc;
-  if (!api_valid_name(name)) {
-    cJSON_Delete(req);
-    return svc_err_set(err, SVC_BAD_ARGS, "hardware", "--hw must name hardware ([a-z0-9._-])");
-  }
-  cJSON_DeleteItemFromObjectCaseSensitive(req, "hardware");
-  cJSON_AddStringToObject(req, "hardware", name);
-  *out = api_print(req);
-  cJSON_Delete(req);
-  if (!*out) return svc_err_set(err, SVC_NOMEM, "", NULL);
-  *out_len = strlen(*out);
-  return 0;
 }

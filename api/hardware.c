@@ -315,6 +315,13 @@ static int parse_descriptor(const char *body, size_t len, cJSON **doc, cost_hw *
   return 0;
 }
 
+int api_hw_parse(const char *text, size_t len, cost_hw *out, svc_err *err) {
+  cJSON *doc = NULL;
+  int rc = parse_descriptor(text, len, &doc, out, err);
+  cJSON_Delete(doc);
+  return rc;
+}
+
 /* Add the latest calibration (read-only) to a stored descriptor. */
 static cJSON *with_calibration(api_ctx *ctx, const char *name, const char *doc_text) {
   cJSON *doc = cJSON_Parse(doc_text);
@@ -368,12 +375,12 @@ int api_hw_get(api_ctx *ctx, const char *name, char **out, svc_err *err) {
 }
 
 static int store(api_ctx *ctx, const char *body, size_t len, const char *path_name, int mode,
-                 int *created, char **out, svc_err *err) {
+                 int *created, api_reply *r, svc_err *err) {
   cJSON *doc = NULL;
   char *text = NULL;
   cost_hw hw;
   int rc;
-  *out = NULL;
+  r->json = NULL;
   if ((rc = parse_descriptor(body, len, &doc, &hw, err))) return rc;
   if (path_name && strcmp(path_name, hw.name) != 0) {
     rc = svc_err_set(err, SVC_BAD_FIELD, "name", "name '%s' does not match the URL's '%.63s'",
@@ -386,22 +393,33 @@ static int store(api_ctx *ctx, const char *body, size_t len, const char *path_na
   }
   if ((rc = hwdb_hw_put(ctx->db, hw.name, hw.vendor, text, mode, created, err))) goto cleanup;
   api_cache_invalidate(ctx);
-  rc = api_hw_get(ctx, hw.name, out, err);
+  snprintf(r->id, sizeof r->id, "%s", hw.name);
+  rc = api_hw_get(ctx, hw.name, &r->json, err);
 cleanup:
   free(text);
   cJSON_Delete(doc);
   return rc;
 }
 
+int api_hw_create_reply(api_ctx *ctx, const char *body, size_t len, api_reply *r, svc_err *err) {
+  return store(ctx, body, len, NULL, 0, NULL, r, err);
+}
+
 int api_hw_create(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
-  return store(ctx, body, len, NULL, 0, NULL, out, err);
+  api_reply r = {0};
+  int rc = store(ctx, body, len, NULL, 0, NULL, &r, err);
+  *out = r.json;
+  return rc;
 }
 
 int api_hw_replace(api_ctx *ctx, const char *name, const char *body, size_t len, int *created,
                    char **out, svc_err *err) {
   if (!api_valid_name(name))
     return svc_err_set(err, SVC_BAD_FIELD, "name", "name in the URL must be [a-z0-9._-]");
-  return store(ctx, body, len, name, 1, created, out, err);
+  api_reply r = {0};
+  int rc = store(ctx, body, len, name, 1, created, &r, err);
+  *out = r.json;
+  return rc;
 }
 
 int api_hw_delete(api_ctx *ctx, const char *name, svc_err *err) {

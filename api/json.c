@@ -78,6 +78,64 @@ int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err) {
 
 char *api_print(const cJSON *doc) { return cJSON_PrintUnformatted(doc); }
 
+/* The override replaces the member (moved to the end, as
+ * api_override_hardware does) so that the request reads as if written so. */
+static int set_hardware(cJSON *req, const char *name, svc_err *err) {
+  if (!api_valid_name(name))
+    return svc_err_set(err, SVC_BAD_ARGS, "hardware", "--hw must name hardware ([a-z0-9._-])");
+  cJSON_DeleteItemFromObjectCaseSensitive(req, "hardware");
+  if (!cJSON_AddStringToObject(req, "hardware", name)) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  return 0;
+}
+
+int api_parse_request(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err) {
+  int rc = api_parse_body(body, len, out, err);
+  if (rc || !ctx->hw_override) return rc;
+  if ((rc = set_hardware(*out, ctx->hw_override, err))) {
+    cJSON_Delete(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int api_override_hardware(const char *body, size_t len, const char *name, char **out,
+                          size_t *out_len, svc_err *err) {
+  cJSON *req = NULL;
+  int rc = api_parse_body(body, len, &req, err);
+  *out = NULL;
+  if (!rc && !(rc = set_hardware(req, name, err)) && !(*out = api_print(req)))
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+  cJSON_Delete(req);
+  if (!rc) *out_len = strlen(*out);
+  return rc;
+}
+
+int api_request_hw(api_ctx *ctx, const char *body, size_t len, const char *const *top, cJSON **req,
+                   const char **hw, const char **calib, svc_err *err) {
+  int rc = api_parse_request(ctx, body, len, req, err);
+  if (rc) return rc;
+  if (!(rc = api_check_fields(*req, top, "", err)) &&
+      !(rc = api_get_str(*req, "hardware", "", 1, 63, NULL, hw, err)) &&
+      !(rc = api_get_str(*req, "calibration", "", 0, 16, NULL, calib, err)) &&
+      strcmp(*calib, "latest") != 0 && strcmp(*calib, "none") != 0)
+    rc = svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
+  if (rc) {
+    cJSON_Delete(*req);
+    *req = NULL;
+  }
+  return rc;
+}
+
+void api_reply_dispose(api_reply *r) {
+  if (!r) return;
+  free(r->json);
+  r->json = NULL;
+}
+
+int api_reply_active(const api_reply *r) {
+  return !strcmp(r->state, "queued") || !strcmp(r->state, "running");
+}
+
 /* 1 when key is present (and not null) in obj, 0 when absent and optional,
  * a negative code when absent and required. */
 static int present(const cJSON *obj, const char *key, const char *path, int required,

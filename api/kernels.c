@@ -234,6 +234,15 @@ static int problem_json(const cost_hw *hw, const cost_kproblem *pb, const cost_k
 }
 
 int api_kernels_select(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
+  cJSON *doc = NULL;
+  int rc = api_kernels_select_doc(ctx, body, len, &doc, err);
+  *out = NULL;
+  if (!rc && !(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+  cJSON_Delete(doc);
+  return rc;
+}
+
+int api_kernels_select_doc(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err) {
   cJSON *req = NULL, *resp = NULL, *results;
   const char *hwname = NULL, *calib = "latest";
   cost_kproblem *probs = NULL;
@@ -244,7 +253,7 @@ int api_kernels_select(api_ctx *ctx, const char *body, size_t len, char **out, s
   int rc, np = 0, nc = 0, i = 0;
   char p[48];
   *out = NULL;
-  if ((rc = api_parse_body(body, len, &req, err))) return rc;
+  if ((rc = api_parse_request(ctx, body, len, &req, err))) return rc;
   if ((rc = api_check_fields(req, top_fields, "", err)) ||
       (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hwname, err)) ||
       (rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)) ||
@@ -306,7 +315,8 @@ int api_kernels_select(api_ctx *ctx, const char *body, size_t len, char **out, s
       goto cleanup;
     cJSON_AddItemToArray(results, r);
   }
-  if (!(*out = api_print(resp))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+  *out = resp;
+  resp = NULL;
 cleanup:
   cJSON_Delete(req);
   cJSON_Delete(resp);

@@ -48,19 +48,6 @@ static void plan_in_dispose(plan_in *in) {
   memset(in, 0, sizeof *in);
 }
 
-static int sparse_opt_of(int cost_opt) {
-  switch (cost_opt) {
-  case COST_OPT_ROWWISE_ADAGRAD:
-    return PLAN_SOPT_ROWWISE_ADAGRAD;
-  case COST_OPT_ADAGRAD:
-    return PLAN_SOPT_ADAGRAD;
-  case COST_OPT_ADAM:
-    return PLAN_SOPT_ADAM;
-  default:
-    return PLAN_SOPT_SGD;
-  }
-}
-
 /* An array member of knobs: each item checked by fn into out[]. */
 typedef int (*item_fn)(const cJSON *it, const char *path, const cost_hw *hw, int64_t *v,
                        svc_err *err);
@@ -348,7 +335,7 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   in->dense.base = in->base;
   pr->gpus_per_node = (int)gpn;
   pr->tables = in->tables, pr->n_tables = in->n;
-  pr->sparse_opt = sparse_opt_of(in->w.dlrm.sparse_optimizer);
+  pr->sparse_opt = in->w.dlrm.sparse_optimizer; /* plan_sparse_opt takes cost_optimizer's values */
   pr->host_bw = host_bw, pr->cache_ratio = cache, pr->price_per_hour = price;
   /* how host tables are served: the request's host_tables, else by the
    * framework (plain PyTorch: the CPU; TorchRec: its UVM cache) */
@@ -560,12 +547,12 @@ static int new_id(char *id, size_t size, svc_err *err) {
   return 0;
 }
 
-/* Add "id" to doc, print it, store it with the request. */
+/* Add "id" to doc, print it, store it with the request; r gets both. */
 static int store(api_ctx *ctx, const char *kind, const char *hw, const char *body, size_t len,
-                 cJSON *doc, char **out, svc_err *err) {
-  char id[24], *req = NULL;
+                 cJSON *doc, api_reply *r, svc_err *err) {
+  char *id = r->id, **out = &r->json, *req = NULL;
   int rc;
-  if ((rc = new_id(id, sizeof id, err))) return rc;
+  if ((rc = new_id(id, sizeof r->id, err))) return rc;
   cJSON_AddStringToObject(doc, "id", id);
   if (!(*out = api_print(doc)) || !(req = malloc(len + 1))) {
     free(*out);
@@ -589,18 +576,23 @@ static int store(api_ctx *ctx, const char *kind, const char *hw, const char *bod
   "workload", "cluster", "baseline", "knobs", "constraints", "objective", "time_limit_s",          \
       "price_per_hour", "host_bandwidth_bytes_per_s", "host_tables", "cache_ratio", "calibration"
 
-int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
-                void *progress_user, char **out, svc_err *err) {
+static int plan_op(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
+                   void *progress_user, api_reply *r, svc_err *err) {
   static const char *const top[] = {PLAN_REQUEST_FIELDS, "hardware", NULL};
   cJSON *req = NULL, *doc = NULL;
+  char *over = NULL; /* the request as stored when the context overrides its hardware */
   plan_in in;
   plan_result res;
   const char *hw = NULL;
   int rc;
   memset(&in, 0, sizeof in);
   memset(&res, 0, sizeof res);
-  *out = NULL;
-  if ((rc = api_parse_body(body, len, &req, err))) return rc;
+  r->json = NULL;
+  if ((rc = api_parse_request(ctx, body, len, &req, err))) return rc;
+  if (ctx->hw_override && !(over = api_print(req))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
   if ((rc = api_check_fields(req, top, "", err)) ||
       (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hw, err)) ||
       (rc = decode_common(ctx, req, hw, &in, err)))
@@ -611,12 +603,22 @@ int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn pro
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
-  rc = store(ctx, "plan", in.req.hw.name, body, len, doc, out, err);
+  rc = store(ctx, "plan", in.req.hw.name, over ? over : body, over ? strlen(over) : len, doc, r,
+             err);
 cleanup:
   plan_result_dispose(&res);
   plan_in_dispose(&in);
   cJSON_Delete(doc);
   cJSON_Delete(req);
+  free(over);
+  return rc;
+}
+
+int api_plan_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
+                void *progress_user, char **out, svc_err *err) {
+  api_reply r = {0};
+  int rc = plan_op(ctx, body, len, progress, progress_user, &r, err);
+  *out = r.json;
   return rc;
 }
 
@@ -624,8 +626,33 @@ int api_plan(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
   return api_plan_ex(ctx, body, len, NULL, NULL, out, err);
 }
 
+int api_plan_reply(api_ctx *ctx, const char *body, size_t len, api_reply *r, svc_err *err) {
+  return plan_op(ctx, body, len, NULL, NULL, r, err);
+}
+
+/* The plan validation's least final side: "running" or "queued" while
+ * either job may still change, else "". */
+static void validation_state(const cJSON *v, char *state, size_t size) {
+  static const char *const sides[] = {"baseline", "planned"};
+  state[0] = '\0';
+  for (int i = 0; i < 2; i++) {
+    const char *st = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, sides[i]), "state"));
+    if (st && (!strcmp(st, "running") || (!strcmp(st, "queued") && !state[0])))
+      snprintf(state, size, "%s", st);
+  }
+}
+
 int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
+  api_reply r = {0};
+  int rc = api_plan_get_reply(ctx, id, &r, err);
+  *out = r.json;
+  return rc;
+}
+
+int api_plan_get_reply(api_ctx *ctx, const char *id, api_reply *r, svc_err *err) {
   hwdb_plan p;
+  char **out = &r->json;
   *out = NULL;
   size_t n = id ? strlen(id) : 0;
   if (n != 16 || strspn(id, "0123456789abcdef") != n)
@@ -635,7 +662,9 @@ int api_plan_get(api_ctx *ctx, const char *id, char **out, svc_err *err) {
   if (rc) return rc;
   /* a validated plan carries its runs' predicted against measured */
   if ((rc = api_plan_validation_json(ctx, id, &v, err))) goto cleanup;
+  snprintf(r->id, sizeof r->id, "%s", id);
   if (v && (doc = cJSON_Parse(p.result))) {
+    validation_state(v, r->state, sizeof r->state);
     cJSON_AddItemToObject(doc, "validation", v);
     v = NULL;
     if (!(*out = api_print(doc))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
@@ -772,7 +801,9 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
     cJSON_AddItemToArray(notes, cJSON_CreateString("tune_from is deprecated and ignored: the tuned "
                                                    "source is always computed (tuned_source)"));
   }
-  rc = store(ctx, "compare", b.req.hw.name, body, len, doc, out, err);
+  api_reply r = {0};
+  rc = store(ctx, "compare", b.req.hw.name, body, len, doc, &r, err);
+  *out = r.json;
 cleanup:
   plan_result_dispose(&ra), plan_result_dispose(&rb);
   plan_in_dispose(&a), plan_in_dispose(&b);

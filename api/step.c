@@ -105,15 +105,7 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
   cost_hw hw;
   int rc;
   *out = NULL;
-  if ((rc = api_parse_body(body, len, &req, err))) return rc;
-  if ((rc = api_check_fields(req, top, "", err)) ||
-      (rc = api_get_str(req, "hardware", "", 1, 63, NULL, &hwname, err)) ||
-      (rc = api_get_str(req, "calibration", "", 0, 16, NULL, &calib, err)))
-    goto cleanup;
-  if (strcmp(calib, "latest") != 0 && strcmp(calib, "none") != 0) {
-    rc = svc_err_set(err, SVC_BAD_FIELD, "calibration", "calibration must be latest or none");
-    goto cleanup;
-  }
+  if ((rc = api_request_hw(ctx, body, len, top, &req, &hwname, &calib, err))) return rc;
   if ((rc = api_workload_decode(cJSON_GetObjectItemCaseSensitive(req, "workload"), "workload", &w,
                                 err)) ||
       (rc = api_recipe_decode(cJSON_GetObjectItemCaseSensitive(req, "recipe"), "recipe", &r, err)))

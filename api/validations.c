@@ -239,8 +239,9 @@ cleanup:
 }
 
 /* Print job id (optionally with extra members moved in) into *out. */
-static int reply_job(api_ctx *ctx, int64_t id, cJSON *extra, unsigned flags, char **out,
-                     svc_err *err) {
+/* The job's document in r->json, its id and state beside it. */
+static int reply_job_r(api_ctx *ctx, int64_t id, cJSON *extra, unsigned flags, api_reply *r,
+                       svc_err *err) {
   hwdb_job j;
   cJSON *d = NULL;
   int rc = hwdb_job_get(ctx->db, id, &j, err);
@@ -250,15 +251,33 @@ static int reply_job(api_ctx *ctx, int64_t id, cJSON *extra, unsigned flags, cha
       cJSON *it = cJSON_DetachItemViaPointer(extra, extra->child);
       cJSON_AddItemToObject(d, it->string, it);
     }
-    if (!(*out = api_print(d))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    if (!(r->json = api_print(d))) rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    snprintf(r->id, sizeof r->id, "%lld", (long long)id);
+    snprintf(r->state, sizeof r->state, "%s", j.state);
   }
   hwdb_job_dispose(&j);
   cJSON_Delete(d);
   return rc;
 }
 
+static int reply_job(api_ctx *ctx, int64_t id, cJSON *extra, unsigned flags, char **out,
+                     svc_err *err) {
+  api_reply r = {0};
+  int rc = reply_job_r(ctx, id, extra, flags, &r, err);
+  *out = r.json;
+  return rc;
+}
+
 int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const api_val_opts *opts,
                                char **out, svc_err *err) {
+  api_reply r = {0};
+  int rc = api_validation_submit_reply(ctx, body, len, opts, &r, err);
+  *out = r.json;
+  return rc;
+}
+
+int api_validation_submit_reply(api_ctx *ctx, const char *body, size_t len,
+                                const api_val_opts *opts, api_reply *r, svc_err *err) {
   cJSON *doc = NULL, *extra = NULL;
   char *params = NULL, *pred = NULL, token[VAL_TOKEN_LEN + 1];
   val_spec spec = {.backend = "local", .gpus = -1};
@@ -266,8 +285,8 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
   cost_hw hw;
   int64_t id = 0;
   int rc;
-  *out = NULL;
-  if ((rc = api_parse_body(body, len, &doc, err)) ||
+  r->json = NULL;
+  if ((rc = api_parse_request(ctx, body, len, &doc, err)) ||
       (rc = api_check_fields(doc, submit_fields, "", err)) ||
       (rc = api_get_str(doc, "kind", "", 1, 32, NULL, &spec.kind, err)) ||
       (rc = api_get_str(doc, "hardware", "", 1, 63, NULL, &spec.hw, err)) ||
@@ -314,7 +333,7 @@ int api_validation_submit_opts(api_ctx *ctx, const char *body, size_t len, const
   free(job);
   if (jd) cJSON_AddItemToObject(extra, "job", jd);
   if (spec.bundle_dir) cJSON_AddStringToObject(extra, "bundle_dir", spec.bundle_dir);
-  rc = reply_job(ctx, id, extra, opts ? opts->flags : 0, out, err);
+  rc = reply_job_r(ctx, id, extra, opts ? opts->flags : 0, r, err);
 cleanup:
   cJSON_Delete(doc);
   cJSON_Delete(extra);
@@ -333,14 +352,22 @@ int api_validation_get(api_ctx *ctx, const char *ids, char **out, svc_err *err) 
 
 int api_validation_get_flags(api_ctx *ctx, const char *ids, unsigned flags, char **out,
                              svc_err *err) {
+  api_reply r = {0};
+  int rc = api_validation_get_reply(ctx, ids, flags, &r, err);
+  *out = r.json;
+  return rc;
+}
+
+int api_validation_get_reply(api_ctx *ctx, const char *ids, unsigned flags, api_reply *r,
+                             svc_err *err) {
   val_cfg cfg;
   int64_t id = 0;
   int rc;
-  *out = NULL;
+  r->json = NULL;
   if ((rc = parse_id(ids, &id, err)) || (rc = cfg_for(ctx, &cfg, err)) ||
       (rc = poll_job(ctx, &cfg, id, err)))
     return rc;
-  return reply_job(ctx, id, NULL, flags, out, err);
+  return reply_job_r(ctx, id, NULL, flags, r, err);
 }
 
 int api_validation_list(api_ctx *ctx, char **out, svc_err *err) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_hw.h"
 #include "api/measure.h"
 #include "common/common.h"
 
@@ -19,62 +20,20 @@ static double get(const cJSON *o, const char *k) {
   return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* The service's decoder (api/api_hw.h), so that the figures rest on the
+ * descriptor the service prices: its vendor, its usable-HBM default. */
 int cm_load_hw(const char *path, cost_hw *hw) {
   size_t len;
+  svc_err err;
   char *txt = cm_slurp(path, &len);
   if (!txt) {
     fprintf(stderr, "cannot read %s\n", path);
     return -1;
   }
-  cJSON *d = cJSON_ParseWithLength(txt, len);
+  int rc = api_hw_parse(txt, len, hw, &err);
   free(txt);
-  if (!d) {
-    fprintf(stderr, "%s: bad JSON\n", path);
-    return -1;
-  }
-  memset(hw, 0, sizeof *hw);
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "name");
-  if (cJSON_IsString(v)) snprintf(hw->name, sizeof hw->name, "%s", v->valuestring);
-  v = cJSON_GetObjectItemCaseSensitive(d, "arch");
-  if (cJSON_IsString(v)) snprintf(hw->arch, sizeof hw->arch, "%s", v->valuestring);
-  hw->compute_units = (int)get(d, "compute_units");
-  hw->clock_hz = get(d, "clock_mhz") * 1e6;
-  hw->peak_clock_hz = get(d, "peak_clock_mhz") * 1e6;
-  hw->sustained_clock_hz = get(d, "sustained_clock_mhz") * 1e6;
-  hw->hbm_bytes = get(d, "hbm_bytes");
-  hw->hbm_usable_bytes = get(d, "hbm_usable_bytes");
-  hw->hbm_bw = get(d, "hbm_bandwidth_bytes_per_s");
-  hw->l2_bytes = get(d, "l2_bytes");
-  hw->llc_bytes = get(d, "llc_bytes");
-  hw->smem_per_unit = get(d, "smem_per_unit_bytes");
-  hw->regs_per_unit = get(d, "regs_per_unit");
-  hw->scaleup_bw = get(d, "scaleup_bandwidth_bytes_per_s");
-  hw->scaleup_domain = (int)get(d, "scaleup_domain");
-  /* The topology members api_hw_decode reads too (collective.c uses them). */
-  v = cJSON_GetObjectItemCaseSensitive(d, "scaleup_topology");
-  hw->scaleup_mesh = cJSON_IsString(v) && !strcmp(v->valuestring, "mesh");
-  hw->scaleup_link_bw = get(d, "scaleup_link_bandwidth_bytes_per_s");
-  hw->in_switch_reduction =
-      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "in_switch_reduction"));
-  hw->scaleout_bw = get(d, "scaleout_bandwidth_bytes_per_s");
-  hw->host_link_bw = get(d, "host_link_bandwidth_bytes_per_s");
-  hw->host_mem_per_node = get(d, "host_memory_bytes_per_node");
-  hw->tdp_w = get(d, "tdp_watts");
-  const cJSON *pk = cJSON_GetObjectItemCaseSensitive(d, "peak_tflops"), *e;
-  cJSON_ArrayForEach(e, pk) {
-    int dt = cost_dtype_parse(e->string);
-    if (dt >= 0 && cJSON_IsNumber(e)) hw->peak_flops[dt] = e->valuedouble * 1e12;
-  }
-  const cJSON *mi = cJSON_GetObjectItemCaseSensitive(d, "matrix_instructions");
-  cJSON_ArrayForEach(e, mi) {
-    const cJSON *dn = cJSON_GetObjectItemCaseSensitive(e, "dtype");
-    if (hw->n_mma >= COST_MAX_MMA || !cJSON_IsString(dn)) continue;
-    int dt = cost_dtype_parse(dn->valuestring);
-    if (dt < 0) continue;
-    hw->mma[hw->n_mma++] = (cost_mma){dt, (int)get(e, "m"), (int)get(e, "n"), (int)get(e, "k")};
-  }
-  cJSON_Delete(d);
-  return 0;
+  if (rc) fprintf(stderr, "%s: %s (%s)\n", path, err.message, err.field);
+  return rc ? -1 : 0;
 }
 
 static int append_file(const char *path, cost_sample **all, size_t *n) {

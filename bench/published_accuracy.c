@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
+#include "api/api_hw.h"
 #include "bench/published_mlperf.h"
 #include "costmodel/costmodel_int.h"
 

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
-#include "costmodel/costmodel_int.h"
+#include "api/api_hw.h"
+#include "api/api_published.h"
 
 enum { M_SHEET, M_FIT, M_SHIP, M__N };
 static const char *const mname[M__N] = {"datasheet", "fit-only", "shipped"};

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
+#include "api/api.h"
 #include "api/api_step.h"
 #include "bench/published_mlperf.h"
 

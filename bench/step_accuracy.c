@@ -21,25 +21,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/api_int.h"
-#include "api/api_step.h"
 #include "api/measure.h"
+#include "bench/bench.h"
 
-int g_breakdown; /* --breakdown: per-component ms under each case (and per uvm row) */
+static int g_breakdown; /* --breakdown: per-component ms under each case (and per uvm row) */
 
 static int cmp_d(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b;
 }
 /* Median of v[0..n) (sorts v); NAN when n <= 0. Also bench/step_uvm.c's. */
-double bench_median(double *v, int n);
 double bench_median(double *v, int n) {
   if (n <= 0) return NAN;
   qsort(v, (size_t)n, sizeof *v, cmp_d);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 /* Max of v[0..n) (0 when n <= 0). Also bench/step_transformer.c's. */
-double bench_max(const double *v, int n);
 double bench_max(const double *v, int n) {
   double m = 0;
   for (int i = 0; i < n; i++) m = fmax(m, v[i]);
@@ -196,7 +193,6 @@ static void pair_ranking(const cost_hw *hw, const api_step_meas *m, int *agree, 
 }
 
 /* A whole-step measurement file (also bench/step_uvm.c's). */
-int bench_load_meas(const char *path, api_step_meas *m);
 int bench_load_meas(const char *path, api_step_meas *m) {
   char *text = NULL;
   size_t len = 0;
@@ -207,11 +203,6 @@ int bench_load_meas(const char *path, api_step_meas *m) {
   free(text);
   return rc;
 }
-
-int bench_transformers(api_ctx *ctx);
-int bench_transformer_h200(const cost_hw *hw); /* bench/step_transformer.c, section (f) */
-int bench_uvm(const cost_hw *lent);            /* bench/step_uvm.c, section (h) */
-int bench_thousand(const cost_hw *hw);
 
 /* (g) The host differs between machines: the framework profile (host time
  * per eager op, and the GPU terms, which the profiler's GPU busy time pins
@@ -365,7 +356,7 @@ int main(int argc, char **argv) {
   }
   cost_hw lent = hw;
   bench_lent(&hw_ops, &x, &lent);
-  int rc = bench_uvm(&lent);
+  int rc = bench_uvm(&lent, g_breakdown);
   rc |= bench_transformers(ctx);
   rc |= bench_transformer_h200(&hw);
   rc |= bench_thousand(&hw);

@@ -14,11 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_step.h"
 #include "api/measure.h"
-
-double bench_median(double *v, int n);    /* bench/step_accuracy.c (sorts v) */
-double bench_max(const double *v, int n); /* bench/step_accuracy.c */
+#include "bench/bench.h"
 
 static cJSON *load(const char *path) {
   char *text = NULL;
@@ -116,7 +113,6 @@ static int score_dir(const cost_hw *hw, const cost_hw *hwf, const char *dir, con
   return 0;
 }
 
-int bench_transformer_h200(const cost_hw *hw_in);
 int bench_transformer_h200(const cost_hw *hw_in) {
   const char *dir = "data/measurements/h200-transformer";
   char p1[256], p2[256];

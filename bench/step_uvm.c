@@ -20,16 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
-#include "api/api_step.h"
 #include "api/measure.h"
-
-int bench_uvm(const cost_hw *lent);
-extern int g_breakdown; /* bench/step_accuracy.c: --breakdown */
-
-double bench_median(double *v, int n); /* bench/step_accuracy.c */
-
-int bench_load_meas(const char *path, api_step_meas *m); /* bench/step_accuracy.c */
+#include "bench/bench.h"
 
 /* The uvm rows of a memory_ops file; -1 when there are none. */
 static int load_uvm(const char *path, cost_uvm_sample **u, size_t *n) {
@@ -161,7 +153,7 @@ static double step_rows(const cost_hw *hw, const api_step_meas *m, const char *t
   return v;
 }
 
-int bench_uvm(const cost_hw *lent) {
+int bench_uvm(const cost_hw *lent, int breakdown) {
   cost_uvm_sample *u = NULL, *ue = NULL;
   size_t n = 0, ne = 0;
   api_step_meas st = {0}, e2e = {0};
@@ -189,7 +181,7 @@ int bench_uvm(const cost_hw *lent) {
          rep.n_fwd_bwd, 100 * rep.median_err_after[0], 100 * rep.max_err_after[0],
          100 * rep.median_err_after[1], 100 * rep.max_err_after[1], 100 * rep.median_err_before[0],
          100 * rep.median_err_before[1], 100 * cv[0], 100 * cv[1]);
-  if (g_breakdown) print_rows(&hw, u, n);
+  if (breakdown) print_rows(&hw, u, n);
   double s_med = NAN, s_max = 0, s2_med = NAN, s2_max = 0, sync = NAN;
   if (bench_load_meas("data/measurements/h200-uvm/uvm_steps.json", &st) == 0) {
     s_med = step_rows(&hw, &st,

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
+#include "api/api.h"
+#include "api/api_published.h"
 #include "cli/cli.h"
 
 int cli_calibrate(cli_opts *o) {

@@ -21,11 +21,8 @@ static int bad_args(const char *msg, const char *arg) {
 }
 
 /* The "triton" text of each result, one problem per block. */
-static int emit_triton(char *json) {
-  cJSON *doc = cJSON_Parse(json);
+static int emit_triton(const cJSON *doc) {
   const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results"), *r;
-  free(json);
-  if (!doc) return 3;
   cJSON_ArrayForEach(r, results) {
     const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "triton");
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(r, "dtype");
@@ -35,7 +32,6 @@ static int emit_triton(char *json) {
            cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "k")),
            cJSON_IsString(dt) ? dt->valuestring : "?", cJSON_IsString(tx) ? tx->valuestring : "[]");
   }
-  cJSON_Delete(doc);
   return 0;
 }
 
@@ -45,12 +41,9 @@ static const char *const meta_names[] = {"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_
                                          "GROUP_SIZE_M"};
 
 /* The chosen config per shape as a Python module. */
-static int emit_heuristic(char *json) {
-  cJSON *doc = cJSON_Parse(json);
+static int emit_heuristic(const cJSON *doc) {
   const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results"), *r;
   const char *hw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "hardware"));
-  free(json);
-  if (!doc) return 3;
   printf("# Triton GEMM configs chosen by cdplan's kernel model for %s, one per shape, no\n"
          "# autotuning (`cdplan kernels select --format triton-heuristic`). Shapes without a\n"
          "# feasible config are left out.\n"
@@ -78,15 +71,15 @@ static int emit_heuristic(char *json) {
   for (size_t i = 0; i < sizeof meta_names / sizeof meta_names[0]; i++)
     printf("%s\"%s\"", i ? ", " : "", meta_names[i]);
   printf(")\n    }\n");
-  cJSON_Delete(doc);
   return fflush(stdout) == 0 ? 0 : 3;
 }
 
 int cli_kernels_select(cli_opts *o) {
   const char *file = NULL, *format = "json";
   api_ctx *ctx = NULL;
-  char *in = NULL, *body = NULL, *out = NULL;
-  size_t len = 0, blen = 0;
+  char *in = NULL, *out = NULL;
+  cJSON *doc = NULL;
+  size_t len = 0;
   svc_err err;
   int rc;
   svc_err_clear(&err);
@@ -112,14 +105,17 @@ int cli_kernels_select(cli_opts *o) {
   if (strcmp(format, "json") && strcmp(format, "triton") && strcmp(format, "triton-heuristic"))
     return bad_args("--format must be json, triton or triton-heuristic, not ", format);
   if ((rc = cli_read_input(file, &in, &len, &err))) goto cleanup;
-  if (o->hw && (rc = api_override_hardware(in, len, o->hw, &body, &blen, &err))) goto cleanup;
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
-  rc = api_kernels_select(ctx, body ? body : in, body ? blen : len, &out, &err);
+  if (!strcmp(format, "json"))
+    rc = api_kernels_select(ctx, in, len, &out, &err);
+  else
+    rc = api_kernels_select_doc(ctx, in, len, &doc, &err);
 cleanup:
   free(in);
-  free(body);
   api_ctx_free(ctx);
   if (rc) return cli_fail(&err);
-  if (!strcmp(format, "triton")) return emit_triton(out);
-  return strcmp(format, "triton-heuristic") ? cli_emit(out) : emit_heuristic(out);
+  if (!doc) return cli_emit(out);
+  rc = strcmp(format, "triton") ? emit_heuristic(doc) : emit_triton(doc);
+  cJSON_Delete(doc);
+  return rc;
 }

@@ -67,7 +67,12 @@ int cli_read_input(const char *path, char **out, size_t *len, svc_err *err) {
   return 0;
 }
 
-int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err) { return api_ctx_new(ctx, o->db, err); }
+/* --hw applies to every request that names hardware, after it is parsed. */
+int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err) {
+  int rc = api_ctx_new(ctx, o->db, err);
+  if (!rc) api_ctx_set_hardware(*ctx, o->hw);
+  return rc;
+}
 
 /* A command-line mistake: exit 2 with the error document. */
 static int usage_error(const char *what, const char *arg) {
@@ -80,6 +85,9 @@ static int usage_error(const char *what, const char *arg) {
 typedef int (*request_fn)(api_ctx *, const char *, size_t, char **, svc_err *);
 
 static int run_request(cli_opts *o, request_fn fn) {
+  /* A descriptor names no hardware to override: hw add --hw has always
+   * added the member to its text (and the api refuses it). */
+  int text_hw = fn == api_hw_create;
   api_ctx *ctx = NULL;
   char *in = NULL, *body = NULL, *out = NULL;
   size_t len = 0, blen = 0;
@@ -88,7 +96,7 @@ static int run_request(cli_opts *o, request_fn fn) {
   svc_err_clear(&err);
   if (o->argc != 1) return usage_error("expected one request file or - for stdin", "");
   if ((rc = cli_read_input(o->argv[0], &in, &len, &err))) goto cleanup;
-  if (o->hw) {
+  if (o->hw && text_hw) {
     if ((rc = api_override_hardware(in, len, o->hw, &body, &blen, &err))) goto cleanup;
   }
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;

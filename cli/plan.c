@@ -34,8 +34,8 @@ typedef int (*plan_call)(api_ctx *, const char *, size_t, plan_progress_fn, void
 
 static int run(cli_opts *o, plan_call fn, int takes_hw) {
   api_ctx *ctx = NULL;
-  char *in = NULL, *body = NULL, *out = NULL;
-  size_t len = 0, blen = 0;
+  char *in = NULL, *out = NULL;
+  size_t len = 0;
   progress_state ps = {0, isatty(fileno(stderr))};
   svc_err err;
   int rc;
@@ -46,14 +46,12 @@ static int run(cli_opts *o, plan_call fn, int takes_hw) {
     return cli_fail(&err);
   }
   if ((rc = cli_read_input(o->argv[0], &in, &len, &err))) goto cleanup;
-  if (o->hw && takes_hw && (rc = api_override_hardware(in, len, o->hw, &body, &blen, &err)))
-    goto cleanup;
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
-  rc = fn(ctx, body ? body : in, body ? blen : len, progress, &ps, &out, &err);
+  if (!takes_hw) api_ctx_set_hardware(ctx, NULL);
+  rc = fn(ctx, in, len, progress, &ps, &out, &err);
   if (ps.shown) fputc('\n', stderr);
 cleanup:
   free(in);
-  free(body);
   api_ctx_free(ctx);
   return rc ? cli_fail(&err) : cli_emit(out);
 }

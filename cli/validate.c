@@ -85,8 +85,8 @@ static int finish(api_ctx *ctx, int rc, char *out, const svc_err *err) {
 
 int cli_validate_submit(cli_opts *o) {
   api_ctx *ctx = NULL;
-  char *in = NULL, *body = NULL, *out = NULL;
-  size_t len = 0, blen = 0;
+  char *in = NULL, *out = NULL;
+  size_t len = 0;
   val_args a;
   svc_err err;
   int rc;
@@ -98,13 +98,11 @@ int cli_validate_submit(cli_opts *o) {
   if (a.backend && !strcmp(a.backend, "bundle") && !a.out)
     return bad_args("--backend bundle needs --out DIR", NULL);
   if ((rc = cli_read_input(a.pos[0], &in, &len, &err))) goto cleanup;
-  if (o->hw && (rc = api_override_hardware(in, len, o->hw, &body, &blen, &err))) goto cleanup;
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
   api_val_opts opts = {.backend = a.backend, .bundle_dir = a.out};
-  rc = api_validation_submit_opts(ctx, body ? body : in, body ? blen : len, &opts, &out, &err);
+  rc = api_validation_submit_opts(ctx, in, len, &opts, &out, &err);
 cleanup:
   free(in);
-  free(body);
   return finish(ctx, rc, out, &err);
 }
 
@@ -124,12 +122,10 @@ int cli_validate_status(cli_opts *o) {
   }
   double deadline = svc_now() + a.wait_s;
   for (;;) {
-    if ((rc = api_validation_get(ctx, a.pos[0], &out, &err))) break;
-    /* The job document puts its own "state" before params and history,
-     * so the first "state" member is the job's. */
-    const char *st = strstr(out, "\"state\":\"");
-    int active = st && (!strncmp(st + 9, "queued\"", 7) || !strncmp(st + 9, "running\"", 8));
-    if (!active || svc_now() >= deadline) break;
+    api_reply rep = {0};
+    rc = api_validation_get_reply(ctx, a.pos[0], 0, &rep, &err);
+    out = rep.json;
+    if (rc || !api_reply_active(&rep) || svc_now() >= deadline) break;
     free(out);
     out = NULL;
     usleep(200000);
@@ -191,24 +187,6 @@ static int add_count(cJSON *body, const char *key, const char *v) {
   return 0;
 }
 
-/* The plan's "validation" member while either side is still queued or
- * running (then wait and look again), else NULL. */
-static int still_running(const char *plan_doc) {
-  cJSON *d = cJSON_Parse(plan_doc);
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "validation");
-  static const char *const sides[] = {"baseline", "planned"};
-  int active = 0;
-  for (int i = 0; i < 2; i++) {
-    const cJSON *st =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, sides[i]), "state");
-    if (cJSON_IsString(st) &&
-        (!strcmp(st->valuestring, "queued") || !strcmp(st->valuestring, "running")))
-      active = 1;
-  }
-  cJSON_Delete(d);
-  return active;
-}
-
 /* cdplan validate plan ID: run the plan's baseline and planned recipes
  * (api_plan_validate); --wait polls the plan until both jobs are final and
  * prints it with its validation; --show only prints the plan. */
@@ -255,8 +233,10 @@ int cli_validate_plan(cli_opts *o) {
   }
   double deadline = svc_now() + a.wait_s;
   for (;;) {
-    if ((rc = api_plan_get(ctx, a.pos[0], &out, &err))) break;
-    if (!still_running(out) || svc_now() >= deadline) break;
+    api_reply rep = {0};
+    rc = api_plan_get_reply(ctx, a.pos[0], &rep, &err);
+    out = rep.json;
+    if (rc || !api_reply_active(&rep) || svc_now() >= deadline) break;
     free(out);
     out = NULL;
     usleep(200000);

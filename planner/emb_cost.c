@@ -40,14 +40,19 @@ static int name_index(const char *const *names, int n, const char *name) {
   return -1;
 }
 
-static const char *const shard_names[PLAN_SHARD__COUNT] = {
-    "data_parallel", "table_wise", "row_wise", "column_wise", "table_row_wise"};
+/* One sharding vocabulary: the planner's values are the cost model's, and
+ * so are the names (costmodel/step.c's table). */
+_Static_assert((int)PLAN_SHARD_DP == (int)COST_SHARD_DATA_PARALLEL &&
+                   (int)PLAN_SHARD_TW == (int)COST_SHARD_TABLE_WISE &&
+                   (int)PLAN_SHARD_RW == (int)COST_SHARD_ROW_WISE &&
+                   (int)PLAN_SHARD_CW == (int)COST_SHARD_COLUMN_WISE &&
+                   (int)PLAN_SHARD_TWRW == (int)COST_SHARD_TABLE_ROW_WISE &&
+                   (int)PLAN_SHARD__COUNT == (int)COST_SHARD__COUNT,
+               "plan_shard and cost_sharding must agree");
 
-const char *plan_shard_name(int s) {
-  return s >= 0 && s < PLAN_SHARD__COUNT ? shard_names[s] : "unknown";
-}
+const char *plan_shard_name(int s) { return cost_sharding_name(s); }
 
-int plan_shard_parse(const char *name) { return name_index(shard_names, PLAN_SHARD__COUNT, name); }
+int plan_shard_parse(const char *name) { return cost_sharding_parse(name); }
 
 const char *plan_place_kernel(int place, int host_mode) {
   static const char *const kern[PLAN_HOST__COUNT] = {"fused_uvm_caching", "cpu", "fused_uvm"};
@@ -124,17 +129,13 @@ static double host_extra_ms(const prices *pr, double rows, double dim, double lo
  * model's paths (costmodel/step.h, cost_step_host_table_ms). */
 static double cpu_extra_ms(const plan_emb_problem *p, double rows, double dim, double bags,
                            double lookups) {
-  static const int sopt[] = {[PLAN_SOPT_SGD] = COST_OPT_SGD,
-                             [PLAN_SOPT_ROWWISE_ADAGRAD] = COST_OPT_ROWWISE_ADAGRAD,
-                             [PLAN_SOPT_ADAGRAD] = COST_OPT_ADAGRAD,
-                             [PLAN_SOPT_ADAM] = COST_OPT_ADAM};
   cost_dlrm d = {0};
   cost_recipe r;
   cost_recipe_init(&r);
   r.framework = COST_FW_PYTORCH_EAGER;
   r.embedding_precision = p->emb_dtype;
   d.sparse_optimizer =
-      p->sparse_opt >= 0 && p->sparse_opt <= PLAN_SOPT_ADAM ? sopt[p->sparse_opt] : COST_OPT_SGD;
+      p->sparse_opt >= 0 && p->sparse_opt < COST_OPT__COUNT ? p->sparse_opt : COST_OPT_SGD;
   int64_t b = (int64_t)fmax(1, ceil(bags));
   int64_t pool = (int64_t)fmax(1, llround(lookups / fmax(1, bags)));
   double ms;

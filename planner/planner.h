@@ -53,11 +53,13 @@ typedef enum {
  * behind an HBM cache ("fused_uvm_caching"). */
 typedef enum { PLAN_PLACE_HBM = 0, PLAN_PLACE_HOST, PLAN_PLACE__COUNT } plan_place;
 
+/* The sparse optimizer, in the cost model's values (cost_optimizer), so
+ * that nothing translates between the two. */
 typedef enum {
-  PLAN_SOPT_SGD = 0,
-  PLAN_SOPT_ROWWISE_ADAGRAD, /* one fp32 per row */
-  PLAN_SOPT_ADAGRAD,         /* one fp32 per element */
-  PLAN_SOPT_ADAM             /* two fp32 per element */
+  PLAN_SOPT_SGD = COST_OPT_SGD,
+  PLAN_SOPT_ROWWISE_ADAGRAD = COST_OPT_ROWWISE_ADAGRAD, /* one fp32 per row */
+  PLAN_SOPT_ADAGRAD = COST_OPT_ADAGRAD,                 /* one fp32 per element */
+  PLAN_SOPT_ADAM = COST_OPT_ADAM                        /* two fp32 per element */
 } plan_sparse_opt;
 typedef enum { PLAN_OBJ_THROUGHPUT = 0, PLAN_OBJ_COST } plan_objective;
 

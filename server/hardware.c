@@ -2,22 +2,10 @@
  * /v1/hardware/{name}. Each handler decodes the path/query, calls one api
  * operation and replies; validation and storage are the api's.
  */
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "server/server_int.h"
-
-/* The Location of a created descriptor. The api hands back the stored
- * document, not the name, so read the name out of it; catalog names are
- * [a-z0-9._-] and need no escaping in a URL. */
-static void location_of(const char *doc, char *buf, size_t size) {
-  buf[0] = '\0';
-  cJSON *j = cJSON_Parse(doc);
-  const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name");
-  if (cJSON_IsString(name)) snprintf(buf, size, "/v1/hardware/%s", name->valuestring);
-  cJSON_Delete(j);
-}
 
 enum MHD_Result srv_hw_list(srv_req *r) {
   char *out = NULL;
@@ -35,13 +23,10 @@ enum MHD_Result srv_hw_get(srv_req *r) {
 }
 
 enum MHD_Result srv_hw_create(srv_req *r) {
-  char *out = NULL;
-  char loc[192];
+  api_reply rep = {0};
   svc_err err;
-  if (api_hw_create(r->s->api, r->body, r->body_len, &out, &err) < 0)
-    return srv_reply_error(r, &err);
-  location_of(out, loc, sizeof loc);
-  return srv_reply_created(r, out, loc[0] ? loc : NULL);
+  int rc = api_hw_create_reply(r->s->api, r->body, r->body_len, &rep, &err);
+  return srv_reply_created_at(r, rc, &rep, &err, "/v1/hardware/");
 }
 
 enum MHD_Result srv_hw_replace(srv_req *r) {

@@ -3,7 +3,6 @@
  * re-plan), POST /v1/plans/{id}/validations (run its baseline and planned recipes). Plans and
  * compares are "heavy" routes: the route table caps how many run at once so the other endpoints
  * always keep worker threads (503 with Retry-After beyond the cap). */
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,21 +12,11 @@
 #include "api/api_validate.h"
 #include "server/server_int.h"
 
-/* The stored plan's Location, read from its "id" (ids are [0-9a-z-]). */
-static void location_of(const char *doc, char *buf, size_t size) {
-  buf[0] = '\0';
-  cJSON *j = cJSON_Parse(doc);
-  const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
-  if (cJSON_IsString(id)) snprintf(buf, size, "/v1/plans/%s", id->valuestring);
-  cJSON_Delete(j);
-}
-
 enum MHD_Result srv_plan_create(srv_req *r) {
-  char *out = NULL, loc[128];
+  api_reply rep = {0};
   svc_err err;
-  if (api_plan(r->s->api, r->body, r->body_len, &out, &err) < 0) return srv_reply_error(r, &err);
-  location_of(out, loc, sizeof loc);
-  return srv_reply_created(r, out, loc[0] ? loc : NULL);
+  int rc = api_plan_reply(r->s->api, r->body, r->body_len, &rep, &err);
+  return srv_reply_created_at(r, rc, &rep, &err, "/v1/plans/");
 }
 
 enum MHD_Result srv_plan_list(srv_req *r) {

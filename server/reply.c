@@ -65,6 +65,14 @@ enum MHD_Result srv_reply_created(srv_req *r, char *json, const char *location) 
   return reply_doc(r, MHD_HTTP_CREATED, json, location ? MHD_HTTP_HEADER_LOCATION : NULL, location);
 }
 
+enum MHD_Result srv_reply_created_at(srv_req *r, int rc, api_reply *rep, const svc_err *err,
+                                     const char *base) {
+  char loc[192];
+  if (rc < 0) return srv_reply_error(r, err);
+  snprintf(loc, sizeof loc, "%s%s", base, rep->id);
+  return srv_reply_created(r, rep->json, rep->id[0] ? loc : NULL);
+}
+
 enum MHD_Result srv_reply_no_content(srv_req *r) {
   struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
   return srv_reply_response(r, MHD_HTTP_NO_CONTENT, resp);

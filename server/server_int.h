@@ -182,6 +182,11 @@ enum MHD_Result srv_reply_json(srv_req *r, unsigned status, char *json);
 enum MHD_Result srv_reply_text(srv_req *r, unsigned status, char *body, const char *ctype);
 /* 201 with a Location header. */
 enum MHD_Result srv_reply_created(srv_req *r, char *json, const char *location);
+/* An api operation's typed reply: its error when rc < 0, else 201 with
+ * Location base + rep->id (none when the reply names nothing); takes
+ * rep->json. Ids and catalog names need no escaping in a URL. */
+enum MHD_Result srv_reply_created_at(srv_req *r, int rc, api_reply *rep, const svc_err *err,
+                                     const char *base);
 enum MHD_Result srv_reply_no_content(srv_req *r);
 /* The error document for err with svc_code_http(err->code). */
 enum MHD_Result srv_reply_error(srv_req *r, const svc_err *err);

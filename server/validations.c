@@ -17,16 +17,11 @@ static unsigned view(const srv_req *r) {
 }
 
 enum MHD_Result srv_validation_submit(srv_req *r) {
-  char *out = NULL, loc[96];
+  api_reply rep = {0};
   svc_err err;
   api_val_opts opts = {.flags = view(r)};
-  if (api_validation_submit_opts(r->s->api, r->body, r->body_len, &opts, &out, &err) < 0)
-    return srv_reply_error(r, &err);
-  /* The job document starts {"id":N,...}: its Location names it. */
-  const char *p = strstr(out, "\"id\":");
-  long id = p ? strtol(p + 5, NULL, 10) : 0;
-  if (id > 0) snprintf(loc, sizeof loc, "/v1/validations/%ld", id);
-  return srv_reply_created(r, out, id > 0 ? loc : NULL);
+  int rc = api_validation_submit_reply(r->s->api, r->body, r->body_len, &opts, &rep, &err);
+  return srv_reply_created_at(r, rc, &rep, &err, "/v1/validations/");
 }
 
 enum MHD_Result srv_validation_list(srv_req *r) {

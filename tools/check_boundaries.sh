@@ -1,0 +1,76 @@
+#!/bin/sh
+# check_boundaries.sh: the module graph of DESIGN.md, enforced on the
+# sources (ctest arch_boundaries; issue 28). Two rules:
+#  1. a module's private header (<mod>/<name>_int.h) is included by files of
+#     that module only -- never by another module, the benchmarks or the CLI;
+#  2. a module includes headers only of the modules it may depend on (the
+#     same graph the CMake link lines state): data flows transport -> api ->
+#     hwdb/costmodel/planner/validate, never back.
+# tests/ and fuzz/ are white-box (a test may include the private header of
+# the module it tests) and are not checked; so are the two benchmarks of a
+# module's insides listed in white_box() below. Prints each offence and
+# exits 1 when there is one.
+# usage: tools/check_boundaries.sh [SOURCE_DIR]
+set -u
+src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$src" || exit 2
+
+allowed() {
+  case $1 in
+  common) echo "common" ;;
+  costmodel) echo "costmodel common" ;;
+  hwdb) echo "hwdb common" ;;
+  planner) echo "planner costmodel common" ;;
+  validate) echo "validate hwdb common" ;;
+  api) echo "api hwdb costmodel planner validate common" ;;
+  server) echo "server api common" ;;
+  cli) echo "cli server api common" ;;
+  bench) echo "bench api costmodel planner common" ;;
+  esac
+}
+
+# Benchmarks that measure a module's insides, as its own tests would:
+# bench/planner.c times the embedding MILP's stages (emb_inst, emb_eval,
+# the root LP) one by one; bench/published_accuracy.c fits the collective
+# model's parameters (cost_collective_p over cost_param_table).
+white_box() {
+  case "$1 $2" in
+  "bench/planner.c planner/planner_int.h") return 0 ;;
+  "bench/published_accuracy.c costmodel/costmodel_int.h") return 0 ;;
+  esac
+  return 1
+}
+
+tmpf=$(mktemp) || exit 2
+trap 'rm -f "$tmpf"' EXIT
+for mod in common costmodel hwdb planner validate api server cli bench; do
+  [ -d "$mod" ] || continue
+  ok=$(allowed "$mod")
+  for f in "$mod"/*.c "$mod"/*.h; do
+    [ -f "$f" ] || continue
+    # every #include "dir/file.h" of the project (system headers use <>)
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z_]*\)\/\([A-Za-z0-9_.]*\)".*/\1 \2/p' "$f" |
+      while read -r dir hdr; do
+        case " $ok " in
+        *" $dir "*) ;;
+        *)
+          echo "$f: includes $dir/$hdr, but $mod may not depend on $dir"
+          echo x >>"$tmpf"
+          ;;
+        esac
+        case $hdr in
+        *_int.h)
+          if [ "$dir" != "$mod" ] && ! white_box "$f" "$dir/$hdr"; then
+            echo "$f: includes $dir/$hdr, a private header of $dir"
+            echo x >>"$tmpf"
+          fi
+          ;;
+        esac
+      done
+  done
+done
+if [ -s "$tmpf" ]; then
+  echo "check_boundaries: $(wc -l <"$tmpf") offence(s)"
+  exit 1
+fi
+echo "check_boundaries: ok"
