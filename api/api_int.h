@@ -25,7 +25,7 @@ struct api_ctx {
    * when it was read (0: never) */
   atomic_int follow_state;
   atomic_int_least64_t follow_at_ms;
-  const char *hw_override;    /* api_ctx_set_hardware: the CLI's --hw, or NULL */
+  const char *hw_override; /* api_ctx_set_hardware: the CLI's --hw, or NULL */
 };
 
 /* Parse a request body (bounded, cJSON_ParseWithLength); 400 bad_json with

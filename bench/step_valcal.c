@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "api/api_int.h"
+#include "api/api_hw.h"
 #include "api/api_plan.h"
 #include "api/api_step.h"
 #include "api/api_validate.h"

@@ -32,11 +32,15 @@ allowed() {
 # Benchmarks that measure a module's insides, as its own tests would:
 # bench/planner.c times the embedding MILP's stages (emb_inst, emb_eval,
 # the root LP) one by one; bench/published_accuracy.c fits the collective
-# model's parameters (cost_collective_p over cost_param_table).
+# model's parameters (cost_collective_p over cost_param_table);
+# bench/report_join.c submits 80,000-row jobs through validate/ directly
+# (past the API's body limit) to time the report's join.
 white_box() {
   case "$1 $2" in
   "bench/planner.c planner/planner_int.h") return 0 ;;
   "bench/published_accuracy.c costmodel/costmodel_int.h") return 0 ;;
+  "bench/report_join.c api/api_int.h") return 0 ;;
+  "bench/report_join.c validate/validate.h") return 0 ;;
   esac
   return 1
 }
@@ -54,8 +58,10 @@ for mod in common costmodel hwdb planner validate api server cli bench; do
         case " $ok " in
         *" $dir "*) ;;
         *)
-          echo "$f: includes $dir/$hdr, but $mod may not depend on $dir"
-          echo x >>"$tmpf"
+          if ! white_box "$f" "$dir/$hdr"; then
+            echo "$f: includes $dir/$hdr, but $mod may not depend on $dir"
+            echo x >>"$tmpf"
+          fi
           ;;
         esac
         case $hdr in
