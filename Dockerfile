@@ -6,13 +6,15 @@
 FROM debian:bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
-      libglpk-dev libcmocka-dev libpq-dev \
+      libglpk-dev libcmocka-dev libpq-dev help2man \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release \
-    && cmake --build /build -j"$(nproc)" --target cdplan \
+    && cmake --build /build -j"$(nproc)" --target cdplan cdplan_docs \
     && install -D /build/cli/cdplan /out/usr/local/bin/cdplan \
+    && install -D -m 644 /build/cli/cdplan.1 /out/usr/local/share/man/man1/cdplan.1 \
+    && install -D -m 644 /build/cli/cdplan.bash /out/usr/share/bash-completion/completions/cdplan \
     && mkdir -p /out/usr/share/cdplan/docs \
     && cp -r web /out/usr/share/cdplan/web \
     && cp docs/openapi.yaml /out/usr/share/cdplan/docs/openapi.yaml \
