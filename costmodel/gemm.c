@@ -134,7 +134,8 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   if (hw->compute_units <= 0 || !(hw->hbm_bw > 0) || !(hw->clock_hz > 0)) return COST_ENOHW;
 
   double b = cost_dtype_bytes((cost_dtype)dt);
-  /* fp8 (and narrower) products write bf16 (DESIGN.md ops schema). */
+  /* fp8 (and narrower) products write bf16 (docs/model.md: fp8 is e4m3 in, bf16 out, as
+   * torch._scaled_mm was measured in data/measurements/h200/). */
   double bo = b < 2 ? 2 : (dt == COST_DT_TF32 ? 4 : b);
   int tensor = is_tensor_dtype(hw, dt);
   int64_t kq = k_quantum(hw, dt, b, tensor);
