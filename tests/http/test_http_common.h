@@ -14,18 +14,27 @@
 
 #include "http_fixture.h"
 
-/* Start a fixture (token NULL: writes open). cmocka skips teardown when
- * setup fails, so a failed start cleans up here. */
-static inline int setup_with_token(void **state, const char *token) {
+/* Start a fixture (token NULL: writes open), or with cfg's token, threads
+ * and limits when cfg is not NULL. cmocka skips teardown when setup fails,
+ * so a failed start cleans up here. */
+static inline int setup_fixture(void **state, const char *token, const srv_config *cfg) {
   http_fixture *f = calloc(1, sizeof *f);
   if (!f) return -1;
-  if (fixture_start(f, token) < 0) {
+  if ((cfg ? fixture_start_with(f, cfg) : fixture_start(f, token)) < 0) {
     fixture_stop(f);
     free(f);
     return -1;
   }
   *state = f;
   return 0;
+}
+
+static inline int setup_with_token(void **state, const char *token) {
+  return setup_fixture(state, token, NULL);
+}
+
+static inline int setup_with_config(void **state, srv_config cfg) {
+  return setup_fixture(state, NULL, &cfg);
 }
 
 static inline int setup_open(void **state) { return setup_with_token(state, NULL); }
