@@ -55,4 +55,21 @@ static inline int teardown(void **state) {
     assert_int_equal((resp)->status, (want));                                                      \
   } while (0)
 
+/* A request through the fixture whose status must be want; the response
+ * is dropped. */
+#define expect_send(f, method, path, body, token, want)                                            \
+  do {                                                                                             \
+    http_resp r_;                                                                                  \
+    assert_int_equal(fixture_send((f), (method), (path), (body), (token), &r_), 0);                \
+    expect_status(&r_, (want));                                                                    \
+    http_resp_dispose(&r_);                                                                        \
+  } while (0)
+#define expect_get(f, path, want)                                                                  \
+  do {                                                                                             \
+    http_resp r_;                                                                                  \
+    assert_int_equal(fixture_get((f), (path), &r_), 0);                                            \
+    expect_status(&r_, (want));                                                                    \
+    http_resp_dispose(&r_);                                                                        \
+  } while (0)
+
 #endif

@@ -120,15 +120,9 @@ static void test_http_validations__cancel_and_unknown_ids(void **state) {
   expect_status(&r, 200);
   assert_non_null(strstr(r.body, "\"state\":\"cancelled\""));
   http_resp_dispose(&r);
-  assert_int_equal(fixture_send(f, "POST", path, NULL, NULL, &r), 0);
-  expect_status(&r, 409);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_get(f, "/v1/validations/999999", &r), 0);
-  expect_status(&r, 404);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_get(f, "/v1/validations/abc", &r), 0);
-  expect_status(&r, 400);
-  http_resp_dispose(&r);
+  expect_send(f, "POST", path, NULL, NULL, 409);
+  expect_get(f, "/v1/validations/999999", 404);
+  expect_get(f, "/v1/validations/abc", 400);
   assert_int_equal(fixture_send(f, "POST", "/v1/validations",
                                 "{\"kind\":\"teleport\",\"hardware\":\"h200\"}", NULL, &r),
                    0);
