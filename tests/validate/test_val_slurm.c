@@ -17,25 +17,18 @@
 #include <cmocka.h>
 
 #include "api/api_validate.h"
+#include "val_tmpctx.h"
 
 static char dir[128], db_path[192];
 
 static int setup(void **state) {
-  snprintf(dir, sizeof dir, "/tmp/cdplan-valslurm-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(db_path, sizeof db_path, "%s/v.db", dir);
   api_ctx *ctx = NULL;
-  assert_int_equal(api_ctx_new(&ctx, db_path, NULL), 0);
+  int rc = val_tmpctx_open(dir, db_path, "valslurm", &ctx);
   *state = ctx;
-  return 0;
+  return rc;
 }
 
-static int teardown(void **state) {
-  char rm[256];
-  api_ctx_free(*state);
-  snprintf(rm, sizeof rm, "rm -rf %s", dir);
-  return system(rm) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return val_tmpctx_close(*state, dir); }
 
 static const char *str(const cJSON *doc, const char *key) {
   const cJSON *v = cJSON_GetObjectItem(doc, key);
