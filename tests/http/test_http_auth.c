@@ -7,14 +7,6 @@
 
 static int setup_token(void **state) { return setup_with_token(state, TOKEN); }
 
-static char *descriptor_body(const char *name) {
-  cJSON *d = fixture_descriptor(name);
-  assert_non_null(d);
-  char *s = fixture_print(d);
-  cJSON_Delete(d);
-  return s;
-}
-
 static void test_http_auth__write_without_token_is_401(void **state) {
   http_fixture *f = *state;
   http_resp r;

@@ -46,6 +46,16 @@ static inline int teardown(void **state) {
   return 0;
 }
 
+/* data/hardware/h200.json renamed to name, printed as a request body
+ * (malloc'd). */
+static inline char *descriptor_body(const char *name) {
+  cJSON *d = fixture_descriptor(name);
+  assert_non_null(d);
+  char *s = fixture_print(d);
+  cJSON_Delete(d);
+  return s;
+}
+
 /* A request whose status must be want; the response is returned. */
 #define expect_status(resp, want)                                                                  \
   do {                                                                                             \

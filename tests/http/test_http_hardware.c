@@ -3,14 +3,6 @@
  * refused write leaves the stored descriptor as it was. */
 #include "test_http_common.h"
 
-static char *descriptor_body(const char *name) {
-  cJSON *d = fixture_descriptor(name);
-  assert_non_null(d);
-  char *s = fixture_print(d);
-  cJSON_Delete(d);
-  return s;
-}
-
 /* Does the list document hold a descriptor named name? */
 static int list_has(const cJSON *doc, const char *name) {
   const cJSON *hw = cJSON_GetObjectItemCaseSensitive(doc, "hardware"), *it;
