@@ -82,4 +82,17 @@ static inline char *descriptor_body(const char *name) {
     http_resp_dispose(&r_);                                                                        \
   } while (0)
 
+/* Send with token (NULL: none); the parsed body, which must be JSON (status
+ * must be want). The caller deletes it. */
+static inline cJSON *expect_json(const http_fixture *f, const char *method, const char *path,
+                                 const char *body, const char *token, int want) {
+  http_resp r;
+  assert_int_equal(fixture_send(f, method, path, body, token, &r), 0);
+  expect_status(&r, want);
+  cJSON *doc = fixture_json(&r);
+  http_resp_dispose(&r);
+  assert_non_null(doc);
+  return doc;
+}
+
 #endif

@@ -26,13 +26,7 @@
 
 static cJSON *send_json(const http_fixture *f, const char *method, const char *path,
                         const char *body, int want) {
-  http_resp r;
-  assert_int_equal(fixture_send(f, method, path, body, NULL, &r), 0);
-  expect_status(&r, want);
-  cJSON *doc = fixture_json(&r);
-  http_resp_dispose(&r);
-  assert_non_null(doc);
-  return doc;
+  return expect_json(f, method, path, body, NULL, want);
 }
 
 static const cJSON *at(const cJSON *o, const char *a, const char *b) {
