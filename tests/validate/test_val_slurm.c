@@ -80,12 +80,18 @@ static cJSON *wait_for(api_ctx *ctx, int id, const char *want, double limit_s) {
 
 static int id_of(const cJSON *d) { return cJSON_GetObjectItem(d, "id")->valueint; }
 
+/* submit's job id (the answer dropped). */
+static int submit_id(api_ctx *ctx, const char *params) {
+  cJSON *s = submit(ctx, params, NULL);
+  int id = id_of(s);
+  cJSON_Delete(s);
+  return id;
+}
+
 static void test_val_slurm__selftest_result_within_30s(void **state) {
   api_ctx *ctx = *state;
   double t0 = svc_now();
-  cJSON *s = submit(ctx, "{\"n\":2000}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":2000}");
   cJSON *d = wait_for(ctx, id, "done", 30);
   double took = svc_now() - t0;
   if (strcmp(str(d, "state"), "done")) fprintf(stderr, "note: %s\n", str(d, "note"));
@@ -163,9 +169,7 @@ static void test_val_slurm__cancel_long_job(void **state) {
   api_ctx *ctx = *state;
   char ids[16], *out = NULL;
   svc_err err;
-  cJSON *s = submit(ctx, "{\"n\":1,\"sleep_ms\":120000}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":1,\"sleep_ms\":120000}");
   cJSON *d = wait_for(ctx, id, "running", 30);
   assert_string_equal(str(d, "state"), "running");
   cJSON_Delete(d);
@@ -182,9 +186,7 @@ static void test_val_slurm__cancel_long_job(void **state) {
 
 static void test_val_slurm__failing_job(void **state) {
   api_ctx *ctx = *state;
-  cJSON *s = submit(ctx, "{\"n\":5,\"fail\":true}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":5,\"fail\":true}");
   cJSON *d = wait_for(ctx, id, "failed", 30);
   assert_string_equal(str(d, "state"), "failed");
   const char *note = str(d, "note");
@@ -198,9 +200,7 @@ static void test_val_slurm__restart_reconciles(void **state) {
   api_ctx *ctx = *state;
   svc_err err;
   int active = -1;
-  cJSON *s = submit(ctx, "{\"n\":10,\"sleep_ms\":3000}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":10,\"sleep_ms\":3000}");
   cJSON *d = wait_for(ctx, id, "running", 30);
   assert_string_equal(str(d, "state"), "running");
   cJSON_Delete(d);
