@@ -34,90 +34,29 @@
 #include <sqlite3.h>
 
 #include "http_fixture.h"
+#include "serve_proc.h"
 
-extern char **environ;
-
-#define MAX_WRITES 20000
+#define MAX_WRITES SERVE_PROC_MAX_WRITES
 #define WRITERS 2
 
 typedef struct {
   char dir[64], db[96];
   pid_t pid;
   int port;
-  /* the stream */
-  volatile int stop;
-  int next;                        /* next name number, under lock */
-  unsigned char acked[MAX_WRITES]; /* 1 = the server answered 201 */
-  int nacked;
-  pthread_mutex_t lock;
-  char *doc_prefix, *doc_suffix; /* the descriptor split around its name */
+  serve_writes w; /* the stream */
 } crash_state;
 
 /* Start `cdplan serve` on port 0; the port comes from its one stdout line. */
 static int start_server(crash_state *st) {
-  int out[2];
   char errpath[128];
-  if (pipe(out) != 0) return -1;
   snprintf(errpath, sizeof errpath, "%s/serve.err", st->dir);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  char *argv[] = {CDPLAN_BIN, "serve",     "--listen", "127.0.0.1:0", "--db",
-                  st->db,     "--threads", "2",        NULL};
-  int rc = posix_spawn(&st->pid, CDPLAN_BIN, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    return -1;
-  }
-  char line[256];
-  size_t n = 0;
-  struct pollfd p = {.fd = out[0], .events = POLLIN};
-  while (n + 1 < sizeof line && !memchr(line, '\n', n) && poll(&p, 1, 10000) == 1) {
-    ssize_t got = read(out[0], line + n, sizeof line - 1 - n);
-    if (got <= 0) break;
-    n += (size_t)got;
-  }
-  close(out[0]);
-  line[n] = '\0';
-  const char *colon = strstr(line, "127.0.0.1:");
-  st->port = colon ? atoi(colon + 10) : 0;
-  return st->port > 0 ? 0 : -1;
-}
-
-static int wait_exit(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  return serve_proc_start(CDPLAN_BIN, st->db, errpath, 10000, &st->pid, &st->port);
 }
 
 static void *writer(void *p) {
   crash_state *st = p;
-  const char *headers[] = {"Content-Type: application/json", NULL};
-  size_t cap = strlen(st->doc_prefix) + strlen(st->doc_suffix) + 32;
-  char *body = malloc(cap);
-  while (!st->stop && body) {
-    pthread_mutex_lock(&st->lock);
-    int i = st->next < MAX_WRITES ? st->next++ : -1;
-    pthread_mutex_unlock(&st->lock);
-    if (i < 0) break;
-    int len = snprintf(body, cap, "%scrash-%d%s", st->doc_prefix, i, st->doc_suffix);
-    http_resp r;
-    if (http_request(st->port, "POST", "/v1/hardware", headers, body, (size_t)len, &r) == 0) {
-      if (r.status == 201) {
-        pthread_mutex_lock(&st->lock);
-        st->acked[i] = 1;
-        st->nacked++;
-        pthread_mutex_unlock(&st->lock);
-      }
-      http_resp_dispose(&r);
-    }
+  while (!st->w.stop && serve_writes_post(&st->w, st->port) >= 0) {
   }
-  free(body);
   return NULL;
 }
 
@@ -125,12 +64,12 @@ static void *writer(void *p) {
  * server's wait status. */
 static int stream_then_signal(crash_state *st, int ms, int sig) {
   pthread_t th[WRITERS];
-  st->stop = 0;
+  st->w.stop = 0;
   for (int i = 0; i < WRITERS; i++) pthread_create(&th[i], NULL, writer, st);
   usleep((useconds_t)ms * 1000);
   kill(st->pid, sig);
-  int status = wait_exit(st->pid);
-  st->stop = 1;
+  int status = serve_proc_wait(st->pid);
+  st->w.stop = 1;
   for (int i = 0; i < WRITERS; i++) pthread_join(th[i], NULL);
   return status;
 }
@@ -149,17 +88,12 @@ static void check_file(crash_state *st) {
   assert_int_equal(
       sqlite3_prepare_v2(db, "SELECT name FROM hardware WHERE name LIKE 'crash-%'", -1, &q, NULL),
       SQLITE_OK);
-  while (sqlite3_step(q) == SQLITE_ROW) {
-    int i = atoi((const char *)sqlite3_column_text(q, 0) + 6);
-    if (i >= 0 && i < MAX_WRITES) seen[i] = 1;
-  }
+  while (sqlite3_step(q) == SQLITE_ROW)
+    serve_writes_seen(seen, (const char *)sqlite3_column_text(q, 0));
   sqlite3_finalize(q);
   sqlite3_close(db);
-  int lost = 0;
-  for (int i = 0; i < MAX_WRITES; i++)
-    if (st->acked[i] && !seen[i]) lost++;
+  int lost = serve_writes_lost(&st->w, seen);
   free(seen);
-  if (lost) print_error("%d of %d acknowledged writes lost\n", lost, st->nacked);
   assert_int_equal(lost, 0);
 }
 
@@ -171,7 +105,7 @@ static void restart_and_stop(crash_state *st) {
   assert_int_equal(r.status, 200);
   http_resp_dispose(&r);
   kill(st->pid, SIGTERM);
-  int status = wait_exit(st->pid);
+  int status = serve_proc_wait(st->pid);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -181,16 +115,7 @@ static int setup(void **state) {
   snprintf(st->dir, sizeof st->dir, "/tmp/cdplan-crash-XXXXXX");
   if (!mkdtemp(st->dir)) return -1;
   snprintf(st->db, sizeof st->db, "%s/crash.db", st->dir);
-  pthread_mutex_init(&st->lock, NULL);
-  cJSON *d = fixture_descriptor("@NAME@");
-  char *text = d ? fixture_print(d) : NULL;
-  cJSON_Delete(d);
-  char *at = text ? strstr(text, "@NAME@") : NULL;
-  if (!at) return -1;
-  *at = '\0';
-  st->doc_prefix = strdup(text);
-  st->doc_suffix = strdup(at + 6);
-  free(text);
+  if (serve_writes_init(&st->w)) return -1;
   *state = st;
   return 0;
 }
@@ -204,9 +129,7 @@ static int teardown(void **state) {
     unlink(p);
   }
   rmdir(st->dir);
-  pthread_mutex_destroy(&st->lock);
-  free(st->doc_prefix);
-  free(st->doc_suffix);
+  serve_writes_dispose(&st->w);
   free(st);
   return 0;
 }
@@ -215,12 +138,13 @@ static void test_crash__sigkill_mid_stream_loses_no_acknowledged_write(void **st
   crash_state *st = *state;
   static const int kill_after_ms[] = {400, 750, 1300};
   for (size_t round = 0; round < 3; round++) {
-    int before = st->nacked;
+    int before = st->w.nacked;
     assert_int_equal(start_server(st), 0);
     int status = stream_then_signal(st, kill_after_ms[round], SIGKILL);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    print_message("round %zu: %d writes acknowledged before SIGKILL\n", round, st->nacked - before);
-    assert_true(st->nacked - before > 5); /* the kill did land mid-stream */
+    print_message("round %zu: %d writes acknowledged before SIGKILL\n", round,
+                  st->w.nacked - before);
+    assert_true(st->w.nacked - before > 5); /* the kill did land mid-stream */
     restart_and_stop(st);
     check_file(st);
   }
@@ -234,7 +158,7 @@ static void test_crash__sigterm_mid_stream_closes_cleanly(void **state) {
   int status = stream_then_signal(st, 500, SIGTERM);
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
-  assert_true(st->nacked > 5);
+  assert_true(st->w.nacked > 5);
   /* A clean close checkpoints the WAL into the file and removes it. */
   snprintf(wal, sizeof wal, "%s-wal", st->db);
   assert_int_not_equal(stat(wal, &sb), 0);

@@ -14,19 +14,24 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int connect_local(int port) {
-  struct sockaddr_in sa = {0};
+int http_connect_from(int port, const char *src) {
+  struct sockaddr_in sa = {0}, from = {0};
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sa.sin_family = AF_INET;
   sa.sin_port = htons((uint16_t)port);
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+  from.sin_family = AF_INET;
+  if ((src && (inet_pton(AF_INET, src, &from.sin_addr) != 1 ||
+               bind(fd, (struct sockaddr *)&from, sizeof from) != 0)) ||
+      connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
     close(fd);
     return -1;
   }
   return fd;
 }
+
+int http_connect(int port) { return http_connect_from(port, NULL); }
 
 /* Write all of buf unless the server starts answering first. */
 static int send_until_answer(int fd, const char *buf, size_t len) {
@@ -139,7 +144,7 @@ int http_exchange(int port, const char *head, const char *body, size_t body_len,
   size_t rlen = 0;
   int rc = -1;
   memset(out, 0, sizeof *out);
-  int fd = connect_local(port);
+  int fd = http_connect(port);
   if (fd < 0) return -1;
   int s = send_until_answer(fd, head, strlen(head));
   if (s == 0 && body && body_len) s = send_until_answer(fd, body, body_len);

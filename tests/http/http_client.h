@@ -23,6 +23,10 @@ int http_request(int port, const char *method, const char *path, const char *con
 /* Send raw bytes (a full request written by the caller) and read the
  * answer; body is sent after head, as above. */
 int http_exchange(int port, const char *head, const char *body, size_t body_len, http_resp *out);
+/* A TCP connection to 127.0.0.1:port (close-on-exec), from the loopback
+ * address src ("127.0.0.x") when it is not NULL; the fd, or -1. */
+int http_connect_from(int port, const char *src);
+int http_connect(int port);
 /* Value of header name (case-insensitive) copied into buf, or NULL. */
 const char *http_header(const http_resp *r, const char *name, char *buf, size_t size);
 void http_resp_dispose(http_resp *r);

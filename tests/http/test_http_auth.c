@@ -7,14 +7,6 @@
 
 static int setup_token(void **state) { return setup_with_token(state, TOKEN); }
 
-static char *descriptor_body(const char *name) {
-  cJSON *d = fixture_descriptor(name);
-  assert_non_null(d);
-  char *s = fixture_print(d);
-  cJSON_Delete(d);
-  return s;
-}
-
 static void test_http_auth__write_without_token_is_401(void **state) {
   http_fixture *f = *state;
   http_resp r;
@@ -51,37 +43,24 @@ static void test_http_auth__wrong_token_is_403(void **state) {
     cJSON_Delete(doc);
     http_resp_dispose(&r);
   }
-  assert_int_equal(fixture_send(f, "DELETE", "/v1/hardware/h200", NULL, "nope", &r), 0);
-  expect_status(&r, 403);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_get(f, "/v1/hardware/h200", &r), 0);
-  expect_status(&r, 200); /* still there */
-  http_resp_dispose(&r);
+  expect_send(f, "DELETE", "/v1/hardware/h200", NULL, "nope", 403);
+  expect_get(f, "/v1/hardware/h200", 200); /* still there */
   free(body);
 }
 
 static void test_http_auth__right_token_writes(void **state) {
   http_fixture *f = *state;
-  http_resp r;
   char *body = descriptor_body("test-gpu");
-  assert_int_equal(fixture_send(f, "POST", "/v1/hardware", body, TOKEN, &r), 0);
-  expect_status(&r, 201);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_send(f, "DELETE", "/v1/hardware/test-gpu", NULL, TOKEN, &r), 0);
-  expect_status(&r, 204);
-  http_resp_dispose(&r);
+  expect_send(f, "POST", "/v1/hardware", body, TOKEN, 201);
+  expect_send(f, "DELETE", "/v1/hardware/test-gpu", NULL, TOKEN, 204);
   free(body);
 }
 
 static void test_http_auth__reads_and_compute_stay_open(void **state) {
   http_fixture *f = *state;
   http_resp r;
-  assert_int_equal(fixture_get(f, "/v1/hardware", &r), 0);
-  expect_status(&r, 200);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_get(f, "/healthz", &r), 0);
-  expect_status(&r, 200);
-  http_resp_dispose(&r);
+  expect_get(f, "/v1/hardware", 200);
+  expect_get(f, "/healthz", 200);
   const char *est =
       "{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":256,\"n\":256,\"k\":256,"
       "\"dtype\":\"bf16\"}]}";

@@ -14,39 +14,14 @@
 #include "server/server_int.h"
 #include "test_http_common.h"
 
-static int start_cfg(void **state, srv_config cfg) {
-  http_fixture *f = calloc(1, sizeof *f);
-  if (!f) return -1;
-  if (fixture_start_with(f, &cfg) < 0) {
-    fixture_stop(f);
-    free(f);
-    return -1;
-  }
-  *state = f;
-  return 0;
-}
-
 static int setup_rate(void **state) {
-  return start_cfg(state, (srv_config){.threads = 2, .rate = 2, .burst = 3});
+  return setup_with_config(state, (srv_config){.threads = 2, .rate = 2, .burst = 3});
 }
 static int setup_timeout(void **state) {
-  return start_cfg(state, (srv_config){.threads = 1, .timeout_s = 1});
+  return setup_with_config(state, (srv_config){.threads = 1, .timeout_s = 1});
 }
 static int setup_conns(void **state) {
-  return start_cfg(state, (srv_config){.threads = 1, .max_conns = 3});
-}
-
-static int connect_port(int port) {
-  struct sockaddr_in a = {0};
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  return fd;
+  return setup_with_config(state, (srv_config){.threads = 1, .max_conns = 3});
 }
 
 /* Wait up to ms for the peer to close fd (recv returns 0 or an error). */
@@ -63,9 +38,7 @@ static void test_http_hardening__rate_limit_is_429_with_retry_after(void **state
   http_resp r;
   char after[16];
   for (int i = 0; i < 3; i++) { /* the burst */
-    assert_int_equal(fixture_get(f, "/v1/hardware/h200", &r), 0);
-    expect_status(&r, 200);
-    http_resp_dispose(&r);
+    expect_get(f, "/v1/hardware/h200", 200);
   }
   assert_int_equal(fixture_get(f, "/v1/hardware/h200", &r), 0);
   expect_status(&r, 429);
@@ -76,9 +49,7 @@ static void test_http_hardening__rate_limit_is_429_with_retry_after(void **state
   cJSON_Delete(doc);
   http_resp_dispose(&r);
   usleep(1100 * 1000); /* 2/s refills two */
-  assert_int_equal(fixture_get(f, "/v1/hardware/h200", &r), 0);
-  expect_status(&r, 200);
-  http_resp_dispose(&r);
+  expect_get(f, "/v1/hardware/h200", 200);
 }
 
 static void test_http_hardening__buckets_refill_and_stay_separate(void **state) {
@@ -130,7 +101,7 @@ static void test_http_hardening__json_nested_too_deep_is_400(void **state) {
 
 static void test_http_hardening__idle_connection_times_out(void **state) {
   http_fixture *f = *state;
-  int fd = connect_port(f->port);
+  int fd = http_connect(f->port);
   assert_true(fd >= 0);
   /* Half a request line, then silence: closed after the 1 s timeout. */
   assert_int_equal(send(fd, "GET /healthz HT", 15, 0), 15);
@@ -146,11 +117,11 @@ static void test_http_hardening__connections_past_the_cap_are_refused(void **sta
   static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   int idle[3];
   for (int i = 0; i < 3; i++) {
-    idle[i] = connect_port(f->port);
+    idle[i] = http_connect(f->port);
     assert_true(idle[i] >= 0);
   }
   usleep(200 * 1000); /* let the server accept them */
-  int fd = connect_port(f->port);
+  int fd = http_connect(f->port);
   assert_true(fd >= 0); /* the kernel's backlog takes it */
   send(fd, req, sizeof req - 1, MSG_NOSIGNAL);
   struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -160,7 +131,7 @@ static void test_http_hardening__connections_past_the_cap_are_refused(void **sta
   close(fd);
   for (int i = 0; i < 3; i++) close(idle[i]);
   usleep(300 * 1000);
-  fd = connect_port(f->port);
+  fd = http_connect(f->port);
   assert_true(fd >= 0);
   assert_int_equal(send(fd, req, sizeof req - 1, 0), (ssize_t)(sizeof req - 1));
   p.fd = fd;
@@ -195,7 +166,7 @@ static void test_http_hardening__stop_lets_requests_in_flight_finish(void **stat
            "POST /v1/hardware HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
            "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
            len);
-  int fd = connect_port(f->port);
+  int fd = http_connect(f->port);
   assert_true(fd >= 0);
   assert_int_equal(send(fd, head, strlen(head), 0), (ssize_t)strlen(head));
   assert_int_equal(send(fd, body, half, 0), (ssize_t)half);
@@ -205,7 +176,7 @@ static void test_http_hardening__stop_lets_requests_in_flight_finish(void **stat
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, stop_thread, &st), 0);
   usleep(300 * 1000);
-  int fd2 = connect_port(f->port);
+  int fd2 = http_connect(f->port);
   assert_true(fd2 < 0); /* no longer accepting */
   assert_int_equal(send(fd, body + half, len - half, 0), (ssize_t)(len - half));
   size_t got = 0;

@@ -3,14 +3,6 @@
  * refused write leaves the stored descriptor as it was. */
 #include "test_http_common.h"
 
-static char *descriptor_body(const char *name) {
-  cJSON *d = fixture_descriptor(name);
-  assert_non_null(d);
-  char *s = fixture_print(d);
-  cJSON_Delete(d);
-  return s;
-}
-
 /* Does the list document hold a descriptor named name? */
 static int list_has(const cJSON *doc, const char *name) {
   const cJSON *hw = cJSON_GetObjectItemCaseSensitive(doc, "hardware"), *it;
@@ -93,9 +85,7 @@ static void test_http_hw__create_201_then_409(void **state) {
   assert_string_equal(loc, "/v1/hardware/test-gpu");
   http_resp_dispose(&r);
 
-  assert_int_equal(fixture_get(f, loc, &r), 0);
-  expect_status(&r, 200);
-  http_resp_dispose(&r);
+  expect_get(f, loc, 200);
 
   assert_int_equal(fixture_send(f, "POST", "/v1/hardware", body, NULL, &r), 0);
   expect_status(&r, 409);
@@ -111,16 +101,12 @@ static void test_http_hw__put_creates_then_replaces(void **state) {
   http_resp r;
   cJSON *d = fixture_descriptor("test-gpu");
   char *body = fixture_print(d);
-  assert_int_equal(fixture_send(f, "PUT", "/v1/hardware/test-gpu", body, NULL, &r), 0);
-  expect_status(&r, 201);
-  http_resp_dispose(&r);
+  expect_send(f, "PUT", "/v1/hardware/test-gpu", body, NULL, 201);
   free(body);
 
   cJSON_ReplaceItemInObjectCaseSensitive(d, "clock_mhz", cJSON_CreateNumber(1755));
   body = fixture_print(d);
-  assert_int_equal(fixture_send(f, "PUT", "/v1/hardware/test-gpu", body, NULL, &r), 0);
-  expect_status(&r, 200);
-  http_resp_dispose(&r);
+  expect_send(f, "PUT", "/v1/hardware/test-gpu", body, NULL, 200);
 
   assert_int_equal(fixture_get(f, "/v1/hardware/test-gpu", &r), 0);
   expect_status(&r, 200);
@@ -136,9 +122,7 @@ static void test_http_hw__delete_204_then_404(void **state) {
   http_fixture *f = *state;
   http_resp r;
   char *body = descriptor_body("test-gpu");
-  assert_int_equal(fixture_send(f, "POST", "/v1/hardware", body, NULL, &r), 0);
-  expect_status(&r, 201);
-  http_resp_dispose(&r);
+  expect_send(f, "POST", "/v1/hardware", body, NULL, 201);
   free(body);
 
   assert_int_equal(fixture_send(f, "DELETE", "/v1/hardware/test-gpu", NULL, NULL, &r), 0);
@@ -146,12 +130,8 @@ static void test_http_hw__delete_204_then_404(void **state) {
   assert_int_equal(r.body_len, 0);
   http_resp_dispose(&r);
 
-  assert_int_equal(fixture_get(f, "/v1/hardware/test-gpu", &r), 0);
-  expect_status(&r, 404);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_send(f, "DELETE", "/v1/hardware/test-gpu", NULL, NULL, &r), 0);
-  expect_status(&r, 404);
-  http_resp_dispose(&r);
+  expect_get(f, "/v1/hardware/test-gpu", 404);
+  expect_send(f, "DELETE", "/v1/hardware/test-gpu", NULL, NULL, 404);
 }
 
 static void test_http_hw__bad_json_is_400_with_field(void **state) {
@@ -184,9 +164,7 @@ static void test_http_hw__unknown_field_is_named(void **state) {
   cJSON_Delete(d);
   free(body);
 
-  assert_int_equal(fixture_get(f, "/v1/hardware/test-gpu", &r), 0);
-  expect_status(&r, 404); /* nothing was stored */
-  http_resp_dispose(&r);
+  expect_get(f, "/v1/hardware/test-gpu", 404); /* nothing was stored */
 }
 
 static void test_http_hw__failed_put_leaves_descriptor(void **state) {

@@ -18,50 +18,22 @@
 #include "server/server_int.h"
 #include "test_http_common.h"
 
-static int start_cfg(void **state, srv_config cfg) {
-  http_fixture *f = calloc(1, sizeof *f);
-  if (!f) return -1;
-  if (fixture_start_with(f, &cfg) < 0) {
-    fixture_stop(f);
-    free(f);
-    return -1;
-  }
-  *state = f;
-  return 0;
-}
-
 static int setup_rate(void **state) {
-  return start_cfg(state, (srv_config){.threads = 2, .rate = 2, .burst = 3});
+  return setup_with_config(state, (srv_config){.threads = 2, .rate = 2, .burst = 3});
 }
 static int setup_per_ip(void **state) {
-  return start_cfg(state, (srv_config){.threads = 2, .max_conns_per_ip = 3});
+  return setup_with_config(state, (srv_config){.threads = 2, .max_conns_per_ip = 3});
 }
 static int setup_deadlines(void **state) {
-  return start_cfg(
+  return setup_with_config(
       state,
       (srv_config){.threads = 2, .timeout_s = 30, .header_timeout_s = 1, .body_timeout_s = 1});
 }
-static int setup_one_thread(void **state) { return start_cfg(state, (srv_config){.threads = 1}); }
-static int setup_small_buffer(void **state) {
-  return start_cfg(state, (srv_config){.threads = 2, .max_buffered = 64 * 1024});
+static int setup_one_thread(void **state) {
+  return setup_with_config(state, (srv_config){.threads = 1});
 }
-
-/* A connection to the server from the loopback address src ("127.0.0.x"). */
-static int connect_from(int port, const char *src) {
-  struct sockaddr_in a = {0}, b = {0};
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  b.sin_family = AF_INET;
-  inet_pton(AF_INET, src, &b.sin_addr);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, (struct sockaddr *)&b, sizeof b) != 0 ||
-      connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
+static int setup_small_buffer(void **state) {
+  return setup_with_config(state, (srv_config){.threads = 2, .max_buffered = 64 * 1024});
 }
 
 /* Wait up to ms for the peer to close fd (recv returns 0 or an error);
@@ -113,15 +85,15 @@ static void test_http_hostile__per_address_connection_cap(void **state) {
   http_fixture *f = *state;
   int held[3];
   for (int i = 0; i < 3; i++) {
-    held[i] = connect_from(f->port, "127.0.0.1");
+    held[i] = http_connect_from(f->port, "127.0.0.1");
     assert_true(held[i] >= 0);
   }
   usleep(200 * 1000);
-  int extra = connect_from(f->port, "127.0.0.1");
+  int extra = http_connect_from(f->port, "127.0.0.1");
   assert_true(extra >= 0);                 /* the kernel accepts it ... */
   assert_true(closed_within(extra, 2000)); /* ... and the server closes it unanswered */
   close(extra);
-  int other = connect_from(f->port, "127.0.0.2");
+  int other = http_connect_from(f->port, "127.0.0.2");
   assert_true(other >= 0);
   assert_int_equal(
       status_of(other, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 200);
@@ -136,7 +108,7 @@ static void test_http_hostile__trickled_headers_hit_the_deadline(void **state) {
   static const char head[] =
       "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaa";
   unsigned before = atomic_load(&f->s->reaped);
-  int fd = connect_from(f->port, "127.0.0.1");
+  int fd = http_connect_from(f->port, "127.0.0.1");
   assert_true(fd >= 0);
   double t0 = svc_now();
   int closed = 0;
@@ -159,7 +131,7 @@ static void test_http_hostile__trickled_body_hits_the_deadline(void **state) {
   http_fixture *f = *state;
   static const char head[] = "POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: "
                              "application/json\r\nContent-Length: 100\r\n\r\n";
-  int fd = connect_from(f->port, "127.0.0.1");
+  int fd = http_connect_from(f->port, "127.0.0.1");
   assert_true(fd >= 0);
   assert_int_equal(send(fd, head, sizeof head - 1, 0), (ssize_t)(sizeof head - 1));
   double t0 = svc_now();
@@ -195,7 +167,7 @@ static void test_http_hostile__results_upload_refused_before_its_body(void **sta
              "POST /v1/validations/%ld/results HTTP/1.1\r\nHost: x\r\nContent-Type: "
              "application/json\r\n%sContent-Length: 16000000\r\n\r\n",
              id, tokens[k]);
-    int fd = connect_from(f->port, "127.0.0.1");
+    int fd = http_connect_from(f->port, "127.0.0.1");
     assert_true(fd >= 0);
     assert_int_equal(status_of(fd, head), want[k]);
     assert_int_equal(atomic_load(&f->s->buffered), 0);
@@ -216,19 +188,14 @@ static void test_http_hostile__buffered_bodies_are_capped(void **state) {
   snprintf(head, sizeof head,
            "POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
            "Content-Length: 100000\r\n\r\n");
-  int fd = connect_from(f->port, "127.0.0.1");
+  int fd = http_connect_from(f->port, "127.0.0.1");
   assert_true(fd >= 0);
   assert_int_equal(status_of(fd, head), 503);
   close(fd);
-  http_resp r;
-  assert_int_equal(
-      fixture_send(f, "POST", "/v1/estimate",
-                   "{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":64,\"n\":64,"
-                   "\"k\":64,\"dtype\":\"bf16\"}]}",
-                   NULL, &r),
-      0);
-  expect_status(&r, 200);
-  http_resp_dispose(&r);
+  expect_send(f, "POST", "/v1/estimate",
+              "{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":64,\"n\":64,"
+              "\"k\":64,\"dtype\":\"bf16\"}]}",
+              NULL, 200);
   assert_int_equal(atomic_load(&f->s->buffered), 0);
 }
 
@@ -440,7 +407,7 @@ static void test_http_hostile__drain_is_bounded_during_a_solve(void **state) {
   double t0 = svc_now();
   unsigned left = srv_drain(f->s, 0.2);
   double took = svc_now() - t0;
-  int fd = connect_from(f->port, "127.0.0.1"); /* no longer accepting */
+  int fd = http_connect_from(f->port, "127.0.0.1"); /* no longer accepting */
   if (fd >= 0) close(fd);
   pthread_join(th, NULL);
   assert_true(w.took > 0.6); /* this plan takes seconds: the drain ran beside it */

@@ -26,13 +26,7 @@
 
 static cJSON *send_json(const http_fixture *f, const char *method, const char *path,
                         const char *body, int want) {
-  http_resp r;
-  assert_int_equal(fixture_send(f, method, path, body, NULL, &r), 0);
-  expect_status(&r, want);
-  cJSON *doc = fixture_json(&r);
-  http_resp_dispose(&r);
-  assert_non_null(doc);
-  return doc;
+  return expect_json(f, method, path, body, NULL, want);
 }
 
 static const cJSON *at(const cJSON *o, const char *a, const char *b) {
@@ -158,14 +152,8 @@ static void test_http_plan_validate__plan_compare_and_bundle_tarball(void **stat
 /* With tokens, running a plan's recipes needs the dispatch scope. */
 static void test_http_plan_validate__needs_dispatch_scope(void **state) {
   http_fixture *f = *state;
-  http_resp r;
-  assert_int_equal(
-      fixture_send(f, "POST", "/v1/plans/0123456789abcdef/validations", "{}", NULL, &r), 0);
-  expect_status(&r, 401);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_send(f, "GET", "/v1/validations/1/bundle", NULL, NULL, &r), 0);
-  expect_status(&r, 401);
-  http_resp_dispose(&r);
+  expect_send(f, "POST", "/v1/plans/0123456789abcdef/validations", "{}", NULL, 401);
+  expect_send(f, "GET", "/v1/validations/1/bundle", NULL, NULL, 401);
 }
 
 /* POST a dlrm_step result for job (row: label, step_ms; device: name,

@@ -76,14 +76,6 @@ static int send_status(scoped *s, const char *method, const char *path, const ch
   return st;
 }
 
-static char *descriptor_body(const char *name) {
-  cJSON *d = fixture_descriptor(name);
-  assert_non_null(d);
-  char *b = fixture_print(d);
-  cJSON_Delete(d);
-  return b;
-}
-
 static const char est[] = "{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":256,\"n\":256,"
                           "\"k\":256,\"dtype\":\"bf16\"}]}";
 

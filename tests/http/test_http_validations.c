@@ -120,15 +120,9 @@ static void test_http_validations__cancel_and_unknown_ids(void **state) {
   expect_status(&r, 200);
   assert_non_null(strstr(r.body, "\"state\":\"cancelled\""));
   http_resp_dispose(&r);
-  assert_int_equal(fixture_send(f, "POST", path, NULL, NULL, &r), 0);
-  expect_status(&r, 409);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_get(f, "/v1/validations/999999", &r), 0);
-  expect_status(&r, 404);
-  http_resp_dispose(&r);
-  assert_int_equal(fixture_get(f, "/v1/validations/abc", &r), 0);
-  expect_status(&r, 400);
-  http_resp_dispose(&r);
+  expect_send(f, "POST", path, NULL, NULL, 409);
+  expect_get(f, "/v1/validations/999999", 404);
+  expect_get(f, "/v1/validations/abc", 400);
   assert_int_equal(fixture_send(f, "POST", "/v1/validations",
                                 "{\"kind\":\"teleport\",\"hardware\":\"h200\"}", NULL, &r),
                    0);
@@ -150,18 +144,6 @@ static char *make_token(http_fixture *f, const char *scopes) {
   return secret;
 }
 
-/* Send with token; the parsed body (status must be want). */
-static cJSON *send_json(http_fixture *f, const char *method, const char *path, const char *body,
-                        const char *token, int want) {
-  http_resp r;
-  assert_int_equal(fixture_send(f, method, path, body, token, &r), 0);
-  expect_status(&r, want);
-  cJSON *doc = fixture_json(&r);
-  http_resp_dispose(&r);
-  assert_non_null(doc);
-  return doc;
-}
-
 static int has(const cJSON *doc, const char *key) { return cJSON_GetObjectItem(doc, key) != NULL; }
 
 /* workdir (an absolute path on the server) and pid: admin tokens see them,
@@ -171,33 +153,33 @@ static void test_http_validations__private_fields_need_admin(void **state) {
   char *rd = make_token(f, "read"), *disp = make_token(f, "dispatch"),
        *admin = make_token(f, "admin");
   char path[96];
-  cJSON *s = send_json(f, "POST", "/v1/validations",
-                       "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\",\"backend\":\"local\","
-                       "\"params\":{\"n\":10,\"sleep_ms\":20000}}",
-                       disp, 201);
+  cJSON *s = expect_json(f, "POST", "/v1/validations",
+                         "{\"kind\":\"cpu_selftest\",\"hardware\":\"h200\",\"backend\":\"local\","
+                         "\"params\":{\"n\":10,\"sleep_ms\":20000}}",
+                         disp, 201);
   long id = (long)cJSON_GetObjectItem(s, "id")->valuedouble;
   assert_string_equal(cJSON_GetObjectItem(s, "state")->valuestring, "running");
   assert_false(has(s, "workdir") || has(s, "pid"));
   cJSON_Delete(s);
   snprintf(path, sizeof path, "/v1/validations/%ld", id);
-  cJSON *d = send_json(f, "GET", path, NULL, rd, 200);
+  cJSON *d = expect_json(f, "GET", path, NULL, rd, 200);
   assert_false(has(d, "workdir") || has(d, "pid"));
   assert_true(has(d, "history")); /* the rest is there */
   cJSON_Delete(d);
-  d = send_json(f, "GET", "/v1/validations", NULL, rd, 200);
+  d = expect_json(f, "GET", "/v1/validations", NULL, rd, 200);
   cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "validations"), 0);
   assert_non_null(first);
   assert_false(has(first, "workdir") || has(first, "pid"));
   cJSON_Delete(d);
-  d = send_json(f, "GET", path, NULL, admin, 200);
+  d = expect_json(f, "GET", path, NULL, admin, 200);
   assert_true(cJSON_IsString(cJSON_GetObjectItem(d, "workdir")));
   assert_true(cJSON_GetObjectItem(d, "pid")->valuedouble > 0);
   cJSON_Delete(d);
-  d = send_json(f, "GET", "/v1/validations", NULL, admin, 200);
+  d = expect_json(f, "GET", "/v1/validations", NULL, admin, 200);
   assert_true(has(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "validations"), 0), "workdir"));
   cJSON_Delete(d);
   snprintf(path, sizeof path, "/v1/validations/%ld/cancel", id);
-  d = send_json(f, "POST", path, NULL, disp, 200);
+  d = expect_json(f, "POST", path, NULL, disp, 200);
   assert_false(has(d, "workdir"));
   cJSON_Delete(d);
   free(rd);

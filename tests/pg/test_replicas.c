@@ -35,10 +35,9 @@
 
 #include "http_fixture.h"
 #include "pg_testdb.h"
+#include "serve_proc.h"
 
-extern char **environ;
-
-#define MAX_WRITES 20000
+#define MAX_WRITES SERVE_PROC_MAX_WRITES
 #define WRITERS_PER_REPLICA 2
 
 typedef struct {
@@ -49,13 +48,8 @@ typedef struct {
 typedef struct {
   char dir[64], db[256];
   replica r[2];
-  /* the write stream */
-  volatile int stop;
-  int next;
-  unsigned char acked[MAX_WRITES];
-  int nacked, nacked_by[2];
-  pthread_mutex_t lock;
-  char *doc_prefix, *doc_suffix;
+  serve_writes w;   /* the write stream */
+  int nacked_by[2]; /* under w.lock */
 } rep_state;
 
 typedef struct {
@@ -72,50 +66,15 @@ static double now_s(void) {
 /* Start replica i (`cdplan serve` on port 0); the port comes from its one
  * stdout line; its stderr goes to DIR/serve-i.err. */
 static int start_replica(rep_state *st, int i) {
-  int out[2];
   char errpath[128];
-  if (pipe(out) != 0) return -1;
   snprintf(errpath, sizeof errpath, "%s/serve-%d.err", st->dir, i);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  char *argv[] = {CDPLAN_BIN, "serve",     "--listen", "127.0.0.1:0", "--db",
-                  st->db,     "--threads", "2",        NULL};
-  int rc = posix_spawn(&st->r[i].pid, CDPLAN_BIN, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    return -1;
-  }
-  char line[256];
-  size_t n = 0;
-  struct pollfd p = {.fd = out[0], .events = POLLIN};
-  while (n + 1 < sizeof line && !memchr(line, '\n', n) && poll(&p, 1, 15000) == 1) {
-    ssize_t got = read(out[0], line + n, sizeof line - 1 - n);
-    if (got <= 0) break;
-    n += (size_t)got;
-  }
-  close(out[0]);
-  line[n] = '\0';
-  const char *colon = strstr(line, "127.0.0.1:");
-  st->r[i].port = colon ? atoi(colon + 10) : 0;
-  return st->r[i].port > 0 ? 0 : -1;
-}
-
-static int wait_exit(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  return serve_proc_start(CDPLAN_BIN, st->db, errpath, 15000, &st->r[i].pid, &st->r[i].port);
 }
 
 static void stop_replica(rep_state *st, int i, int sig) {
   if (st->r[i].pid <= 0) return;
   kill(st->r[i].pid, sig);
-  wait_exit(st->r[i].pid);
+  serve_proc_wait(st->r[i].pid);
   st->r[i].pid = 0;
 }
 
@@ -144,16 +103,7 @@ static int setup(void **state) {
     free(st);
     return -1;
   }
-  pthread_mutex_init(&st->lock, NULL);
-  cJSON *d = fixture_descriptor("@NAME@");
-  char *text = d ? fixture_print(d) : NULL;
-  cJSON_Delete(d);
-  char *at = text ? strstr(text, "@NAME@") : NULL;
-  if (!at) return -1;
-  *at = '\0';
-  st->doc_prefix = strdup(text);
-  st->doc_suffix = strdup(at + 6);
-  free(text);
+  if (serve_writes_init(&st->w)) return -1;
   *state = st;
   return 0;
 }
@@ -167,9 +117,7 @@ static int teardown(void **state) {
     unlink(p);
   }
   rmdir(st->dir);
-  pthread_mutex_destroy(&st->lock);
-  free(st->doc_prefix);
-  free(st->doc_suffix);
+  serve_writes_dispose(&st->w);
   free(st);
   return 0;
 }
@@ -351,28 +299,14 @@ static void test_replicas__only_the_leader_polls_jobs(void **state) {
 static void *writer(void *p) {
   writer_arg *a = p;
   rep_state *st = a->st;
-  size_t cap = strlen(st->doc_prefix) + strlen(st->doc_suffix) + 32;
-  char *body = malloc(cap);
-  while (!st->stop && body) {
-    pthread_mutex_lock(&st->lock);
-    int i = st->next < MAX_WRITES ? st->next++ : -1;
-    pthread_mutex_unlock(&st->lock);
-    if (i < 0) break;
-    int len = snprintf(body, cap, "%scrash-%d%s", st->doc_prefix, i, st->doc_suffix);
-    http_resp r;
-    if (http_request(st->r[a->which].port, "POST", "/v1/hardware", json_headers, body, (size_t)len,
-                     &r) == 0) {
-      if (r.status == 201) {
-        pthread_mutex_lock(&st->lock);
-        st->acked[i] = 1;
-        st->nacked++;
-        st->nacked_by[a->which]++;
-        pthread_mutex_unlock(&st->lock);
-      }
-      http_resp_dispose(&r);
+  int got;
+  while (!st->w.stop && (got = serve_writes_post(&st->w, st->r[a->which].port)) >= 0) {
+    if (got) {
+      pthread_mutex_lock(&st->w.lock);
+      st->nacked_by[a->which]++;
+      pthread_mutex_unlock(&st->w.lock);
     }
   }
-  free(body);
   return NULL;
 }
 
@@ -384,17 +318,11 @@ static void check_store(rep_state *st) {
   assert_int_equal(PQresultStatus(q), PGRES_TUPLES_OK);
   unsigned char *seen = calloc(MAX_WRITES, 1);
   assert_non_null(seen);
-  for (int row = 0; row < PQntuples(q); row++) {
-    int i = atoi(PQgetvalue(q, row, 0) + 6);
-    if (i >= 0 && i < MAX_WRITES) seen[i] = 1;
-  }
+  for (int row = 0; row < PQntuples(q); row++) serve_writes_seen(seen, PQgetvalue(q, row, 0));
   PQclear(q);
   PQfinish(c);
-  int lost = 0;
-  for (int i = 0; i < MAX_WRITES; i++)
-    if (st->acked[i] && !seen[i]) lost++;
+  int lost = serve_writes_lost(&st->w, seen);
   free(seen);
-  if (lost) print_error("%d of %d acknowledged writes lost\n", lost, st->nacked);
   assert_int_equal(lost, 0);
 }
 
@@ -406,8 +334,8 @@ static void test_replicas__sigkill_one_mid_stream_loses_no_acknowledged_write(vo
     assert_int_equal(start_replica(st, 0), 0);
     pthread_t th[2 * WRITERS_PER_REPLICA];
     writer_arg args[2 * WRITERS_PER_REPLICA];
-    int before = st->nacked;
-    st->stop = 0;
+    int before = st->w.nacked;
+    st->w.stop = 0;
     for (int i = 0; i < 2 * WRITERS_PER_REPLICA; i++) {
       args[i] = (writer_arg){st, i % 2};
       pthread_create(&th[i], NULL, writer, &args[i]);
@@ -419,18 +347,18 @@ static void test_replicas__sigkill_one_mid_stream_loses_no_acknowledged_write(vo
     usleep((useconds_t)kill_after_ms[round] * 1000);
     while (st->nacked_by[0] - before0 < 10 && now_s() - t0 < 20) usleep(20 * 1000);
     kill(st->r[0].pid, SIGKILL);
-    int status = wait_exit(st->r[0].pid);
+    int status = serve_proc_wait(st->r[0].pid);
     st->r[0].pid = 0;
-    int at_kill = st->nacked;
+    int at_kill = st->w.nacked;
     usleep(300 * 1000); /* replica 1 keeps taking writes */
-    st->stop = 1;
+    st->w.stop = 1;
     for (int i = 0; i < 2 * WRITERS_PER_REPLICA; i++) pthread_join(th[i], NULL);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     print_message("round %zu: %d writes acknowledged before SIGKILL (%d by replica 0), %d after "
                   "(replica 1)\n",
-                  round, at_kill - before, st->nacked_by[0] - before0, st->nacked - at_kill);
+                  round, at_kill - before, st->nacked_by[0] - before0, st->w.nacked - at_kill);
     assert_true(st->nacked_by[0] - before0 > 5); /* the kill did land mid-stream */
-    assert_true(st->nacked - at_kill > 0);
+    assert_true(st->w.nacked - at_kill > 0);
     check_store(st);
   }
   stop_replica(st, 1, SIGTERM);

@@ -22,6 +22,7 @@
 #include "api/api_plan.h"
 #include "api/api_step.h"
 #include "api/measure.h"
+#include "step_fixture.h"
 
 static api_ctx *ctx;
 static cost_hw h200;
@@ -29,9 +30,7 @@ static cost_table tabs[26];
 
 static int setup(void **state) {
   (void)state;
-  svc_err err;
-  if (api_ctx_new(&ctx, ":memory:", &err)) fail_msg("%s", err.message);
-  if (api_hw_lookup(ctx, "h200", 0, &h200, &err)) fail_msg("%s", err.message);
+  stepfx_open(&ctx, "h200", &h200);
   return 0;
 }
 
@@ -43,25 +42,9 @@ static int teardown(void **state) {
 
 /* The DLRM of dlrm_step.json (26 tables, dim 128). */
 static void dlrm(cost_workload *w, cost_recipe *r, int64_t batch, int precision) {
-  static const int64_t rows[26] = {10000000, 39060,  17295,    7424,    20265,  3,        7122,
-                                   1543,     63,     10000000, 3067956, 405282, 10,       2209,
-                                   11938,    155,    4,        976,     14,     10000000, 10000000,
-                                   10000000, 590152, 12973,    108,     36};
-  memset(w, 0, sizeof *w);
-  for (int i = 0; i < 26; i++)
-    tabs[i] = (cost_table){
-        .rows = rows[i], .dim = 128, .pooling = 1, .count = 1, .sharding = -1, .placement = -1};
-  w->kind = COST_WL_DLRM;
-  w->dlrm = (cost_dlrm){.dense_features = 13,
-                        .n_tables = 26,
-                        .tables = tabs,
-                        .n_bottom = 3,
-                        .n_top = 5,
-                        .bottom = {512, 256, 128},
-                        .top = {1024, 1024, 512, 256, 1},
-                        .interaction = COST_INTER_DOT,
-                        .dense_optimizer = COST_OPT_ADAM,
-                        .sparse_optimizer = COST_OPT_SGD};
+  stepfx_criteo26(w, tabs, 10000000);
+  w->dlrm.dense_optimizer = COST_OPT_ADAM;
+  w->dlrm.sparse_optimizer = COST_OPT_SGD;
   cost_recipe_init(r);
   r->batch_per_gpu = batch;
   r->precision = precision;
@@ -88,11 +71,7 @@ static void gpt(cost_workload *w, cost_recipe *r, int precision, int ckpt) {
 }
 
 static cost_step_result step(const cost_workload *w, const cost_recipe *r) {
-  cost_step_result res;
-  int rc = cost_step(&h200, w, r, &res);
-  if (rc) fail_msg("cost_step refused: %d", rc);
-  assert_true(res.step_ms > 0);
-  return res;
+  return stepfx_step(&h200, w, r);
 }
 
 static void test_step__memory_grows_with_batch_shrinks_with_checkpointing(void **state) {
@@ -243,24 +222,8 @@ static const char *const good =
     "\"sparse\":\"rowwise_adagrad\"}},\"recipe\":{\"gpus\":1,\"batch_per_gpu\":8192,"
     "\"precision\":\"bf16\",\"framework\":\"torchrec_fbgemm\"}}";
 
-static void expect_error(const char *body, int code, const char *field) {
-  char *out = NULL;
-  svc_err err;
-  svc_err_clear(&err);
-  int rc = api_step(ctx, body, strlen(body), &out, &err);
-  if (rc != -code) fail_msg("%s\n: got %d (%s) want %d", body, rc, err.message, -code);
-  if (strcmp(err.field, field)) fail_msg("field %s, want %s (%s)", err.field, field, err.message);
-  assert_null(out);
-}
-
 /* good with one substring replaced */
-static char *edit(const char *from, const char *to) {
-  static char buf[4096];
-  const char *p = strstr(good, from);
-  if (!p) fail_msg("'%s' not in the request", from);
-  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - good), good, to, p + strlen(from));
-  return buf;
-}
+static char *edit(const char *from, const char *to) { return stepfx_edit(good, from, to); }
 
 static void test_api_step__answers_with_breakdowns(void **state) {
   (void)state;
@@ -291,30 +254,27 @@ static void test_api_step__answers_with_breakdowns(void **state) {
 
 static void test_api_step__bad_workloads_name_the_field(void **state) {
   (void)state;
-  expect_error(edit("\"rows\":5000", "\"rows\":0"), SVC_OUT_OF_RANGE, "workload.tables[1].rows");
-  expect_error(edit("\"dim\":64,\"count\"", "\"dim\":-4,\"count\""), SVC_OUT_OF_RANGE,
-               "workload.tables[1].dim");
-  expect_error(edit("\"batch_per_gpu\":8192", "\"batch_per_gpu\":81.5"), SVC_BAD_FIELD,
-               "recipe.batch_per_gpu");
-  expect_error(edit("\"rows\":1000000", "\"rows\":4000000000000000000"), SVC_OUT_OF_RANGE,
-               "workload.tables[0].rows");
-  expect_error(edit("\"rows\":1000000", "\"rows\":1e30"), SVC_OUT_OF_RANGE,
-               "workload.tables[0].rows");
-  expect_error(edit("rowwise_adagrad", "lamb"), SVC_BAD_FIELD, "workload.optimizers.sparse");
-  expect_error(edit("\"name\":\"a\"", "\"colour\":\"a\""), SVC_UNKNOWN_FIELD,
-               "workload.tables[0].colour");
-  expect_error(edit("\"dim\":64,\"pooling\"", "\"dim\":32,\"pooling\""), SVC_BAD_FIELD,
-               "workload.tables[0].dim");
-  expect_error(edit("\"top_mlp\":[512,256,1]", "\"top_mlp\":[512,0,1]"), SVC_OUT_OF_RANGE,
-               "workload.top_mlp[1]");
-  expect_error(edit("\"dlrm\"", "\"cnn\""), SVC_BAD_FIELD, "workload.kind");
-  expect_error(edit("\"bf16\"", "\"fp4\""), SVC_BAD_FIELD, "recipe.precision");
-  expect_error(edit("\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"pad_interaction_to\":10"),
-               SVC_BAD_FIELD, "workload.pad_interaction_to");
-  expect_error(edit("\"h200\"", "\"nope\""), SVC_NOT_FOUND, "hardware");
-  expect_error(edit("\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"cross_rank\":64"),
-               SVC_BAD_FIELD, "workload.cross_rank");
-  expect_error(edit("\"torchrec_fbgemm\"", "\"megatron\""), SVC_BAD_FIELD, "recipe.framework");
+  static const stepfx_bad bad[] = {
+      {"\"rows\":5000", "\"rows\":0", SVC_OUT_OF_RANGE, "workload.tables[1].rows"},
+      {"\"dim\":64,\"count\"", "\"dim\":-4,\"count\"", SVC_OUT_OF_RANGE, "workload.tables[1].dim"},
+      {"\"batch_per_gpu\":8192", "\"batch_per_gpu\":81.5", SVC_BAD_FIELD, "recipe.batch_per_gpu"},
+      {"\"rows\":1000000", "\"rows\":4000000000000000000", SVC_OUT_OF_RANGE,
+       "workload.tables[0].rows"},
+      {"\"rows\":1000000", "\"rows\":1e30", SVC_OUT_OF_RANGE, "workload.tables[0].rows"},
+      {"rowwise_adagrad", "lamb", SVC_BAD_FIELD, "workload.optimizers.sparse"},
+      {"\"name\":\"a\"", "\"colour\":\"a\"", SVC_UNKNOWN_FIELD, "workload.tables[0].colour"},
+      {"\"dim\":64,\"pooling\"", "\"dim\":32,\"pooling\"", SVC_BAD_FIELD, "workload.tables[0].dim"},
+      {"\"top_mlp\":[512,256,1]", "\"top_mlp\":[512,0,1]", SVC_OUT_OF_RANGE, "workload.top_mlp[1]"},
+      {"\"dlrm\"", "\"cnn\"", SVC_BAD_FIELD, "workload.kind"},
+      {"\"bf16\"", "\"fp4\"", SVC_BAD_FIELD, "recipe.precision"},
+      {"\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"pad_interaction_to\":10",
+       SVC_BAD_FIELD, "workload.pad_interaction_to"},
+      {"\"h200\"", "\"nope\"", SVC_NOT_FOUND, "hardware"},
+      {"\"interaction\":\"dot\"", "\"interaction\":\"dot\",\"cross_rank\":64", SVC_BAD_FIELD,
+       "workload.cross_rank"},
+      {"\"torchrec_fbgemm\"", "\"megatron\"", SVC_BAD_FIELD, "recipe.framework"},
+  };
+  stepfx_expect_errors(ctx, good, bad, sizeof bad / sizeof bad[0]);
 }
 
 /* A user's own fabric: the request's cluster overrides the descriptor's
@@ -343,14 +303,16 @@ static void test_api_step__cluster_fabric_overrides(void **state) {
     free(out);
   }
   assert_true(comm[1] > comm[0]);
-  expect_error(edit("\"gpus\":1,", "\"gpus\":16,\"gpus_per_node\":16,"), SVC_OUT_OF_RANGE,
-               "recipe.gpus_per_node");
-  expect_error(edit("\"calibration\":\"none\",",
-                    "\"calibration\":\"none\",\"cluster\":{\"in_switch_reduction\":1},"),
-               SVC_BAD_FIELD, "cluster.in_switch_reduction");
-  expect_error(
-      edit("\"calibration\":\"none\",", "\"calibration\":\"none\",\"cluster\":{\"nics\":8},"),
-      SVC_UNKNOWN_FIELD, "cluster.nics");
+  static const stepfx_bad bad[] = {
+      {"\"gpus\":1,", "\"gpus\":16,\"gpus_per_node\":16,", SVC_OUT_OF_RANGE,
+       "recipe.gpus_per_node"},
+      {"\"calibration\":\"none\",",
+       "\"calibration\":\"none\",\"cluster\":{\"in_switch_reduction\":1},", SVC_BAD_FIELD,
+       "cluster.in_switch_reduction"},
+      {"\"calibration\":\"none\",", "\"calibration\":\"none\",\"cluster\":{\"nics\":8},",
+       SVC_UNKNOWN_FIELD, "cluster.nics"},
+  };
+  stepfx_expect_errors(ctx, good, bad, sizeof bad / sizeof bad[0]);
 }
 
 /* Low-rank cross layers (DCN V2's W = U V^T): fewer parameters than

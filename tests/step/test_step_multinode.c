@@ -18,6 +18,7 @@
 #include "api/api_int.h"
 #include "api/api_plan.h"
 #include "api/api_step.h"
+#include "step_fixture.h"
 
 static api_ctx *ctx;
 static cost_hw h100;
@@ -25,9 +26,7 @@ static cost_table tabs[26];
 
 static int setup(void **state) {
   (void)state;
-  svc_err err;
-  if (api_ctx_new(&ctx, ":memory:", &err)) fail_msg("%s", err.message);
-  if (api_hw_lookup(ctx, "h100-sxm", 0, &h100, &err)) fail_msg("%s", err.message);
+  stepfx_open(&ctx, "h100-sxm", &h100);
   return 0;
 }
 
@@ -41,33 +40,18 @@ static int teardown(void **state) {
  * tables of dim 128 with their multi-hot sizes, DCN with rank 512, fp16
  * dense, fp32 tables, Adagrad; 64 GPUs of 8 per node unless changed. */
 static void dcnv2(cost_workload *w, cost_recipe *r, int sharding, int framework) {
-  static const int64_t rows[26] = {40000000, 39060,  17295,    7424,    20265,  3,        7122,
-                                   1543,     63,     40000000, 3067956, 405282, 10,       2209,
-                                   11938,    155,    4,        976,     14,     40000000, 40000000,
-                                   40000000, 590152, 12973,    108,     36};
   static const int64_t hot[26] = {3, 2, 1, 2, 6, 1, 1,  1,   1,  7,  3, 8, 1,
                                   6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1};
-  memset(w, 0, sizeof *w);
-  for (int i = 0; i < 26; i++)
-    tabs[i] = (cost_table){.rows = rows[i],
-                           .dim = 128,
-                           .pooling = hot[i],
-                           .count = 1,
-                           .sharding = rows[i] < 30000 ? COST_SHARD_DATA_PARALLEL : -1,
-                           .placement = -1};
-  w->kind = COST_WL_DLRM;
-  w->dlrm = (cost_dlrm){.dense_features = 13,
-                        .n_tables = 26,
-                        .tables = tabs,
-                        .n_bottom = 3,
-                        .n_top = 5,
-                        .bottom = {512, 256, 128},
-                        .top = {1024, 1024, 512, 256, 1},
-                        .interaction = COST_INTER_DCN,
-                        .cross_layers = 3,
-                        .cross_rank = 512,
-                        .dense_optimizer = COST_OPT_ADAGRAD,
-                        .sparse_optimizer = COST_OPT_ADAGRAD};
+  stepfx_criteo26(w, tabs, 40000000);
+  for (int i = 0; i < 26; i++) {
+    tabs[i].pooling = hot[i];
+    tabs[i].sharding = tabs[i].rows < 30000 ? COST_SHARD_DATA_PARALLEL : -1;
+  }
+  w->dlrm.interaction = COST_INTER_DCN;
+  w->dlrm.cross_layers = 3;
+  w->dlrm.cross_rank = 512;
+  w->dlrm.dense_optimizer = COST_OPT_ADAGRAD;
+  w->dlrm.sparse_optimizer = COST_OPT_ADAGRAD;
   cost_recipe_init(r);
   r->gpus = 64;
   r->gpus_per_node = 8;
@@ -79,23 +63,25 @@ static void dcnv2(cost_workload *w, cost_recipe *r, int sharding, int framework)
 }
 
 static cost_step_result step(const cost_workload *w, const cost_recipe *r) {
-  cost_step_result res;
-  int rc = cost_step(&h100, w, r, &res);
-  if (rc) fail_msg("cost_step refused: %d", rc);
-  assert_true(res.step_ms > 0);
-  return res;
+  return stepfx_step(&h100, w, r);
+}
+
+/* The same table_row_wise DCNv2 step under TorchRec and under HugeCTR. */
+static void torchrec_and_hugectr(cost_step_result *tr, cost_step_result *hc) {
+  cost_workload w;
+  cost_recipe r;
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_TORCHREC_FBGEMM);
+  *tr = step(&w, &r);
+  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
+  *hc = step(&w, &r);
 }
 
 /* One CUDA graph per step: no per-op dispatch, so the host is no floor;
  * the same recipe under TorchRec dispatches every op from Python. */
 static void test_step__hugectr_graph_has_no_dispatch_floor(void **state) {
   (void)state;
-  cost_workload w;
-  cost_recipe r;
-  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_TORCHREC_FBGEMM);
-  cost_step_result tr = step(&w, &r);
-  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
-  cost_step_result hc = step(&w, &r);
+  cost_step_result tr, hc;
+  torchrec_and_hugectr(&tr, &hc);
   assert_true(tr.host_ms > 0.5);
   assert_true(hc.host_ms < 0.05);
   assert_true(hc.step_ms < tr.step_ms);
@@ -109,10 +95,8 @@ static void test_step__hugectr_exchanges_half_over_the_rail(void **state) {
   (void)state;
   cost_workload w;
   cost_recipe r;
-  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_TORCHREC_FBGEMM);
-  cost_step_result tr = step(&w, &r);
-  dcnv2(&w, &r, COST_SHARD_TABLE_ROW_WISE, COST_FW_HUGECTR);
-  cost_step_result hc = step(&w, &r);
+  cost_step_result tr, hc;
+  torchrec_and_hugectr(&tr, &hc);
   assert_true(hc.class_ms[COST_KC_ALLTOALL] > 0);
   assert_true(hc.class_ms[COST_KC_ALLTOALL] < 0.7 * tr.class_ms[COST_KC_ALLTOALL]);
   assert_true(hc.class_ms[COST_KC_ALLGATHER_RS] < 0.7 * tr.class_ms[COST_KC_ALLGATHER_RS]);
@@ -205,24 +189,6 @@ static const char *const good =
     "\"gpus_per_node\":8,\"batch_per_gpu\":2112,\"precision\":\"fp16\",\"framework\":\"hugectr\","
     "\"dense_parallel\":\"fsdp\"}}";
 
-static char *edit(const char *from, const char *to) {
-  static char buf[4096];
-  const char *p = strstr(good, from);
-  if (!p) fail_msg("'%s' not in the request", from);
-  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - good), good, to, p + strlen(from));
-  return buf;
-}
-
-static void expect_error(const char *body, int code, const char *field) {
-  char *out = NULL;
-  svc_err err;
-  svc_err_clear(&err);
-  int rc = api_step(ctx, body, strlen(body), &out, &err);
-  if (rc != -code) fail_msg("%s\n: got %d (%s) want %d", body, rc, err.message, -code);
-  if (strcmp(err.field, field)) fail_msg("field %s, want %s (%s)", err.field, field, err.message);
-  assert_null(out);
-}
-
 static void test_api_step__multinode_fields(void **state) {
   (void)state;
   char *out = NULL;
@@ -235,18 +201,18 @@ static void test_api_step__multinode_fields(void **state) {
   free(out);
   /* row_shards: more GPUs than the job's, more nodes than it has, on a
    * table that is not split by rows, not a count */
-  expect_error(edit("\"row_shards\":4", "\"row_shards\":65"), SVC_OUT_OF_RANGE,
-               "workload.tables[0].row_shards");
-  expect_error(edit("\"table_row_wise\"}", "\"table_row_wise\",\"row_shards\":9}"),
-               SVC_OUT_OF_RANGE, "workload.tables[1].row_shards");
-  expect_error(edit("\"sharding\":\"row_wise\"", "\"sharding\":\"table_wise\""), SVC_BAD_FIELD,
-               "workload.tables[0].row_shards");
-  expect_error(edit("\"row_shards\":4", "\"row_shards\":2.5"), SVC_BAD_FIELD,
-               "workload.tables[0].row_shards");
-  expect_error(edit("\"row_shards\":4", "\"row_shards\":0"), SVC_OUT_OF_RANGE,
-               "workload.tables[0].row_shards");
-  expect_error(edit("\"hugectr\"", "\"tensorflow\""), SVC_BAD_FIELD, "recipe.framework");
-  expect_error(edit("\"fsdp\"", "\"zero3\""), SVC_BAD_FIELD, "recipe.dense_parallel");
+  static const stepfx_bad bad[] = {
+      {"\"row_shards\":4", "\"row_shards\":65", SVC_OUT_OF_RANGE, "workload.tables[0].row_shards"},
+      {"\"table_row_wise\"}", "\"table_row_wise\",\"row_shards\":9}", SVC_OUT_OF_RANGE,
+       "workload.tables[1].row_shards"},
+      {"\"sharding\":\"row_wise\"", "\"sharding\":\"table_wise\"", SVC_BAD_FIELD,
+       "workload.tables[0].row_shards"},
+      {"\"row_shards\":4", "\"row_shards\":2.5", SVC_BAD_FIELD, "workload.tables[0].row_shards"},
+      {"\"row_shards\":4", "\"row_shards\":0", SVC_OUT_OF_RANGE, "workload.tables[0].row_shards"},
+      {"\"hugectr\"", "\"tensorflow\"", SVC_BAD_FIELD, "recipe.framework"},
+      {"\"fsdp\"", "\"zero3\"", SVC_BAD_FIELD, "recipe.dense_parallel"},
+  };
+  stepfx_expect_errors(ctx, good, bad, sizeof bad / sizeof bad[0]);
 }
 
 /* The planner prices FSDP with the same hierarchical collectives: on two

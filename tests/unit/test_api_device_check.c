@@ -15,28 +15,22 @@
 #include <cmocka.h>
 
 #include "api/api_int.h"
+#include "tests/tmpdb.h"
 
 static char path[64];
 
 static int setup(void **state) {
   api_ctx *ctx = NULL;
   svc_err err;
-  snprintf(path, sizeof path, "/tmp/cdplan-devchk-XXXXXX");
-  close(mkstemp(path));
-  unlink(path);
+  tmpdb_name(path, sizeof path, "devchk");
   if (api_ctx_new(&ctx, path, &err)) fail_msg("open: %s", err.message);
   *state = ctx;
   return 0;
 }
 
 static int teardown(void **state) {
-  char p[96];
   api_ctx_free(*state);
-  unlink(path);
-  snprintf(p, sizeof p, "%s-wal", path);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", path);
-  unlink(p);
+  tmpdb_remove(path);
   return 0;
 }
 

@@ -17,14 +17,13 @@
 
 #include "api/api_int.h"
 #include "pg_testdb.h"
+#include "tests/tmpdb.h"
 
 static char path[64];
 
 static int setup(void **state) {
   char store[256];
-  snprintf(path, sizeof path, "/tmp/cdplan-api-XXXXXX");
-  close(mkstemp(path));
-  unlink(path);
+  tmpdb_name(path, sizeof path, "api");
   if (testdb_make(store, sizeof store, path)) fail_msg("no store");
   api_ctx *ctx = NULL;
   svc_err err;
@@ -35,12 +34,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   api_ctx_free(*state);
-  char p[96];
-  unlink(path);
-  snprintf(p, sizeof p, "%s-wal", path);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", path);
-  unlink(p);
+  tmpdb_remove(path);
   return 0;
 }
 

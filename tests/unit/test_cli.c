@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "common/common.h"
+#include "tests/tmpdb.h"
 
 static char db[64];
 
@@ -66,20 +67,13 @@ static void done(run_result *r) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(db, sizeof db, "/tmp/cdplan-cli-db-XXXXXX");
-  close(mkstemp(db));
-  unlink(db);
+  tmpdb_name(db, sizeof db, "cli-db");
   return 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  char p[96];
-  unlink(db);
-  snprintf(p, sizeof p, "%s-wal", db);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", db);
-  unlink(p);
+  tmpdb_remove(db);
   return 0;
 }
 

@@ -16,15 +16,13 @@
 
 #include "hwdb/hwdb.h"
 #include "pg_testdb.h"
+#include "tests/tmpdb.h"
 
 static char path[256];
 
 static int setup(void **state) {
   char file[64];
-  snprintf(file, sizeof file, "/tmp/cdplan-hwdb-XXXXXX");
-  int fd = mkstemp(file);
-  close(fd);
-  unlink(file); /* hwdb creates it */
+  tmpdb_name(file, sizeof file, "hwdb"); /* hwdb creates it */
   assert_int_equal(testdb_make(path, sizeof path, file), 0);
   hwdb *db = NULL;
   int created = 0;
@@ -36,12 +34,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   hwdb_free(*state);
-  char p[300];
-  unlink(path);
-  snprintf(p, sizeof p, "%s-wal", path);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", path);
-  unlink(p);
+  tmpdb_remove(path);
   return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "api/api_plan.h"
 #include "api/api_step.h"
 #include "api/api_validate.h"
+#include "val_tmpctx.h"
 
 #define PV CDPLAN_SOURCE_DIR "/data/measurements/h200-plan-validate/"
 
@@ -40,22 +41,13 @@ static char *slurp(const char *path) {
 }
 
 static int setup(void **state) {
-  snprintf(dir, sizeof dir, "/tmp/cdplan-valcal-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(db_path, sizeof db_path, "%s/v.db", dir);
   api_ctx *ctx = NULL;
-  svc_err err;
-  assert_int_equal(api_ctx_new(&ctx, db_path, &err), 0);
+  int rc = val_tmpctx_open(dir, db_path, "valcal", &ctx);
   *state = ctx;
-  return 0;
+  return rc;
 }
 
-static int teardown(void **state) {
-  char rm[256];
-  api_ctx_free(*state);
-  snprintf(rm, sizeof rm, "rm -rf %s", dir);
-  return system(rm) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return val_tmpctx_close(*state, dir); }
 
 static double num(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);

@@ -18,26 +18,20 @@
 #include <cmocka.h>
 
 #include "api/api_validate.h"
+#include "val_tmpctx.h"
 
 static char dir[128], db_path[192];
 
 static int setup(void **state) {
-  snprintf(dir, sizeof dir, "/tmp/cdplan-vallocal-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(db_path, sizeof db_path, "%s/v.db", dir);
   api_ctx *ctx = NULL;
-  svc_err err;
-  assert_int_equal(api_ctx_new(&ctx, db_path, &err), 0);
+  int rc = val_tmpctx_open(dir, db_path, "vallocal", &ctx);
   *state = ctx;
-  return 0;
+  return rc;
 }
 
 static int teardown(void **state) {
-  char rm[256];
   unsetenv("CDPLAN_LOCAL_MAX");
-  api_ctx_free(*state);
-  snprintf(rm, sizeof rm, "rm -rf %s", dir);
-  return system(rm) == 0 ? 0 : -1;
+  return val_tmpctx_close(*state, dir);
 }
 
 static cJSON *call_submit(api_ctx *ctx, const char *body) {

@@ -17,25 +17,18 @@
 #include <cmocka.h>
 
 #include "api/api_validate.h"
+#include "val_tmpctx.h"
 
 static char dir[128], db_path[192];
 
 static int setup(void **state) {
-  snprintf(dir, sizeof dir, "/tmp/cdplan-valslurm-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(db_path, sizeof db_path, "%s/v.db", dir);
   api_ctx *ctx = NULL;
-  assert_int_equal(api_ctx_new(&ctx, db_path, NULL), 0);
+  int rc = val_tmpctx_open(dir, db_path, "valslurm", &ctx);
   *state = ctx;
-  return 0;
+  return rc;
 }
 
-static int teardown(void **state) {
-  char rm[256];
-  api_ctx_free(*state);
-  snprintf(rm, sizeof rm, "rm -rf %s", dir);
-  return system(rm) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return val_tmpctx_close(*state, dir); }
 
 static const char *str(const cJSON *doc, const char *key) {
   const cJSON *v = cJSON_GetObjectItem(doc, key);
@@ -87,12 +80,18 @@ static cJSON *wait_for(api_ctx *ctx, int id, const char *want, double limit_s) {
 
 static int id_of(const cJSON *d) { return cJSON_GetObjectItem(d, "id")->valueint; }
 
+/* submit's job id (the answer dropped). */
+static int submit_id(api_ctx *ctx, const char *params) {
+  cJSON *s = submit(ctx, params, NULL);
+  int id = id_of(s);
+  cJSON_Delete(s);
+  return id;
+}
+
 static void test_val_slurm__selftest_result_within_30s(void **state) {
   api_ctx *ctx = *state;
   double t0 = svc_now();
-  cJSON *s = submit(ctx, "{\"n\":2000}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":2000}");
   cJSON *d = wait_for(ctx, id, "done", 30);
   double took = svc_now() - t0;
   if (strcmp(str(d, "state"), "done")) fprintf(stderr, "note: %s\n", str(d, "note"));
@@ -170,9 +169,7 @@ static void test_val_slurm__cancel_long_job(void **state) {
   api_ctx *ctx = *state;
   char ids[16], *out = NULL;
   svc_err err;
-  cJSON *s = submit(ctx, "{\"n\":1,\"sleep_ms\":120000}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":1,\"sleep_ms\":120000}");
   cJSON *d = wait_for(ctx, id, "running", 30);
   assert_string_equal(str(d, "state"), "running");
   cJSON_Delete(d);
@@ -189,9 +186,7 @@ static void test_val_slurm__cancel_long_job(void **state) {
 
 static void test_val_slurm__failing_job(void **state) {
   api_ctx *ctx = *state;
-  cJSON *s = submit(ctx, "{\"n\":5,\"fail\":true}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":5,\"fail\":true}");
   cJSON *d = wait_for(ctx, id, "failed", 30);
   assert_string_equal(str(d, "state"), "failed");
   const char *note = str(d, "note");
@@ -205,9 +200,7 @@ static void test_val_slurm__restart_reconciles(void **state) {
   api_ctx *ctx = *state;
   svc_err err;
   int active = -1;
-  cJSON *s = submit(ctx, "{\"n\":10,\"sleep_ms\":3000}", NULL);
-  int id = id_of(s);
-  cJSON_Delete(s);
+  int id = submit_id(ctx, "{\"n\":10,\"sleep_ms\":3000}");
   cJSON *d = wait_for(ctx, id, "running", 30);
   assert_string_equal(str(d, "state"), "running");
   cJSON_Delete(d);

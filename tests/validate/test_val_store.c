@@ -19,16 +19,14 @@
 #include "hwdb/hwdb.h"
 #include "validate/validate_int.h" /* val_proc_start */
 #include "pg_testdb.h"
+#include "tests/tmpdb.h"
 
 /* path: a file name (the SQLite store, and where job folders go); store:
  * what hwdb opens (path, or a PostgreSQL database under test_val_store_pg). */
 static char path[64], store[256];
 
 static int setup(void **state) {
-  snprintf(path, sizeof path, "/tmp/cdplan-valstore-XXXXXX");
-  int fd = mkstemp(path);
-  close(fd);
-  unlink(path);
+  tmpdb_name(path, sizeof path, "valstore");
   assert_int_equal(testdb_make(store, sizeof store, path), 0);
   hwdb *db = NULL;
   assert_int_equal(hwdb_open(&db, store, NULL, NULL), 0);
@@ -37,13 +35,8 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  char p[96];
   hwdb_free(*state);
-  unlink(path);
-  snprintf(p, sizeof p, "%s-wal", path);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", path);
-  unlink(p);
+  tmpdb_remove(path);
   return 0;
 }
 

@@ -2,29 +2,17 @@
 """cdplan's predictions for cases.json, written before the cases run (truth discipline):
 
   python3 data/measurements/h200-transformer-llama/predict.py build/cli/cdplan > predictions_prerun.json
+
+The same as ../h200-transformer/predict.py's, with the shipped calibration.
 """
-import json
+import importlib.util
 import os
-import subprocess
 import sys
-import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-cdplan = sys.argv[1]
-cases = json.load(open(os.path.join(here, "cases.json")))["cases"]
-out = []
-with tempfile.TemporaryDirectory() as d:
-    db = os.path.join(d, "p.db")
-    for c in cases:
-        req = json.dumps({"hardware": "h200", "workload": c["workload"], "recipe": c["recipe"]})
-        p = subprocess.run([cdplan, "step", "-", "--db", db], input=req, capture_output=True,
-                           text=True, check=False)
-        if p.returncode:
-            out.append({"id": c["id"], "error": p.stderr.strip()[-300:]})
-            continue
-        r = json.loads(p.stdout)
-        out.append({"id": c["id"], "role": c["role"], "step_ms": r["step_ms"],
-                    "peak_memory_bytes": r["peak_memory_bytes"], "memory": r["memory"],
-                    "calibration": r["calibration"]})
-print(json.dumps({"hardware": "h200", "model": "cdplan step with the shipped H200 calibration, commit after c63792b",
-                  "predictions": out}, indent=1))
+_spec = importlib.util.spec_from_file_location(
+    "tf_predict", os.path.join(here, os.pardir, "h200-transformer", "predict.py"))
+tf = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tf)
+tf.predict(sys.argv[1], os.path.join(here, "cases.json"),
+           "cdplan step with the shipped H200 calibration, commit after c63792b")
