@@ -11,8 +11,11 @@
 
 #include "api/api.h"
 #include "api/api_hw.h"
+#include "api/api_meas.h"
+#include "api/api_plan.h"
 #include "api/api_published.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/step.h"
 #include "hwdb/hwdb.h"
 #include "validate/validate.h"
 
@@ -140,5 +143,27 @@ int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err);
  * partition, account, qos, constraint, borrowed from doc; 400 naming one
  * with characters Slurm's names do not have. */
 int api_slurm_opts(const cJSON *doc, val_slurm_opts *so, svc_err *err);
+
+/* ---- the step model's JSON (api/workload.c, api/step.c) ----------------
+ * Decode and validate a workload object found at JSON path `path`
+ * ("workload"); errors name the field ("workload.tables[3].rows"). */
+int api_workload_decode(const cJSON *doc, const char *path, cost_workload *out, svc_err *err);
+/* Decode a recipe (defaults from cost_recipe_init for absent fields). */
+int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *out, svc_err *err);
+/* The step result as a JSON object (caller owns). */
+cJSON *api_step_result_json(const cost_step_result *res, int kind);
+/* 1 when doc looks like a whole-step measurement file. */
+int api_step_meas_detect(const cJSON *doc);
+/* Fit the framework profile to acc on hw (whose calib holds the op-level
+ * parameters just fitted) and add its step_ entries to *calib; *report
+ * gets the fit's report object (caller owns). */
+int api_step_calibrate(const cost_hw *hw, const api_step_meas *acc, cost_calib *calib,
+                       cJSON **report, svc_err *err);
+
+/* compare's "calibration_basis" (api/compare_basis.c): the calibration
+ * each side rests on and, when they differ, the hardware share with both
+ * at a like level (tuned: the tuned source's evaluation), with its band. */
+int api_compare_basis(api_ctx *ctx, const plan_request *a, const plan_request *b,
+                      const plan_eval *tuned, double hw_share, cJSON *doc, svc_err *err);
 
 #endif

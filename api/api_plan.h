@@ -69,11 +69,4 @@ int api_compare(api_ctx *ctx, const char *body, size_t len, char **out, svc_err 
 int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn progress,
                    void *progress_user, char **out, svc_err *err);
 
-/* compare's "calibration_basis" (api/compare_basis.c): the calibration
- * each side rests on and, when they differ, the hardware share with both
- * at a like level (tuned: the tuned source's evaluation), with its band. */
-struct cJSON;
-int api_compare_basis(api_ctx *ctx, const plan_request *a, const plan_request *b,
-                      const plan_eval *tuned, double hw_share, struct cJSON *doc, svc_err *err);
-
 #endif

@@ -1,6 +1,6 @@
 /* POST /v1/plans, GET /v1/plans/{id}, POST /v1/compare (and the CLI's
  * plan / compare): decode and validate the request (the workload and
- * recipe with the step API's decoders, api/api_step.h), hand plain structs
+ * recipe with the step API's decoders, api/api_int.h), hand plain structs
  * to the planner, encode its answer, store it in hwdb under a random id.
  *
  * Knob defaults (what the planner may turn when the request's "knobs"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "api/api_meas.h"
 #include "api/api_step.h"
 
 #define SIZE_MAX_ROWS 4611686018427387904LL /* 2^62 */
@@ -276,6 +277,21 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
     r->sequence_parallel = cJSON_IsTrue(sp);
   }
   return 0;
+}
+
+int api_meas_case_decode(const char *text, size_t len, cost_workload *w, cost_recipe *r,
+                         svc_err *err) {
+  cJSON *doc = NULL;
+  int rc;
+  memset(w, 0, sizeof *w);
+  if ((rc = api_parse_body(text, len, &doc, err))) return rc;
+  if ((rc = api_workload_decode(cJSON_GetObjectItem(doc, "workload"), "workload", w, err)))
+    goto cleanup;
+  if ((rc = api_recipe_decode(cJSON_GetObjectItem(doc, "recipe"), "recipe", r, err)))
+    api_workload_dispose(w);
+cleanup:
+  cJSON_Delete(doc);
+  return rc;
 }
 
 int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe *r, const char *wp,

@@ -15,6 +15,7 @@
  * memory, bench/step_uvm.c) use the runner's rows from the lent H200.
  * Prints a table and one JSON line per section.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,8 +397,11 @@ int bench_transformers(api_ctx *ctx) {
     cost_recipe r;
     cost_step_result res;
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(row, "model"));
-    if (api_workload_decode(cJSON_GetObjectItem(row, "workload"), "workload", &w, &err) ||
-        api_recipe_decode(cJSON_GetObjectItem(row, "recipe"), "recipe", &r, &err)) {
+    char *rt = cJSON_PrintUnformatted(row);
+    int bad = rt ? api_meas_case_decode(rt, strlen(rt), &w, &r, &err)
+                 : svc_err_set(&err, SVC_NOMEM, "", NULL);
+    free(rt);
+    if (bad) {
       printf("%s: %s\n", model, err.message);
       continue;
     }

@@ -56,9 +56,10 @@ static void score_steps(const cost_hw *hw, const cJSON *cases, const cJSON *rows
     svc_err err;
     const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(c, "role"));
     int k = role && !strcmp(role, "check");
-    if (api_workload_decode(cJSON_GetObjectItem(c, "workload"), "workload", &w, &err) ||
-        api_recipe_decode(cJSON_GetObjectItem(c, "recipe"), "recipe", &rc, &err) ||
-        cost_step(hw, &w, &rc, &res)) {
+    char *ct = cJSON_PrintUnformatted(c);
+    int bad = !ct || api_meas_case_decode(ct, strlen(ct), &w, &rc, &err);
+    free(ct);
+    if (bad || cost_step(hw, &w, &rc, &res)) {
       printf("  %s: not priced\n", cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")));
       continue;
     }

@@ -15,6 +15,7 @@
  *     (uvm_micro_e2e.json) and the fits above -- never from the pair's own
  *     rows -- against what was measured.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

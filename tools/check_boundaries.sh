@@ -1,11 +1,14 @@
 #!/bin/sh
 # check_boundaries.sh: the module graph of DESIGN.md, enforced on the
-# sources (ctest arch_boundaries; issue 28). Two rules:
+# sources (ctest arch_boundaries; issue 28). Three rules:
 #  1. a module's private header (<mod>/<name>_int.h) is included by files of
 #     that module only -- never by another module, the benchmarks or the CLI;
 #  2. a module includes headers only of the modules it may depend on (the
 #     same graph the CMake link lines state): data flows transport -> api ->
-#     hwdb/costmodel/planner/validate, never back.
+#     hwdb/costmodel/planner/validate, never back;
+#  3. a public api header (api/*.h but *_int.h) includes no cJSON header:
+#     what the front ends and benchmarks see takes text and returns structs
+#     (api/api_meas.h); the cJSON-typed decoders are in api/api_int.h.
 # tests/ and fuzz/ are white-box (a test may include the private header of
 # the module it tests) and are not checked; so are the two benchmarks of a
 # module's insides listed in white_box() below. Prints each offence and
@@ -74,6 +77,14 @@ for mod in common costmodel hwdb planner validate api server cli bench; do
         esac
       done
   done
+done
+for f in api/*.h; do
+  case $f in *_int.h) continue ;; esac
+  [ -f "$f" ] || continue
+  if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]cjson/' "$f"; then
+    echo "$f: a public api header includes cJSON (move the cJSON-typed part to api/api_int.h)"
+    echo x >>"$tmpf"
+  fi
 done
 if [ -s "$tmpf" ]; then
   echo "check_boundaries: $(wc -l <"$tmpf") offence(s)"
