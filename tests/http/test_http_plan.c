@@ -246,6 +246,12 @@ static void test_http_plan__compare_prices_like_calibrations(void **state) {
 static void test_http_plan__compare_tuned_source_is_the_source_plan(void **state) {
   http_fixture *f = *state;
   cJSON *req = mlperf_plan("h100-sxm");
+  /* One node and 5 s: this search ends on its work limits (2.3 s here), so
+   * its answer does not follow the CPU share; 64 GPUs in 3 s ended on the
+   * clock and gave ddp in one call, fsdp in the other under load. */
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(req, "cluster"), "nodes",
+                            cJSON_CreateNumber(1));
+  cJSON_ReplaceItemInObject(req, "time_limit_s", cJSON_CreateNumber(5));
   cJSON *plan = post(f, "/v1/plans", req, 201);
   cJSON_DeleteItemFromObject(req, "hardware");
   cJSON_AddStringToObject(req, "from", "h100-sxm");
@@ -253,12 +259,19 @@ static void test_http_plan__compare_tuned_source_is_the_source_plan(void **state
   cJSON_AddBoolToObject(req, "tune_from", 0);
   cJSON *doc = post(f, "/v1/compare", req, 200);
   const cJSON *ts = get(doc, "tuned_source");
+  /* Two searches that ended on the clock (a machine too slow or too busy
+   * for 5 s) may differ: then the identity is not checked, and said. */
+  const cJSON *l1 = get(plan, "search.limit"), *l2 = get(ts, "search.limit");
+  int clock = (cJSON_IsString(l1) && !strcmp(l1->valuestring, "time")) ||
+              (cJSON_IsString(l2) && !strcmp(l2->valuestring, "time"));
   static const char *const keys[] = {"recipe",        "embedding_plan",    "step_ms",
                                      "samples_per_s", "peak_memory_bytes", NULL};
   for (int i = 0; keys[i]; i++) {
     char *a = cJSON_PrintUnformatted(get(plan, keys[i]));
     char *b = cJSON_PrintUnformatted(get(ts, keys[i]));
-    if (strcmp(a, b))
+    if (strcmp(a, b) && clock)
+      fprintf(stderr, "NOTE: a search ended on the clock; tuned_source.%s not compared\n", keys[i]);
+    else if (strcmp(a, b))
       fail_msg("tuned_source.%s differs from the plan: %.200s vs %.200s", keys[i], b, a);
     free(a), free(b);
   }
