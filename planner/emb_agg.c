@@ -269,30 +269,6 @@ static double plans_max(const emb_inst *in, const plan_table_plan *plans, int *f
   return m;
 }
 
-/* Pack one option choice (plain LPT; when a piece does not fit, with
- * repair; then memory first with repair), improve it, and keep it in best
- * when it beats *best_ms. */
-static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, emb_budget *b,
-                       double *best_ms, plan_table_plan *plans, int *have, int *repaired) {
-  static const int modes[] = {EMB_PACK_PLAIN, EMB_PACK_REPAIR, EMB_PACK_MEMORY};
-  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
-    int rep = emb_pack(in, cc, cp, modes[k]);
-    if (emb_spend(b, (double)in->n * in->R / 8)) return;
-    if (rep < 0) continue;
-    emb_local_search(in, cp, b);
-    emb_repair_options(in, cp, b);
-    emb_local_search(in, cp, b);
-    emb_kick(in, cp, b);
-    int fits = 0;
-    double mx = plans_max(in, cp, &fits);
-    if (fits && mx < *best_ms) {
-      *best_ms = mx, *have = 1, *repaired = rep > 0;
-      memcpy(plans, cp, in->n * sizeof *cp);
-    }
-    return; /* the first mode that packs is the one for this choice */
-  }
-}
-
 /* Improve a packing (moves, option repair, moves) and keep it when it
  * beats *best_ms. */
 static void keep_better(const emb_inst *in, plan_table_plan *cp, int rep, emb_budget *b,
@@ -306,6 +282,21 @@ static void keep_better(const emb_inst *in, plan_table_plan *cp, int rep, emb_bu
   if (fits && mx < *best_ms) {
     *best_ms = mx, *have = 1, *repaired = rep > 0;
     memcpy(plans, cp, in->n * sizeof *cp);
+  }
+}
+
+/* Pack one option choice (plain LPT; when a piece does not fit, with
+ * repair; then memory first with repair), improve it, and keep it in best
+ * when it beats *best_ms. */
+static void try_choice(const emb_inst *in, const int *cc, plan_table_plan *cp, emb_budget *b,
+                       double *best_ms, plan_table_plan *plans, int *have, int *repaired) {
+  static const int modes[] = {EMB_PACK_PLAIN, EMB_PACK_REPAIR, EMB_PACK_MEMORY};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+    int rep = emb_pack(in, cc, cp, modes[k]);
+    if (emb_spend(b, (double)in->n * in->R / 8)) return;
+    if (rep < 0) continue;
+    keep_better(in, cp, rep, b, best_ms, plans, have, repaired);
+    return; /* the first mode that packs is the one for this choice */
   }
 }
 
