@@ -142,7 +142,8 @@ class FusedTBE:
         self.weights = torch.empty(w, dtype=dtype, device=self.device)
         for t, (n, d) in enumerate(zip(self.rows, self.dims)):
             v = self.weights[woff[t]:woff[t] + n * d]
-            v.copy_((torch.rand(n * d, generator=g, device=self.device) * 2 - 1) * (1.0 / n) ** 0.5)
+            # in place: a temporary of n*d floats would be 20 GB for a 40M x 128 table
+            v.uniform_(-(1.0 / n) ** 0.5, (1.0 / n) ** 0.5, generator=g)
         self.state = torch.zeros(r, dtype=torch.float32, device=self.device)
         ix = dict(dtype=torch.int64, device=self.device)
         self.woff, self.roff = torch.tensor(woff, **ix), torch.tensor(roff, **ix)
