@@ -105,6 +105,32 @@ static double pred_m(const models *M, int m, const api_pub_row *r) {
   return predict(&hw, r);
 }
 
+/* Check rows per accelerator and source (one source is one harness: its
+ * timing method, library build and setup), shipped model: which harness
+ * an accelerator's median rests on. e: scratch of n doubles. */
+static void by_source(const models *M, const api_pub_row *rows, size_t n, double *e) {
+  printf("  check rows per accelerator and source (shipped model):\n");
+  for (size_t i = 0; i < n; i++) {
+    const api_pub_row *r = &rows[i];
+    if (r->fit || api_published_fitted_source(M->fits, M->nfits, r->url)) continue;
+    int first = 1, cnt = 0;
+    double sg = 0;
+    for (size_t j = 0; j < n && first; j++)
+      first = j >= i || rows[j].fit || strcmp(rows[j].hw.name, r->hw.name) ||
+              strcmp(rows[j].url, r->url);
+    if (!first) continue;
+    for (size_t j = i; j < n; j++) {
+      if (rows[j].fit || strcmp(rows[j].hw.name, r->hw.name) || strcmp(rows[j].url, r->url))
+        continue;
+      double rel = pred_m(M, M_SHIP, &rows[j]) / rows[j].tflops - 1;
+      e[cnt++] = fabs(rel);
+      sg += rel;
+    }
+    printf("    %-9s %3d rows median %5.1f%% signed %+6.1f%%  %.90s\n", r->hw.name, cnt,
+           median(e, cnt) * 100, sg / cnt * 100, r->url);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *gp = argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm.json";
   const char *rp =
@@ -184,6 +210,7 @@ int main(int argc, char **argv) {
     chk[m] = median(all[m], nc[m]);
     printf("  all scored check rows (n=%d), %-9s: median %.1f%%\n", nc[m], mname[m], chk[m] * 100);
   }
+  by_source(&M, rows, n, e[M_SHIP]);
   if (getenv("PG_ROWS"))
     for (size_t i = 0; i < n; i++)
       printf("    %-36s %-9s %-5s %-5s %6lldx%6lldx%6lld meas %7.1f datasheet %7.1f fit-only "

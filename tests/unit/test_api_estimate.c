@@ -220,6 +220,19 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   assert_true(cJSON_GetObjectItem(rows, "collective_cluster")->valuedouble >= 1);
   cJSON_Delete(doc);
   free(out);
+  /* MI350X, on CDNA3's borrowed calibration, is checked by 14 published
+   * rows (gemm.json alfredyu-mi350x-*): its band is theirs, not null. */
+  const char *mi350 = "{\"hardware\":\"mi350x\",\"ops\":[{\"op\":\"gemm\",\"m\":8192,"
+                      "\"n\":8192,\"k\":8192,\"dtype\":\"bf16\"}]}";
+  if (estimate(mi350, &out, &err)) fail_msg("%s", err.message);
+  doc = cJSON_Parse(out);
+  pv = cJSON_GetObjectItem(doc, "provenance");
+  assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")->valuedouble >
+              0.1);
+  assert_int_equal(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm")->valueint, 14);
+  cJSON_Delete(doc);
+  free(out);
   /* An accelerator nothing has checked gets no band, and says so. */
   const char *tpu = "{\"hardware\":\"tpu-v5p\",\"ops\":[{\"op\":\"gemm\",\"m\":64,"
                     "\"n\":64,\"k\":64,\"dtype\":\"bf16\"}]}";
