@@ -7,8 +7,9 @@ sparse backward; element-wise; DLRM step on HBM and with host tables), then the 
 ratio: measured (../h200-extra, same jobs on the H200) against predicted (cdplan on h200 and
 h100-sxm, the h200 side from ../h200-extra's own rows run through the same estimate requests).
 
-  python3 data/measurements/h100-check/score.py [CDPLAN]   (CDPLAN: for the H200 side of the
-                                                            ratios; default build/cli/cdplan)
+  python3 data/measurements/h100-check/score.py [CDPLAN [PREDICTIONS]]
+  CDPLAN: for the H200 side of the ratios (default build/cli/cdplan); PREDICTIONS: another
+  predictions file of predict.py's format (default the committed predictions_prerun.json)
 """
 import json
 import os
@@ -75,7 +76,8 @@ def h200_preds(exe, pred):
 
 def main():
     exe = sys.argv[1] if len(sys.argv) > 1 else "build/cli/cdplan"
-    pred = load(HERE, "predictions_prerun.json")
+    pred = (json.load(open(sys.argv[2])) if len(sys.argv) > 2
+            else load(HERE, "predictions_prerun.json"))
     have = {n: load(HERE, n + ".json") for n in ("gemm", "memory_ops", "dlrm_step")}
     ref = {n: load(H200, n + ".json") for n in ("gemm", "memory_ops", "dlrm_step")}
     p200 = h200_preds(exe, pred) if os.path.exists(exe) else {}
