@@ -150,9 +150,60 @@ static int decode_calib(const char *params, int version, cost_calib *out) {
   return 0;
 }
 
+static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc_err *err);
+
+/* The terms published GEMM rows cannot fit -- the memory path, embedding
+ * gathers, PyTorch's sparse embedding backward, the eager step's per-op and
+ * sort costs -- describe the architecture's memory system and the software
+ * stack on it, not one card's datasheet: an accelerator priced by its
+ * architecture's calibration takes them from the shipped calibration of a
+ * measured accelerator of the same architecture (Hopper: h200.json, fitted
+ * on data/measurements/h200). Checked on an H100 SXM the model was never
+ * fitted on: data/measurements/h100-check/ (its README has the figures). */
+static const char *const inherited_prefix[] = {"stream_eff",      "mem_overlap_p", "ew_alu_scale",
+                                               "dram_latency_ns", "gather_",       "emb_",
+                                               "sparse_bwd_",     "step_"};
+
+static int inheritable(const char *name) {
+  for (size_t i = 0; i < sizeof inherited_prefix / sizeof inherited_prefix[0]; i++)
+    if (!strncmp(name, inherited_prefix[i], strlen(inherited_prefix[i]))) return 1;
+  return 0;
+}
+
+static int has_param(const cost_calib *c, const char *name) {
+  for (int i = 0; i < c->n; i++)
+    if (!strcmp(c->names[i], name)) return 1;
+  return 0;
+}
+
+static void inherit_measured(api_ctx *ctx, const char *arch, cost_hw *hw) {
+  for (size_t i = 0; api_calibration_files[i].name; i++) {
+    const embed_file *f = &api_calibration_files[i];
+    cJSON *doc = cJSON_ParseWithLength(f->text, f->len);
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "hardware"));
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(doc, "params"), *it;
+    cost_hw dev;
+    if (name && cJSON_IsObject(params) && !load(ctx, name, 0, &dev, NULL) &&
+        !strcmp(dev.arch, arch)) {
+      cJSON_ArrayForEach(it, params) {
+        if (hw->calib.n >= COST_MAX_CALIB) break;
+        if (!cJSON_IsNumber(it) || !inheritable(it->string) || has_param(&hw->calib, it->string))
+          continue;
+        svc_strlcpy(hw->calib.names[hw->calib.n], it->string, sizeof hw->calib.names[0]);
+        hw->calib.values[hw->calib.n++] = it->valuedouble;
+      }
+      hw->calib.inherited = 1;
+      svc_strlcpy(hw->calib.inherited_from, name, sizeof hw->calib.inherited_from);
+    }
+    cJSON_Delete(doc);
+    if (hw->calib.inherited) return;
+  }
+}
+
 /* No calibration of its own: its architecture's, fitted to published
  * measurements (api/calibrate_published.c), else the one of the arch it
- * falls back to (cost_arch_fallback: per_arch 2). */
+ * falls back to (cost_arch_fallback: per_arch 2); then the measured terms
+ * above. */
 static void arch_calib(api_ctx *ctx, cost_hw *hw) {
   hwdb_calib c;
   const char *arch = hw->arch;
@@ -161,8 +212,10 @@ static void arch_calib(api_ctx *ctx, cost_hw *hw) {
     if (decode_calib(c.params, c.version, &hw->calib))
       svc_log(SVC_LOG_WARN, "arch calibration %d of %s is unreadable; using datasheet figures",
               c.version, arch);
-    else
+    else {
       hw->calib.per_arch = step;
+      inherit_measured(ctx, arch, hw);
+    }
     hwdb_calib_dispose(&c);
     return;
   }

@@ -137,6 +137,47 @@ static void test_api_estimate__too_many_ops(void **state) {
   free(body);
 }
 
+/* An H100, priced by the Hopper architecture calibration, takes the memory-
+ * path and PyTorch sparse-backward terms from the measured H200 (same
+ * architecture) and says so; measured on both (data/measurements/
+ * h100-check), this embedding bag's sparse backward is sort-bound and takes
+ * the same time on each (2.22 vs 2.21 ms), where the datasheet defaults
+ * priced the H100 twice as fast as the H200. */
+static double emb_ms(const char *hw, char **prov_from) {
+  char body[512], *out = NULL;
+  svc_err err;
+  snprintf(body, sizeof body,
+           "{\"hardware\":\"%s\",\"ops\":[{\"op\":\"embedding_bag\",\"rows\":1000000,"
+           "\"dim\":16,\"dtype\":\"fp32\",\"batch\":65536,\"pooling\":50,\"pass\":"
+           "\"fwd_bwd\"}]}",
+           hw);
+  if (estimate(body, &out, &err)) fail_msg("%s", err.message);
+  cJSON *doc = cJSON_Parse(out);
+  double ms = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), 0), "ms")
+                  ->valuedouble;
+  const char *from = cJSON_GetStringValue(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "provenance"), "memory_terms_from"));
+  *prov_from = from ? strdup(from) : NULL;
+  cJSON_Delete(doc);
+  free(out);
+  return ms;
+}
+
+static void test_api_estimate__hopper_inherits_measured_memory_terms(void **state) {
+  (void)state;
+  char *from100 = NULL, *from200 = NULL, *from_mi = NULL;
+  double h100 = emb_ms("h100-sxm", &from100), h200 = emb_ms("h200", &from200);
+  (void)emb_ms("mi300x", &from_mi);
+  assert_non_null(from100);
+  assert_string_equal(from100, "h200");
+  assert_null(from200); /* its own calibration */
+  assert_null(from_mi); /* no measured CDNA3 accelerator to inherit from */
+  assert_true(h100 > 0.8 * h200 && h100 < 1.25 * h200);
+  free(from100);
+  free(from200);
+  free(from_mi);
+}
+
 static void test_api_estimate__calibration_changes_prediction(void **state) {
   (void)state;
 #define REQ(c)                                                                                     \
@@ -270,6 +311,7 @@ int main(void) {
       cmocka_unit_test(test_api_estimate__bad_ops_name_index_and_field),
       cmocka_unit_test(test_api_estimate__unknown_hardware_and_missing_dtype),
       cmocka_unit_test(test_api_estimate__too_many_ops),
+      cmocka_unit_test(test_api_estimate__hopper_inherits_measured_memory_terms),
       cmocka_unit_test(test_api_estimate__calibration_changes_prediction),
       cmocka_unit_test(test_api_estimate__collective_topology_is_explicit),
   };

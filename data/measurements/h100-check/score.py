@@ -81,7 +81,9 @@ def main():
     have = {n: load(HERE, n + ".json") for n in ("gemm", "memory_ops", "dlrm_step")}
     ref = {n: load(H200, n + ".json") for n in ("gemm", "memory_ops", "dlrm_step")}
     p200 = h200_preds(exe, pred) if os.path.exists(exe) else {}
-    print("H100 SXM check (predictions committed before the run)")
+    print("H100 SXM check, predictions: %s" % (
+        os.path.basename(sys.argv[2]) if len(sys.argv) > 2
+        else "predictions_prerun.json (committed before the run)"))
     ratio_err = []
     # GEMM
     meas = {gemm_key(r): r["ms"] for r in (have["gemm"] or {}).get("rows", []) if r.get("ms")}
