@@ -8,7 +8,8 @@
  *            stream-K tail balancing)
  *   drain = gemm_epilogue_drain * last wave's C bytes / DRAM bandwidth
  *   t_tile = max(math, shared-memory operand feed, K-step floor, unaligned
- *            load path); math uses the dtype's efficiency, times
+ *            load path) [+ the unaligned kernels' element-wise C stores];
+ *            math uses the dtype's efficiency, times
  *            gemm_wg1_eff for 64-row tiles (one consumer warpgroup)
  *   t_memory = DRAM bytes / (hbm_bw * gemm_mem_eff), the operand bytes
  *            counted per wave of concurrent CTAs (their footprint in L2)
@@ -43,8 +44,9 @@ static const tile tc_tiles[] = {{128, 256}, {256, 128}, {128, 128}, {64, 256}, {
  * data/measurements/h200-probe/gemm_kernels.json: cuBLAS runs them as
  * cutlass_75/80 tensorop kernels "..._align1" with 256x128 and 128x256
  * CTA tiles as well as 128x128 and smaller (CUTLASS 2.x default tile
- * list for sm80 tensorop GEMMs). */
-static const tile ua_tiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
+ * list for sm80 tensorop GEMMs); 32x32 only where gemm_small_tiles says. */
+static const tile ua_tiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64},
+                                {64, 128},  {64, 64},   {32, 32}};
 /* tf32, aligned, small shapes: cuBLAS picks Ampere cutlass_80_tensorop_
  * s1688gemm kernels (mma.sync m16n8k8) with these tiles (same profile). */
 static const tile amp_tiles[] = {{256, 64}, {64, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
@@ -106,6 +108,28 @@ static int64_t k_quantum(const cost_hw *hw, int dt, double b, int tensor) {
  * row but two was predicted 7-25 % fast on the Hopper family). */
 static int gemm_tf32_mn_major_a(const char *lay) { return lay[0] == 't'; }
 
+/* Issue 25: the smallest tile of the non-16-byte-aligned kernels.
+ * data/measurements/h200-probe/gemm_kernels.json (every nn row of
+ * data/measurements/h200/gemm.json whose K or N is not a multiple of 8):
+ * for small problems cuBLAS runs 32x32 CTA tiles --
+ * cutlass_75_wmma_tensorop_f16_s161616gemm_f16_32x32_*_align1 (fp16, 2-byte
+ * aligned), cutlass_80_wmma_tensorop_{f16,bf16}_..._32x32_*_align2 (4-byte),
+ * sm80_xmma_gemm_..._tf32f32_..._tilesize32x32x64 or the ffma 32x32x8 one
+ * (tf32) -- but its smallest bf16 kernel at 2-byte alignment is
+ * cutlass_75_tensorop_s1688gemm_bf16_64x64_align1 (8 shapes: 85x121x132,
+ * 223x1263x45, 245x267x312, 790x223x128 ... bf16 0.8-1.6x the fp16 time).
+ * WMMA has no bf16 fragment before sm_80 (CUDA C Programming Guide, "Warp
+ * Matrix Functions": __nv_bfloat16 needs compute capability 8.0), and the
+ * sm_80 wmma kernels cuBLAS ships are align2 only: a bf16 operand on a
+ * 2-byte boundary has no 32x32 kernel. al: alignment in bytes. */
+static int gemm_small_tiles(int dt, int al) {
+  return dt == COST_DT_FP16 || dt == COST_DT_TF32 || (dt == COST_DT_BF16 && al >= 4);
+}
+
+/* A C element stored by the non-16-byte-aligned epilogue, in loaded
+ * operand elements (the comment at its use). */
+#define GEMM_UA_STORE_W 0.5
+
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
   int bm, bn, s;
@@ -165,6 +189,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
       (!aligned || M <= 64 || fl < 2e9 || (K <= 128 && fl < 16e9) || gemm_tf32_mn_major_a(lay));
   const tile *tiles = tensor ? (aligned ? (amp ? amp_tiles : tc_tiles) : ua_tiles) : simt_tiles;
   int nt = tensor ? 6 : 3;
+  if (tensor && !aligned && hopper && gemm_small_tiles(dt, al)) nt = 7;
   /* CDNA runs hipBLASLt's own macro tiles (gemm_arch.c). */
   const tile *own = tensor && aligned ? cost_gemm_arch_tiles(hw, &nt) : NULL;
   if (own) tiles = own;
@@ -224,6 +249,25 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
       /* Each 128-byte slice of K is one pipelined main-loop step. */
       double t_steps = kp * b / 128.0 * kstep;
       double t_tile = fmax(fmax(t_math, t_steps), fmax(t_smem, t_load));
+      /* Issue 25: a kernel without 16-byte alignment also stores C
+       * element by element (cuBLAS names one alignment per kernel,
+       * "_align1"/"_align2", data/measurements/h200-probe/
+       * gemm_kernels.json; CUTLASS 2.x epilogues write AlignmentC elements
+       * per access). Each tile's C goes registers -> shared -> registers
+       * -> global (CUTLASS 2.x epilogue: SharedLoadIterator, then the
+       * OutputTileIterator's stores): ~4 lane-ops per element, half of a
+       * loaded element's ~8 (params.c, unaligned_elems_per_clk), after
+       * the main loop. With split-K the main kernel writes its fp32
+       * partials to cuBLASLt's own (aligned) workspace and the reduce
+       * kernel (red below) writes C. Without this term the unaligned rows
+       * of data/measurements/h200/gemm.json were predicted fast at short K
+       * and slow at long K (in-sample: 8287x19563x41 -23 %, 982x10280x33
+       * -25 %; 20305x1818x20449 +25 %, 224x1176x8173 +37 %). The weight
+       * 0.5 is the lane-op ratio; 2-fold CV over h200/ shapes put it
+       * between 0.375 and 0.5 (0.25: 6.5 / 18.3 %, 0.375: 6.4 / 17.9 %,
+       * 0.5: 6.4 / 18.0 %, 0.75: 6.7 / 18.4 %) and the fitting half of
+       * h200-awkward/ at 0.5 over 0.375 (unaligned p90 18.6 vs 20.0 %). */
+      if (!aligned && s == 1) t_tile += GEMM_UA_STORE_W * bm * bn / load_rate;
       /* Split-K partials (fp32, written by the main kernel) are reduced
        * by a second kernel (cuBLASLt splitKreduce_kernel, seen in
        * data/measurements/h200-probe profiles) that runs after it: its

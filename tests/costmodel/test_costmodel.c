@@ -98,6 +98,48 @@ static void test_costmodel_gemm__alignment_penalty(void **state) {
   assert_true(term(&r, "tile_m") * term(&r, "tile_n") == 256 * 128);
 }
 
+/* Issue 25: the non-16-byte-aligned kernels (gemm.c). cuBLAS has 32x32
+ * tiles for fp16 and tf32 at any alignment and for bf16 from 4 bytes, but
+ * none for a bf16 operand on a 2-byte boundary
+ * (data/measurements/h200-probe/gemm_kernels.json): a small forward GEMM
+ * with an odd K runs 32x32 tiles in fp16 and 64-wide ones in bf16. Those
+ * kernels also store C element by element, which an aligned kernel does
+ * not pay: a short-K unaligned GEMM costs more per tile than its loads. */
+static void test_costmodel_gemm__unaligned_small_tiles_and_c_stores(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_gemm_op op = {.m = 64, .n = 1024, .k = 219, .batch = 1, .dtype = COST_DT_FP16};
+  cost_result h, b, b4, t;
+  memcpy(op.layout, "nt", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &h), 0);
+  assert_true(term(&h, "align_bytes") == 2);
+  assert_true(term(&h, "tile_m") == 32 && term(&h, "tile_n") == 32);
+  op.dtype = COST_DT_TF32;
+  assert_int_equal(cost_gemm(&hw, &op, &t), 0);
+  assert_true(term(&t, "tile_m") == 32 && term(&t, "tile_n") == 32);
+  op.dtype = COST_DT_BF16;
+  assert_int_equal(cost_gemm(&hw, &op, &b), 0);
+  assert_true(term(&b, "tile_m") >= 64 && term(&b, "tile_n") >= 64);
+  assert_true(b.ms > h.ms * 1.1);
+  op.k = 218; /* 436-byte rows: 4-byte aligned, the bf16 align2 kernels */
+  assert_int_equal(cost_gemm(&hw, &op, &b4), 0);
+  assert_true(term(&b4, "tile_m") == 32 && term(&b4, "tile_n") == 32);
+  /* Element-wise C stores: at K = 8 a 256x128 tile loads (256 + 128) x 16
+   * elements (K padded to the MMA's 16) and stores 256 x 128 x 0.5 in load
+   * units, so the unaligned kernel is well above its aligned twin, which
+   * writes C at DRAM speed (1.68x with the stores, 1.12x without). */
+  double ua = gemm_ms(&hw, 8192, 8191, 8, COST_DT_BF16);
+  double al = gemm_ms(&hw, 8192, 8192, 8, COST_DT_BF16);
+  assert_true(ua / al > 1.4);
+  /* Other architectures keep the six-tile list until profiled. */
+  strcpy(hw.arch, "ampere");
+  op.k = 219;
+  op.dtype = COST_DT_FP16;
+  assert_int_equal(cost_gemm(&hw, &op, &h), 0);
+  assert_true(term(&h, "tile_m") >= 64);
+}
+
 /* tf32 kernel families (data/measurements/h200-probe/gemm_kernels.json):
  * small aligned shapes run Ampere mma.sync kernels
  * (cutlass_80_tensorop_s1688gemm_*), large ones the Hopper wgmma kernels
@@ -557,6 +599,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__large_approaches_peak),
       cmocka_unit_test(test_costmodel_gemm__wave_quantization),
       cmocka_unit_test(test_costmodel_gemm__alignment_penalty),
+      cmocka_unit_test(test_costmodel_gemm__unaligned_small_tiles_and_c_stores),
       cmocka_unit_test(test_costmodel_gemm__tf32_kernel_family),
       cmocka_unit_test(test_costmodel_gemm__tf32_mn_major_a_runs_mma_sync),
       cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
