@@ -38,6 +38,11 @@ int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err);
  * override (api_ctx_set_hardware), if any, replaces the top-level
  * "hardware" (400 "hardware" when the override is no hardware name). */
 int api_parse_request(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err);
+/* The same two with a limit of max bytes instead of API_MAX_BODY (a local
+ * caller's raised limit, api_val_opts.max_body). */
+int api_parse_body_max(const char *body, size_t len, size_t max, cJSON **out, svc_err *err);
+int api_parse_request_max(api_ctx *ctx, const char *body, size_t len, size_t max, cJSON **out,
+                          svc_err *err);
 /* The opening of a request that names hardware and a calibration (estimate,
  * step): api_parse_request, only the members in top, a "hardware" name and
  * "calibration" latest|none (*calib keeps its default when absent). On
@@ -165,5 +170,9 @@ int api_step_calibrate(const cost_hw *hw, const api_step_meas *acc, cost_calib *
  * at a like level (tuned: the tuned source's evaluation), with its band. */
 int api_compare_basis(api_ctx *ctx, const plan_request *a, const plan_request *b,
                       const plan_eval *tuned, double hw_share, cJSON *doc, svc_err *err);
+
+/* api_kernels_select's answer as a document (api/kernels_format.c reads
+ * it): *out is the reply's root (caller frees with cJSON_Delete). */
+int api_kernels_select_doc(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err);
 
 #endif

@@ -20,10 +20,18 @@
  *   one result per problem in order. A problem with no feasible candidate
  *   has "chosen": null and "triton": "[]". */
 int api_kernels_select(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err);
-/* The same answer as a document to read fields from (--format triton):
- * *out is the reply's root (caller frees with cJSON_Delete). */
-struct cJSON;
-int api_kernels_select_doc(api_ctx *ctx, const char *body, size_t len, struct cJSON **out,
-                           svc_err *err);
+/* The answer in one of the CLI's formats (`--format`), as a malloc'd text
+ * in *out (caller frees): API_KERNELS_JSON the document above (no newline
+ * at its end); API_KERNELS_TRITON per problem a line "# m=M n=N k=K
+ * dtype=D" and its "triton" list; API_KERNELS_TRITON_HEURISTIC a Python
+ * module with each problem's chosen config (config_for(M, N, K, dtype),
+ * heuristics(dtype)), shapes without one left out (api/kernels_format.c). */
+typedef enum {
+  API_KERNELS_JSON = 0,
+  API_KERNELS_TRITON,
+  API_KERNELS_TRITON_HEURISTIC
+} api_kernels_format;
+int api_kernels_select_as(api_ctx *ctx, const char *body, size_t len, int format, char **out,
+                          svc_err *err);
 
 #endif

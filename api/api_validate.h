@@ -37,6 +37,9 @@ typedef struct {
   const char *backend;    /* overrides the body's "backend" when not NULL */
   const char *bundle_dir; /* bundle: write job.json, runner.py, run.sh here */
   unsigned flags;         /* API_VAL_HIDE_PRIVATE, ... */
+  /* The largest body taken, 0 = API_MAX_BODY; a local caller may raise it
+   * up to API_MAX_RESULT (bench/report_join submits 80,000 cases). */
+  size_t max_body;
 } api_val_opts;
 
 /* POST /v1/validations: {"kind","hardware","params":{},"prediction"?,

@@ -47,11 +47,14 @@ static int too_deep(const char *p, size_t len) {
 }
 
 int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err) {
+  return api_parse_body_max(body, len, API_MAX_BODY, out, err);
+}
+
+int api_parse_body_max(const char *body, size_t len, size_t max, cJSON **out, svc_err *err) {
   *out = NULL;
   if (!body || len == 0) return svc_err_set(err, SVC_BAD_JSON, "", "request body is empty");
-  if (len > API_MAX_BODY)
-    return svc_err_set(err, SVC_TOO_LARGE, "", "request body is larger than %d bytes",
-                       API_MAX_BODY);
+  if (len > max)
+    return svc_err_set(err, SVC_TOO_LARGE, "", "request body is larger than %zu bytes", max);
   if (too_deep(body, len))
     return svc_err_set(err, SVC_BAD_JSON, "", "request body nests deeper than %d levels",
                        MAX_DEPTH);
@@ -89,7 +92,12 @@ static int set_hardware(cJSON *req, const char *name, svc_err *err) {
 }
 
 int api_parse_request(api_ctx *ctx, const char *body, size_t len, cJSON **out, svc_err *err) {
-  int rc = api_parse_body(body, len, out, err);
+  return api_parse_request_max(ctx, body, len, API_MAX_BODY, out, err);
+}
+
+int api_parse_request_max(api_ctx *ctx, const char *body, size_t len, size_t max, cJSON **out,
+                          svc_err *err) {
+  int rc = api_parse_body_max(body, len, max, out, err);
   if (rc || !ctx->hw_override) return rc;
   if ((rc = set_hardware(*out, ctx->hw_override, err))) {
     cJSON_Delete(*out);

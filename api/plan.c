@@ -80,25 +80,27 @@ static int item_int(const cJSON *it, const char *p, const cost_hw *hw, int64_t *
   return 0;
 }
 
-static int item_dtype(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
-  int dt = cJSON_IsString(it) ? cost_dtype_parse(it->valuestring) : -1;
-  if (dt < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be a dtype name", p);
-  *v = dt;
-  return 0;
-}
-
-static int item_ckpt(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
-  int c = cJSON_IsString(it) ? cost_ckpt_parse(it->valuestring) : -1;
-  if (c < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be none, selective or full", p);
+/* A name from a fixed set: parse(name) >= 0, else 400 "P must be NAMES". */
+static int item_name(const cJSON *it, const char *p, int (*parse)(const char *), const char *names,
+                     int64_t *v, svc_err *err) {
+  int c = cJSON_IsString(it) ? parse(it->valuestring) : -1;
+  if (c < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be %s", p, names);
   *v = c;
   return 0;
 }
 
+static int item_dtype(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  return item_name(it, p, cost_dtype_parse, "a dtype name", v, err);
+}
+
+static int item_ckpt(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
+  return item_name(it, p, cost_ckpt_parse, "none, selective or full", v, err);
+}
+
 static int item_dp(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
-  int c = cJSON_IsString(it) ? cost_dense_parallel_parse(it->valuestring) : -1;
-  if (c < 0) return svc_err_set(err, SVC_BAD_FIELD, p, "%s must be ddp or fsdp", p);
-  *v = c == COST_DP_FSDP;
-  return 0;
+  int rc = item_name(it, p, cost_dense_parallel_parse, "ddp or fsdp", v, err);
+  if (!rc) *v = *v == COST_DP_FSDP;
+  return rc;
 }
 
 static int item_bool(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
@@ -108,14 +110,8 @@ static int item_bool(const cJSON *it, const char *p, const cost_hw *hw, int64_t 
 }
 
 static int item_shard(const cJSON *it, const char *p, const cost_hw *hw, int64_t *v, svc_err *err) {
-  int s = cJSON_IsString(it) ? plan_shard_parse(it->valuestring) : -1;
-  if (s < 0)
-    return svc_err_set(err, SVC_BAD_FIELD, p,
-                       "%s must be data_parallel, table_wise, row_wise, column_wise or "
-                       "table_row_wise",
-                       p);
-  *v = s;
-  return 0;
+  return item_name(it, p, plan_shard_parse,
+                   "data_parallel, table_wise, row_wise, column_wise or table_row_wise", v, err);
 }
 
 /* dtypes the hardware lacks are dropped from a knob list (a compare may
@@ -690,6 +686,21 @@ static cJSON *side_json(const plan_request *pr, const plan_eval *e, int framewor
   return o;
 }
 
+/* A recipe run unchanged on pr's hardware (r's baseline): its prediction,
+ * or "fits": false, and why it does not fit. */
+static cJSON *run_as_is_json(const plan_request *pr, const plan_recipe *recipe, int framework,
+                             const plan_result *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "hardware", pr->hw.name);
+  cJSON_AddItemToObject(o, "recipe", recipe_json(pr, recipe, framework));
+  if (r->baseline.emb.tables)
+    add_prediction(o, pr, &r->baseline);
+  else
+    cJSON_AddBoolToObject(o, "fits", 0);
+  if (r->baseline_reason[0]) cJSON_AddStringToObject(o, "reason", r->baseline_reason);
+  return o;
+}
+
 static double ratio(const plan_eval *num, int num_ok, const plan_eval *den, int den_ok) {
   return num_ok && den_ok && den->samples_per_s > 0 ? num->samples_per_s / den->samples_per_s : 0;
 }
@@ -765,24 +776,12 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
     goto cleanup;
   }
   doc = cJSON_CreateObject();
-  cJSON *src = cJSON_AddObjectToObject(doc, "source_baseline");
-  cJSON_AddStringToObject(src, "hardware", a.req.hw.name);
-  cJSON_AddItemToObject(src, "recipe", recipe_json(&a.req, &a.req.baseline, a.base.framework));
-  if (ra.baseline.emb.tables)
-    add_prediction(src, &a.req, &ra.baseline);
-  else
-    cJSON_AddBoolToObject(src, "fits", 0);
-  if (ra.baseline_reason[0]) cJSON_AddStringToObject(src, "reason", ra.baseline_reason);
+  cJSON_AddItemToObject(doc, "source_baseline",
+                        run_as_is_json(&a.req, &a.req.baseline, a.base.framework, &ra));
   cJSON_AddItemToObject(doc, "tuned_source", plan_json(&a, &ra));
   cJSON_AddItemToObject(doc, "from", side_json(&a.req, &ra.best, a.base.framework));
-  cJSON *port = cJSON_AddObjectToObject(doc, "direct_port");
-  cJSON_AddStringToObject(port, "hardware", b.req.hw.name);
-  cJSON_AddItemToObject(port, "recipe", recipe_json(&b.req, &ra.best.recipe, a.base.framework));
-  if (rb.baseline.emb.tables)
-    add_prediction(port, &b.req, &rb.baseline);
-  else
-    cJSON_AddBoolToObject(port, "fits", 0);
-  if (rb.baseline_reason[0]) cJSON_AddStringToObject(port, "reason", rb.baseline_reason);
+  cJSON_AddItemToObject(doc, "direct_port",
+                        run_as_is_json(&b.req, &ra.best.recipe, a.base.framework, &rb));
   cJSON *planned = plan_json(&b, &rb);
   cJSON_AddItemToObject(doc, "to", planned);
   double gain = ratio(&rb.best, 1, &rb.baseline, rb.baseline_fits);

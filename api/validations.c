@@ -285,8 +285,10 @@ int api_validation_submit_reply(api_ctx *ctx, const char *body, size_t len,
   cost_hw hw;
   int64_t id = 0;
   int rc;
+  size_t max = opts && opts->max_body ? opts->max_body : API_MAX_BODY;
   r->json = NULL;
-  if ((rc = api_parse_request(ctx, body, len, &doc, err)) ||
+  if ((rc = api_parse_request_max(ctx, body, len, max < API_MAX_RESULT ? max : API_MAX_RESULT, &doc,
+                                  err)) ||
       (rc = api_check_fields(doc, submit_fields, "", err)) ||
       (rc = api_get_str(doc, "kind", "", 1, 32, NULL, &spec.kind, err)) ||
       (rc = api_get_str(doc, "hardware", "", 1, 63, NULL, &spec.hw, err)) ||

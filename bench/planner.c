@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "bench/costmodel_load.h"
-#include "planner/planner_int.h"
+#include "planner/planner.h"
 
 static uint64_t rng = 88172645463325252ULL;
 
@@ -180,27 +180,29 @@ static double heavy_need_ratio(const plan_table *t, size_t n, const plan_emb_pro
  * choice or bound), its HBM and host use, the bound's parts. */
 static void diag(const plan_emb_problem *p, const plan_table *t, size_t n,
                  const plan_emb_result *r) {
-  emb_inst in;
   svc_err err;
-  if (emb_inst_init(&in, p, t, n, &err)) return;
+  double fixed = 0, trivial = 0;
+  plan_emb_cost *c = calloc(n, sizeof *c);
+  if (!c || plan_emb_costs(p, t, n, r->tables, c, &fixed, &trivial, &err)) {
+    free(c);
+    return;
+  }
   double mean = 0, bmean = 0, bmax = 0;
   for (int k = 0; k < r->ranks; k++) {
     mean += r->rank_ms[k] / r->ranks, bmean += r->rank_bytes[k] / r->ranks;
     bmax = fmax(bmax, r->rank_bytes[k]);
   }
-  double unif = in.fixed_ms;
+  double unif = fixed;
   int cnt[PLAN_SHARD__COUNT][2] = {{0}};
   for (size_t i = 0; i < n; i++) {
     const plan_table_plan *pl = &r->tables[i];
-    int o = emb_opt_index(&in, pl->shard, pl->place, pl->k);
-    const emb_opt *e = EOPT(&in, i, o);
-    if (e->kind == EK_UNIFORM) unif += e->ms;
+    if (c[i].spread == PLAN_SPREAD_EVERY_RANK) unif += c[i].ms;
     cnt[pl->shard][pl->place]++;
   }
   printf("  diag: max %.3f mean %.3f (max/mean %.3f) bound %.3f (mean/bound %.3f) uniform %.3f; "
          "trivial %.3f; HBM mean %.2f max %.2f of cap;",
-         r->max_ms, mean, r->max_ms / mean, r->bound_ms, mean / r->bound_ms, unif,
-         emb_trivial_bound(&in), bmean / p->cap_bytes, bmax / p->cap_bytes);
+         r->max_ms, mean, r->max_ms / mean, r->bound_ms, mean / r->bound_ms, unif, trivial,
+         bmean / p->cap_bytes, bmax / p->cap_bytes);
   for (int s = 0; s < PLAN_SHARD__COUNT; s++)
     for (int pl = 0; pl < 2; pl++)
       if (cnt[s][pl]) printf(" %s%s %d", plan_shard_name(s), pl ? "/host" : "", cnt[s][pl]);
@@ -213,22 +215,18 @@ static void diag(const plan_emb_problem *p, const plan_table *t, size_t n,
   int shown = 0;
   for (size_t i = 0; i < n && shown < 12; i++) {
     const plan_table_plan *pl = &r->tables[i];
-    const emb_opt *e = EOPT(&in, i, emb_opt_index(&in, pl->shard, pl->place, pl->k));
-    int on = e->kind == EK_ITEM   ? (pl->shard == PLAN_SHARD_TW ? pl->rank == top : 0)
-             : e->kind == EK_NODE ? pl->node == top / in.G
-                                  : 0;
+    int on = c[i].spread == PLAN_SPREAD_PIECES ? (pl->shard == PLAN_SHARD_TW ? pl->rank == top : 0)
+             : c[i].spread == PLAN_SPREAD_NODE ? pl->node == top / p->gpus_per_node
+                                               : 0;
     for (int j = 0; pl->shard == PLAN_SHARD_CW && j < pl->k; j++) on |= pl->cw_ranks[j] == top;
-    if (!on || e->ms < 0.02 * r->max_ms) continue;
-    double small = INFINITY;
-    for (int o = 0; o < in.nopt; o++)
-      if (EOPT(&in, i, o)->ok) small = fmin(small, EOPT(&in, i, o)->ms);
+    if (!on || c[i].ms < 0.02 * r->max_ms) continue;
     printf(" [t%zu %lldx%lld p%.0f %s%s%d %.2fms %.2fGB min %.2f]", i, (long long)t[i].rows,
            (long long)t[i].dim, t[i].pooling, plan_shard_name(pl->shard), pl->place ? "/host" : "",
-           pl->k, e->ms, e->bytes / 1e9, small);
+           pl->k, c[i].ms, c[i].bytes / 1e9, c[i].min_ms);
     shown++;
   }
   printf("\n");
-  emb_inst_dispose(&in);
+  free(c);
 }
 
 static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double tl) {
@@ -275,32 +273,19 @@ static void lp_one(const cost_hw *hw, int tables, int gpus, int seed, double tl)
   size_t n = 0;
   plan_table *t = gen_heavy(tables, seed, &n);
   plan_emb_problem p;
-  emb_inst in;
   svc_err err;
   if (!t) return;
   problem(&p, hw, gpus, 4096, 0.7 * hw->hbm_usable_bytes);
-  if (!emb_inst_init(&in, &p, t, n, &err)) {
-    plan_table_plan *g = calloc(n, sizeof *g);
-    plan_emb_result gr;
-    double warm = INFINITY;
-    int fits = 0;
-    if (g && !emb_greedy(&in, g, NULL) && !emb_eval(&in, g, &gr, &fits, NULL)) {
-      warm = gr.max_ms;
-      plan_emb_result_dispose(&gr);
-    }
-    free(g);
-    const char *only = getenv("PLAN_LP_METHODS"); /* e.g. "013" */
-    for (int m = 0; m < 6; m++) {
-      double obj = 0, secs = 0;
-      long it = 0;
-      int rows = 0, cols = 0;
-      if (only && !strchr(only, '0' + m)) continue;
-      int rc = emb_agg_root_lp(&in, warm, m, tl, &obj, &secs, &it, &rows, &cols, &err);
-      printf("| %5d | %4d | %d | %d x %d | %s | %s | %.2f | %ld | %.4f |\n", tables, gpus, seed,
-             rows, cols, names[m], rc ? err.message : "ok", secs, it, obj);
-      fflush(stdout);
-    }
-    emb_inst_dispose(&in);
+  const char *only = getenv("PLAN_LP_METHODS"); /* e.g. "013" */
+  for (int m = 0; m < 6; m++) {
+    plan_emb_lp_info lp;
+    if (only && !strchr(only, '0' + m)) continue;
+    int rc = plan_emb_root_lp(&p, t, n, m, tl, &lp, &err);
+    if (rc == -SVC_BAD_FIELD) break; /* the instance itself: nothing to solve */
+    printf("| %5d | %4d | %d | %d x %d | %s | %s | %.2f | %ld | %.4f |\n", tables, gpus, seed,
+           lp.rows, lp.cols, names[m], rc ? err.message : "ok", lp.seconds, lp.iterations,
+           lp.objective);
+    fflush(stdout);
   }
   free(t);
 }
@@ -358,28 +343,6 @@ static int run_heavy(int argc, char **argv, double tl, int lp) {
 
 /* ---- tiny: brute force ------------------------------------------------------ */
 
-static double brute(const emb_inst *in) {
-  plan_table_plan opts[4][128], cur[4];
-  int cnt[4], idx[4] = {0};
-  double best = INFINITY;
-  for (size_t t = 0; t < in->n; t++) cnt[t] = emb_placements(in, t, opts[t], 128);
-  for (size_t t = 0; t < in->n; t++)
-    if (cnt[t] <= 0) return INFINITY;
-  for (;;) {
-    for (size_t t = 0; t < in->n; t++) cur[t] = opts[t][idx[t]];
-    plan_emb_result r;
-    int fits = 0;
-    if (!emb_eval(in, cur, &r, &fits, NULL)) {
-      if (fits && r.max_ms < best) best = r.max_ms;
-      plan_emb_result_dispose(&r);
-    }
-    size_t t = 0;
-    while (t < in->n && ++idx[t] == cnt[t]) idx[t++] = 0;
-    if (t == in->n) break;
-  }
-  return best;
-}
-
 static int run_tiny(int count) {
   cost_hw hw;
   int equal = 0;
@@ -387,15 +350,17 @@ static int run_tiny(int count) {
   for (int k = 0; k < count; k++) {
     plan_table t[4];
     plan_emb_problem p;
-    emb_inst in;
     svc_err err;
     plan_emb_result r;
+    double bf = INFINITY;
     gen_tables(t, 4);
     problem(&p, &hw, 3, 2048, (2 + 20 * urand()) * 1e9);
     p.gpus_per_node = 3, p.nodes = 1, p.cw_max = 2;
-    if (emb_inst_init(&in, &p, t, 4, &err)) continue;
-    double bf = brute(&in);
-    emb_inst_dispose(&in);
+    int brc = plan_emb_brute_force(&p, t, 4, 128, &bf, &err);
+    if (brc == -SVC_TOO_LARGE)
+      bf = INFINITY; /* counted as no fit, as before */
+    else if (brc)
+      continue;
     plan_solve_opts o = {.method = PLAN_METHOD_EXACT, .time_limit_s = 10, .mip_gap = 1e-9};
     int rc = plan_emb_solve(&p, t, 4, &o, &r, &err);
     if ((rc == -SVC_INFEASIBLE && !isfinite(bf)) || (!rc && fabs(r.max_ms - bf) <= 1e-6 * bf))

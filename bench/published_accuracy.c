@@ -25,7 +25,7 @@
 
 #include "api/api_hw.h"
 #include "bench/published_mlperf.h"
-#include "costmodel/costmodel_int.h"
+#include "costmodel/costmodel.h"
 
 #define MAX_ROWS 512
 
@@ -33,18 +33,19 @@ typedef struct {
   char id[64], hw[32], role[8], arch[32];
   cost_hw h;
   cost_collective_op op;
-  double meas;           /* GB/s */
-  double pdef[P__COUNT]; /* the shipped defaults for this row's hardware */
-  double pfit[P__COUNT]; /* those with the latencies fitted on fit rows */
-  int multi;             /* crosses scale-up domains */
+  double meas;                 /* GB/s */
+  double pdef[COST_MAX_CALIB]; /* the shipped defaults for this row's hardware */
+  double pfit[COST_MAX_CALIB]; /* those with the latencies fitted on fit rows */
+  int multi;                   /* crosses scale-up domains */
 } row;
 
 /* Fitted: the latency floors. The link efficiencies stay the shipped
  * per-technology values (costmodel/params.c), themselves fitted on these
  * fit rows only; a joint fit of both let an efficiency stand in for an
  * algorithm the fit rows never run (ring on one NVSwitch tier). */
-static const int fit_ids[] = {P_COLL_ALPHA_NODE_US, P_COLL_ALPHA_CLUSTER_US};
-#define NFIT (sizeof fit_ids / sizeof fit_ids[0])
+static const char *const fit_names[] = {"coll_alpha_node_us", "coll_alpha_cluster_us"};
+#define NFIT (sizeof fit_names / sizeof fit_names[0])
+static int fit_ids[NFIT]; /* their indices (cost_param_index), set in main */
 
 /* The whole file (common's svc_read_file; *len bytes); NULL when it
  * cannot be read. */
@@ -119,7 +120,7 @@ static int load(api_ctx *ctx, const char *path, row *rows, int *n) {
 #define MAX_ARCH 16
 typedef struct {
   char arch[32];
-  double p[P__COUNT];
+  double p[COST_MAX_CALIB];
 } arch_params;
 
 typedef struct {
@@ -156,7 +157,7 @@ static double loss(const row *rows, int n, const double *p, const char *arch) {
     if (strcmp(rows[i].role, "fit") || (arch && strcmp(rows[i].arch, arch))) continue;
     /* |log error|: robust to the few rows no two-level model explains
      * (a 20-rack GB200 job limited by its spine). */
-    double q[P__COUNT];
+    double q[COST_MAX_CALIB];
     memcpy(q, rows[i].pdef, sizeof q);
     for (size_t k = 0; k < NFIT; k++) q[fit_ids[k]] = p[fit_ids[k]];
     double e = fabs(log(predict(&rows[i], q) / rows[i].meas));
@@ -171,7 +172,8 @@ static void fit(const row *rows, int n, double *p, const int *ids, size_t nid, c
   for (int round = 0; round < 40; round++) {
     for (size_t k = 0; k < nid; k++) {
       int id = ids[k];
-      double lo = cost_param_table[id].lo, hi = cost_param_table[id].hi;
+      double lo = 0, hi = 0;
+      cost_param_info(id, NULL, NULL, NULL, &lo, &hi);
       double best = loss(rows, n, p, arch), bv = p[id];
       for (int j = 0; j <= 200; j++) {
         p[id] = lo + (hi - lo) * j / 200.0;
@@ -223,8 +225,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "published_accuracy: %s\n", err.message);
     return 1;
   }
+  for (size_t k = 0; k < NFIT; k++)
+    if ((fit_ids[k] = cost_param_index(fit_names[k])) < 0) return 1;
   if (load(ctx, path, rows, &n)) return 1;
-  double def[P__COUNT], fitted[P__COUNT];
+  double def[COST_MAX_CALIB] = {0}, fitted[COST_MAX_CALIB] = {0};
   cost_hw none;
   memset(&none, 0, sizeof none);
   cost_params_resolve(&none, def);
@@ -271,11 +275,11 @@ int main(int argc, char **argv) {
                m ? "across domains" : "one domain", cv, dv * 100, fv * 100);
     }
   printf("  fitted jointly:");
-  for (size_t k = 0; k < NFIT; k++)
-    printf(" %s=%.3g", cost_param_table[fit_ids[k]].name, fitted[fit_ids[k]]);
+  for (size_t k = 0; k < NFIT; k++) printf(" %s=%.3g", fit_names[k], fitted[fit_ids[k]]);
   for (int j = 0; j < pf.n; j++)
     printf("\n  fitted for %s: coll_bus_eff=%.3g coll_nvls_eff=%.3g", pf.a[j].arch,
-           pf.a[j].p[P_COLL_BUS_EFF], pf.a[j].p[P_COLL_NVLS_EFF]);
+           pf.a[j].p[cost_param_index("coll_bus_eff")],
+           pf.a[j].p[cost_param_index("coll_nvls_eff")]);
   printf("\n  rows: id, role, predicted / measured GB/s with the fit, algorithm\n");
   for (int i = 0; i < n; i++)
     if (!strcmp(rows[i].role, "check") || !strcmp(rows[i].role, "fit"))

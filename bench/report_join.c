@@ -4,11 +4,11 @@
  * large-report shape of tests/validate/test_val_local.c: N cases, 1000
  * positional and the rest matched by {m, n} against rows in reverse order.
  * A linear report takes 4x the time at 4x the rows; the printed ratios say
- * how far each step is from that (api_submit: the same job through the API,
- * as tests/validate/test_val_local.c submits it, where the body fits 1 MiB).
- * Runs on a temporary SQLite file. The job
- * is created through validate/ (val_submit) with the prediction text the
- * API would store: 80,000 matched cases are past a request body's 1 MiB. */
+ * how far each step is from that. Runs on a temporary SQLite file, through
+ * the api's public functions only: the job is submitted with the body limit
+ * raised to API_MAX_RESULT (api_val_opts.max_body: 80,000 matched cases are
+ * past a request body's 1 MiB); api_submit is the same job under the
+ * ordinary limit, as a POST sends it, where the body fits 1 MiB. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,45 +17,13 @@
 #include <cjson/cJSON.h>
 
 #include "api/api.h"
-#include "api/api_int.h"
 #include "api/api_validate.h"
+#include "bench/report_texts.h"
 #include "common/common.h"
-#include "validate/validate.h"
 
 static void die(const char *what, const svc_err *err) {
   fprintf(stderr, "report_join: %s: %s\n", what, err ? err->message : "");
   exit(1);
-}
-
-/* Prediction and result texts of n cases / rows (malloc'd). */
-static void make_texts(int n, char **pred_text, char **rows_text) {
-  enum { POSITIONAL = 1000 };
-  cJSON *pred = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(pred, "cases");
-  cJSON *rows = cJSON_CreateArray();
-  for (int i = 0; i < n; i++) {
-    int m = n - 1 - i;
-    cJSON *row = cJSON_CreateObject();
-    cJSON_AddStringToObject(row, "dtype", "bf16");
-    cJSON_AddStringToObject(row, "layout", "tn");
-    cJSON_AddNumberToObject(row, "k", 4096);
-    cJSON_AddNumberToObject(row, "m", m);
-    cJSON_AddNumberToObject(row, "n", m % 7);
-    cJSON_AddNumberToObject(row, "ms", 1 + m);
-    cJSON_AddItemToArray(rows, row);
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddNumberToObject(c, "value", 1 + i);
-    if (i >= POSITIONAL) {
-      cJSON *mt = cJSON_AddObjectToObject(c, "match");
-      cJSON_AddNumberToObject(mt, "m", i);
-      cJSON_AddNumberToObject(mt, "n", i % 7);
-    }
-    cJSON_AddItemToArray(cases, c);
-  }
-  char *pt = cJSON_PrintUnformatted(pred), *rt = cJSON_PrintUnformatted(rows);
-  *pred_text = pt;
-  *rows_text = rt;
-  cJSON_Delete(pred);
-  cJSON_Delete(rows);
 }
 
 typedef struct {
@@ -63,30 +31,24 @@ typedef struct {
 } timing;
 
 static timing one(api_ctx *ctx, int n) {
-  char *body = NULL, *fmt = NULL, *out = NULL, ids[24], token[VAL_TOKEN_LEN + 1];
+  char *body = NULL, *fmt = NULL, *out = NULL, ids[sizeof((api_reply *)0)->id];
   svc_err err;
   timing t;
-  val_cfg cfg;
-  int64_t id = 0;
-  make_texts(n, &body, &fmt);
-  val_spec spec = {.kind = "gemm_sweep",
-                   .hw = "h200",
-                   .params = "{}",
-                   .prediction = body,
-                   .backend = "bundle",
-                   .gpus = -1};
-  double t0 = svc_now();
-  if (val_cfg_init(&cfg, hwdb_filename(ctx->db), &err) ||
-      val_submit(ctx->db, &cfg, &spec, &id, token, &err))
-    die("submit", &err);
-  t.submit = svc_now() - t0;
-  t.api_submit = -1;
+  api_reply rep = {0};
+  report_texts(n, &body, &fmt);
   size_t bl = strlen(body) + 128;
   char *req = malloc(bl);
   snprintf(
       req, bl,
       "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\",\"prediction\":%s}",
       body);
+  api_val_opts big = {.max_body = API_MAX_RESULT};
+  double t0 = svc_now();
+  if (api_validation_submit_reply(ctx, req, strlen(req), &big, &rep, &err)) die("submit", &err);
+  t.submit = svc_now() - t0;
+  snprintf(ids, sizeof ids, "%s", rep.id);
+  api_reply_dispose(&rep);
+  t.api_submit = -1;
   if (strlen(req) <= API_MAX_BODY) {
     t0 = svc_now();
     if (api_validation_submit(ctx, req, strlen(req), &out, &err)) die("api submit", &err);
@@ -96,12 +58,11 @@ static timing one(api_ctx *ctx, int n) {
   free(req);
   size_t rl = strlen(fmt) + 128;
   char *res = malloc(rl);
-  snprintf(res, rl, "{\"id\":%lld,\"kind\":\"gemm_sweep\",\"rows\":%s}", (long long)id, fmt);
+  snprintf(res, rl, "{\"id\":%s,\"kind\":\"gemm_sweep\",\"rows\":%s}", ids, fmt);
   t0 = svc_now();
   if (api_validation_ingest(ctx, res, strlen(res), &out, &err)) die("ingest", &err);
   t.ingest = svc_now() - t0;
   free(out);
-  snprintf(ids, sizeof ids, "%lld", (long long)id);
   t0 = svc_now();
   if (api_validation_report(ctx, ids, 0, &out, &err)) die("report", &err);
   t.report = svc_now() - t0;

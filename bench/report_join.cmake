@@ -2,5 +2,5 @@
 # measured rows (bench/report_join.c). Alone:
 #   cmake --build BUILD --target report_join && BUILD/bench/report_join
 add_executable(report_join ${CMAKE_CURRENT_SOURCE_DIR}/report_join.c)
-target_link_libraries(report_join PRIVATE cdplan_api cdplan_validate cdplan_hwdb PkgConfig::CJSON cdplan_warnings)
+target_link_libraries(report_join PRIVATE cdplan_api PkgConfig::CJSON cdplan_warnings)
 list(APPEND CDPLAN_BENCH_RUN report_join)

@@ -83,70 +83,48 @@ static int finish(api_ctx *ctx, int rc, char *out, const svc_err *err) {
   return rc ? cli_fail(err) : cli_emit(out);
 }
 
-int cli_validate_submit(cli_opts *o) {
-  api_ctx *ctx = NULL;
-  char *in = NULL, *out = NULL;
-  size_t len = 0;
-  val_args a;
-  svc_err err;
-  int rc;
-  svc_err_clear(&err);
-  if ((rc = parse(o, &a, 1))) return rc;
-  if (a.npos != 1) return bad_args("submit takes one request FILE or -", NULL);
-  if (a.out && (!a.backend || strcmp(a.backend, "bundle")))
-    return bad_args("--out goes with --backend bundle", NULL);
-  if (a.backend && !strcmp(a.backend, "bundle") && !a.out)
-    return bad_args("--backend bundle needs --out DIR", NULL);
-  if ((rc = cli_read_input(a.pos[0], &in, &len, &err))) goto cleanup;
-  if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
-  api_val_opts opts = {.backend = a.backend, .bundle_dir = a.out};
-  rc = api_validation_submit_opts(ctx, in, len, &opts, &out, &err);
-cleanup:
-  free(in);
-  return finish(ctx, rc, out, &err);
+/* The options of a command with exactly one argument (usage otherwise). */
+static int parse_one(cli_opts *o, val_args *a, const char *usage) {
+  int rc = parse(o, a, 1);
+  return rc ? rc : a->npos != 1 ? bad_args(usage, NULL) : 0;
 }
 
-/* With --wait, poll until the job is final or the time is up. */
-int cli_validate_status(cli_opts *o) {
-  api_ctx *ctx = NULL;
-  char *out = NULL;
-  val_args a;
-  svc_err err;
-  int rc;
-  svc_err_clear(&err);
-  if ((rc = parse(o, &a, 1))) return rc;
-  if ((rc = cli_open(o, &ctx, &err))) return finish(ctx, rc, out, &err);
-  if (a.npos == 0) {
-    rc = api_validation_list(ctx, &out, &err); /* before finish() reads out */
-    return finish(ctx, rc, out, &err);
-  }
-  double deadline = svc_now() + a.wait_s;
+/* --out and --backend bundle go together. 0 or an exit status. */
+static int check_bundle(const val_args *a) {
+  if (a->out && (!a->backend || strcmp(a->backend, "bundle")))
+    return bad_args("--out goes with --backend bundle", NULL);
+  if (a->backend && !strcmp(a->backend, "bundle") && !a->out)
+    return bad_args("--backend bundle needs --out DIR", NULL);
+  return 0;
+}
+
+/* Get id's reply until it is no longer active (a job or a plan's jobs
+ * final) or wait_s passes; *out the last reply's document. */
+typedef int (*get_reply_fn)(api_ctx *ctx, const char *id, api_reply *r, svc_err *err);
+static int poll_reply(api_ctx *ctx, get_reply_fn get, const char *id, double wait_s, char **out,
+                      svc_err *err) {
+  double deadline = svc_now() + wait_s;
   for (;;) {
     api_reply rep = {0};
-    rc = api_validation_get_reply(ctx, a.pos[0], 0, &rep, &err);
-    out = rep.json;
-    if (rc || !api_reply_active(&rep) || svc_now() >= deadline) break;
-    free(out);
-    out = NULL;
+    int rc = get(ctx, id, &rep, err);
+    *out = rep.json;
+    if (rc || !api_reply_active(&rep) || svc_now() >= deadline) return rc;
+    free(*out);
+    *out = NULL;
     usleep(200000);
   }
-  return finish(ctx, rc, out, &err);
 }
 
-int cli_validate_cancel(cli_opts *o) {
-  api_ctx *ctx = NULL;
-  char *out = NULL;
-  val_args a;
-  svc_err err;
-  int rc;
-  svc_err_clear(&err);
-  if ((rc = parse(o, &a, 1))) return rc;
-  if (a.npos != 1) return bad_args("cancel takes one validation ID", NULL);
-  if (!(rc = cli_open(o, &ctx, &err))) rc = api_validation_cancel(ctx, a.pos[0], &out, &err);
-  return finish(ctx, rc, out, &err);
+static int job_reply(api_ctx *ctx, const char *id, api_reply *r, svc_err *err) {
+  return api_validation_get_reply(ctx, id, 0, r, err);
 }
 
-int cli_validate_ingest(cli_opts *o) {
+/* A command on one request file or - (stdin): read it (a file of at most
+ * file_max bytes; 0: as any request, cli_read_input), then call. bundle:
+ * the command takes --backend bundle --out DIR. */
+typedef int (*input_fn)(api_ctx *ctx, const val_args *a, const char *in, size_t len, char **out,
+                        svc_err *err);
+static int on_input(cli_opts *o, const char *usage, int bundle, size_t file_max, input_fn call) {
   api_ctx *ctx = NULL;
   char *in = NULL, *out = NULL;
   size_t len = 0;
@@ -154,29 +132,69 @@ int cli_validate_ingest(cli_opts *o) {
   svc_err err;
   int rc;
   svc_err_clear(&err);
-  if ((rc = parse(o, &a, 1))) return rc;
-  if (a.npos != 1) return bad_args("ingest takes one RESULT.json or -", NULL);
-  /* A sweep's result may be larger than a request body. */
-  rc = strcmp(a.pos[0], "-") ? svc_read_file(a.pos[0], API_MAX_RESULT, &in, &len, &err)
-                             : cli_read_input(a.pos[0], &in, &len, &err);
-  if (!rc && !(rc = cli_open(o, &ctx, &err))) rc = api_validation_ingest(ctx, in, len, &out, &err);
+  if ((rc = parse_one(o, &a, usage)) || (bundle && (rc = check_bundle(&a)))) return rc;
+  rc = file_max && strcmp(a.pos[0], "-") ? svc_read_file(a.pos[0], file_max, &in, &len, &err)
+                                         : cli_read_input(a.pos[0], &in, &len, &err);
+  if (!rc && !(rc = cli_open(o, &ctx, &err))) rc = call(ctx, &a, in, len, &out, &err);
   free(in);
   return finish(ctx, rc, out, &err);
 }
 
-int cli_validate_report(cli_opts *o) {
+static int submit(api_ctx *ctx, const val_args *a, const char *in, size_t len, char **out,
+                  svc_err *err) {
+  api_val_opts opts = {.backend = a->backend, .bundle_dir = a->out};
+  return api_validation_submit_opts(ctx, in, len, &opts, out, err);
+}
+
+int cli_validate_submit(cli_opts *o) {
+  return on_input(o, "submit takes one request FILE or -", 1, 0, submit);
+}
+
+/* A command on one validation ID (usage NULL: at most one): call(ctx, a)
+ * prints *out. */
+typedef int (*id_fn)(api_ctx *ctx, const val_args *a, char **out, svc_err *err);
+static int on_id(cli_opts *o, const char *usage, id_fn call) {
   api_ctx *ctx = NULL;
   char *out = NULL;
   val_args a;
   svc_err err;
   int rc;
   svc_err_clear(&err);
-  if ((rc = parse(o, &a, 1))) return rc;
-  if (a.npos != 1) return bad_args("report takes one validation ID", NULL);
-  if (!(rc = cli_open(o, &ctx, &err)))
-    rc = api_validation_report(ctx, a.pos[0], a.calibrate, &out, &err);
+  if ((rc = usage ? parse_one(o, &a, usage) : parse(o, &a, 1))) return rc;
+  if (!(rc = cli_open(o, &ctx, &err))) rc = call(ctx, &a, &out, &err);
   return finish(ctx, rc, out, &err);
 }
+
+/* No ID: the list. With --wait, poll until the job is final or the time
+ * is up. */
+static int status(api_ctx *ctx, const val_args *a, char **out, svc_err *err) {
+  if (a->npos == 0) return api_validation_list(ctx, out, err);
+  return poll_reply(ctx, job_reply, a->pos[0], a->wait_s, out, err);
+}
+
+int cli_validate_status(cli_opts *o) { return on_id(o, NULL, status); }
+
+static int cancel(api_ctx *ctx, const val_args *a, char **out, svc_err *err) {
+  return api_validation_cancel(ctx, a->pos[0], out, err);
+}
+
+int cli_validate_cancel(cli_opts *o) { return on_id(o, "cancel takes one validation ID", cancel); }
+
+static int ingest(api_ctx *ctx, const val_args *a, const char *in, size_t len, char **out,
+                  svc_err *err) {
+  return api_validation_ingest(ctx, in, len, out, err);
+}
+
+/* A sweep's result may be larger than a request body. */
+int cli_validate_ingest(cli_opts *o) {
+  return on_input(o, "ingest takes one RESULT.json or -", 0, API_MAX_RESULT, ingest);
+}
+
+static int report(api_ctx *ctx, const val_args *a, char **out, svc_err *err) {
+  return api_validation_report(ctx, a->pos[0], a->calibrate, out, err);
+}
+
+int cli_validate_report(cli_opts *o) { return on_id(o, "report takes one validation ID", report); }
 
 /* A count option's value as a JSON member: digits only (the api checks the
  * range and names the field). */
@@ -198,12 +216,7 @@ int cli_validate_plan(cli_opts *o) {
   svc_err err;
   int rc;
   svc_err_clear(&err);
-  if ((rc = parse(o, &a, 1))) return rc;
-  if (a.npos != 1) return bad_args("plan takes one plan ID", NULL);
-  if (a.out && (!a.backend || strcmp(a.backend, "bundle")))
-    return bad_args("--out goes with --backend bundle", NULL);
-  if (a.backend && !strcmp(a.backend, "bundle") && !a.out)
-    return bad_args("--backend bundle needs --out DIR", NULL);
+  if ((rc = parse_one(o, &a, "plan takes one plan ID")) || (rc = check_bundle(&a))) return rc;
   b = cJSON_CreateObject();
   if (add_count(b, "gpus", a.gpus)) rc = bad_args("--gpus takes a count, not ", a.gpus);
   if (!rc && add_count(b, "steps", a.steps)) rc = bad_args("--steps takes a count, not ", a.steps);
@@ -231,16 +244,7 @@ int cli_validate_plan(cli_opts *o) {
     free(out);
     out = NULL;
   }
-  double deadline = svc_now() + a.wait_s;
-  for (;;) {
-    api_reply rep = {0};
-    rc = api_plan_get_reply(ctx, a.pos[0], &rep, &err);
-    out = rep.json;
-    if (rc || !api_reply_active(&rep) || svc_now() >= deadline) break;
-    free(out);
-    out = NULL;
-    usleep(200000);
-  }
+  rc = poll_reply(ctx, api_plan_get_reply, a.pos[0], a.wait_s, &out, &err);
 cleanup:
   free(body);
   return finish(ctx, rc, out, &err);

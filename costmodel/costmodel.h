@@ -259,6 +259,17 @@ int cost_param_info(int index, const cost_hw *hw, const char **name, double *def
 /* The value the model uses for a parameter: hw->calib's when present, the
  * default otherwise. NAN for an unknown name. */
 double cost_param_value(const cost_hw *hw, const char *name);
+/* The index of a parameter (as cost_param_info), -1 for an unknown name. */
+int cost_param_index(const char *name);
+/* The parameter vector the op functions read, p[cost_param_count()] (at
+ * most COST_MAX_CALIB): hw->calib's values where named (clamped to their
+ * bounds), the defaults elsewhere. For fits that try parameter values
+ * through cost_collective_p (bench/published_accuracy). */
+void cost_params_resolve(const cost_hw *hw, double *p);
+/* cost_collective with an explicit parameter vector p (cost_params_resolve
+ * gives the one cost_collective uses). */
+int cost_collective_p(const cost_hw *hw, const double *p, const cost_collective_op *op,
+                      cost_result *out);
 
 typedef enum {
   COST_OP_GEMM = 0,

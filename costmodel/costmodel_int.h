@@ -81,8 +81,7 @@ const cost_tile *cost_gemm_arch_tiles(const cost_hw *hw, int *n);
  * over all units (stream-K on NVIDIA Hopper/Blackwell); 0 where a grid of
  * w waves costs ceil(w) tile times (CDNA, gemm_arch.c). */
 int cost_gemm_tail_balanced(const cost_hw *hw);
-/* Fill p[P__COUNT]: hw->calib values where named, defaults elsewhere. */
-void cost_params_resolve(const cost_hw *hw, double *p);
+/* cost_params_resolve (costmodel.h) fills p[P__COUNT] in this order. */
 
 /* Soft maximum of two non-negative times: the p-norm (a^p + b^p)^(1/p).
  * p -> inf is max(a, b) (perfect overlap), p = 1 the sum (none). It keeps
@@ -102,8 +101,7 @@ int cost_elementwise_p(const cost_hw *hw, const double *p, const cost_elementwis
                        cost_result *out);
 int cost_embedding_p(const cost_hw *hw, const double *p, const cost_embedding_op *op,
                      cost_result *out);
-int cost_collective_p(const cost_hw *hw, const double *p, const cost_collective_op *op,
-                      cost_result *out);
+/* cost_collective_p: public (costmodel.h). */
 int cost_sample_predict_p(const cost_hw *hw, const double *p, const cost_sample *s,
                           cost_result *out);
 

@@ -240,6 +240,8 @@ double cost_pnorm(double a, double b, double p) {
 
 int cost_param_count(void) { return P__COUNT; }
 
+int cost_param_index(const char *name) { return name ? param_find(name) : -1; }
+
 int cost_param_info(int index, const cost_hw *hw, const char **name, double *def, double *lo,
                     double *hi) {
   if (index < 0 || index >= P__COUNT) return COST_EINVAL;
@@ -251,7 +253,7 @@ int cost_param_info(int index, const cost_hw *hw, const char **name, double *def
 }
 
 double cost_param_value(const cost_hw *hw, const char *name) {
-  int id = name ? param_find(name) : -1;
+  int id = cost_param_index(name);
   if (id < 0) return NAN;
   double p[P__COUNT];
   cost_params_resolve(hw, p);

@@ -346,6 +346,15 @@ static int ids_tx(hwdb *db, hwdb_conn *c, void *arg, svc_err *err) {
   return rc;
 }
 
+/* Run a's query in a write transaction: *n ids into a->ids. */
+static int run_ids(hwdb *db, ids_args *a, size_t *n, svc_err *err) {
+  *n = 0;
+  if (a->cap == 0) return 0;
+  int rc = hwdb_tx(db, ids_tx, a, err);
+  if (!rc) *n = a->n;
+  return rc;
+}
+
 #define EXPIRED_SQL(indexed)                                                                       \
   "SELECT id FROM val_job " indexed " WHERE " ACTIVE_SQL " AND " DEADLINE_SQL                      \
   " <= ?1 ORDER BY " DEADLINE_SQL " LIMIT ?2"
@@ -357,11 +366,7 @@ int hwdb_job_expired(hwdb *db, double now, int64_t *ids, size_t cap, size_t *n, 
                 .num = (int64_t)cap,
                 .ids = ids,
                 .cap = cap};
-  *n = 0;
-  if (cap == 0) return 0;
-  int rc = hwdb_tx(db, ids_tx, &a, err);
-  if (!rc) *n = a.n;
-  return rc;
+  return run_ids(db, &a, n, err);
 }
 
 /* One statement picks and stamps, so two tickers (the server's timer and
@@ -375,11 +380,7 @@ int hwdb_job_pick_poll(hwdb *db, int64_t *ids, size_t cap, size_t *n, svc_err *e
                 .num = (int64_t)cap,
                 .ids = ids,
                 .cap = cap};
-  *n = 0;
-  if (cap == 0) return 0;
-  int rc = hwdb_tx(db, ids_tx, &a, err);
-  if (!rc) *n = a.n;
-  return rc;
+  return run_ids(db, &a, n, err);
 }
 
 /* One UPDATE is atomic across threads and processes (SQLite's write lock,
@@ -402,9 +403,10 @@ int hwdb_job_claim_slot(hwdb *db, const char *backend, int64_t max_started, int6
                 .num = max_started,
                 .ids = &got,
                 .cap = 1};
+  size_t n = 0;
   *id = 0;
-  int rc = hwdb_tx(db, ids_tx, &a, err);
-  if (!rc && a.n) *id = got;
+  int rc = run_ids(db, &a, &n, err);
+  if (!rc && n) *id = got;
   return rc;
 }
 

@@ -125,21 +125,25 @@ static int best_rank(const emb_inst *in, const ranks_state *s, double bytes, dou
   return best;
 }
 
+int emb_add_uniform(const emb_inst *in, const emb_opt *e, double *ms, double *b, double *h,
+                    double cap, double hcap) {
+  double nodeh = e->host_bytes * in->G;
+  for (int r = 0; r < in->R; r++)
+    if (b[r] + e->bytes > cap) return -1;
+  for (int nd = 0; nd < in->N && nodeh > 0; nd++)
+    if (h[nd] + nodeh > hcap) return -1;
+  for (int r = 0; r < in->R; r++) ms[r] += e->ms, b[r] += e->bytes;
+  for (int nd = 0; nd < in->N; nd++) h[nd] += nodeh;
+  return 0;
+}
+
 /* Place table i with option o into s, filling pl. 0, or -1 (s unchanged). */
 static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table_plan *pl) {
   const emb_opt *e = EOPT(in, i, o);
   memset(pl, 0, sizeof *pl);
   pl->shard = e->shard, pl->place = e->place, pl->k = e->k;
-  double nodeh = e->host_bytes * in->G; /* a uniform or node option's host bytes per node */
-  if (e->kind == EK_UNIFORM) {
-    for (int r = 0; r < in->R; r++)
-      if (s->b[r] + e->bytes > s->cap) return -1;
-    for (int nd = 0; nd < in->N && nodeh > 0; nd++)
-      if (s->h[nd] + nodeh > s->hcap) return -1;
-    for (int r = 0; r < in->R; r++) s->ms[r] += e->ms, s->b[r] += e->bytes;
-    for (int nd = 0; nd < in->N; nd++) s->h[nd] += nodeh;
-    return 0;
-  }
+  double nodeh = e->host_bytes * in->G; /* a node option's host bytes per node */
+  if (e->kind == EK_UNIFORM) return emb_add_uniform(in, e, s->ms, s->b, s->h, s->cap, s->hcap);
   if (e->kind == EK_NODE) {
     int best = -1;
     double best_max = INFINITY;
@@ -210,20 +214,14 @@ static void host_fill(const emb_inst *in, const plan_table_plan *plans, ranks_st
   }
 }
 
-typedef struct {
-  double key;
-  size_t i;
-  int o;
-} keyed;
-
-static int by_key_desc(const void *a, const void *b) {
-  const keyed *x = a, *y = b;
+int emb_by_key_desc(const void *a, const void *b) {
+  const emb_keyed *x = a, *y = b;
   if (x->key != y->key) return x->key > y->key ? -1 : 1;
   if (x->i != y->i) return x->i < y->i ? -1 : 1;
   return x->o - y->o;
 }
 
-static int by_key_asc(const void *a, const void *b) { return -by_key_desc(a, b); }
+static int by_key_asc(const void *a, const void *b) { return -emb_by_key_desc(a, b); }
 
 /* mode 0: TorchRec's order (perf); mode 1: memory first -- tables by
  * decreasing footprint, options by increasing footprint (a first-fit
@@ -231,8 +229,8 @@ static int by_key_asc(const void *a, const void *b) { return -by_key_desc(a, b);
  * memory; used as a warm start, never as the baseline). */
 static int greedy(const emb_inst *in, plan_table_plan *plans, int mode, svc_err *err) {
   ranks_state s = {0};
-  keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
-  keyed cand[64];
+  emb_keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
+  emb_keyed cand[64];
   int rc = 0;
   if (!ord || ranks_new(in, &s)) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
@@ -245,16 +243,16 @@ static int greedy(const emb_inst *in, plan_table_plan *plans, int mode, svc_err 
       double v = mode ? e->bytes : e->ms * pieces(in, e);
       if (e->ok && v < best) best = v;
     }
-    ord[i] = (keyed){.key = isfinite(best) ? best : 0, .i = i};
+    ord[i] = (emb_keyed){.key = isfinite(best) ? best : 0, .i = i};
   }
-  qsort(ord, in->n, sizeof *ord, by_key_desc);
+  qsort(ord, in->n, sizeof *ord, emb_by_key_desc);
   for (size_t q = 0; q < in->n; q++) {
     size_t i = ord[q].i;
     int nc = 0;
     for (int o = 0; o < in->nopt && nc < 64; o++) {
       const emb_opt *e = EOPT(in, i, o);
       double key = mode ? e->bytes * pieces(in, e) + 1e-6 * e->ms : e->ms * pieces(in, e);
-      if (e->ok) cand[nc++] = (keyed){.key = key, .i = i, .o = o};
+      if (e->ok) cand[nc++] = (emb_keyed){.key = key, .i = i, .o = o};
     }
     qsort(cand, (size_t)nc, sizeof *cand, by_key_asc);
     int placed = 0;
@@ -300,11 +298,11 @@ static int place_or_repair(const emb_inst *in, ranks_state *s, size_t i, int o, 
                            plan_table_plan *pl) {
   if (!place(in, s, i, o, pl)) return 0;
   if (!repair) return -1;
-  keyed cand[64];
+  emb_keyed cand[64];
   int nc = 0;
   for (int q = 0; q < in->nopt && nc < 64; q++) {
     const emb_opt *e = EOPT(in, i, q);
-    if (q != o && e->ok) cand[nc++] = (keyed){.key = e->ms * pieces(in, e), .i = i, .o = q};
+    if (q != o && e->ok) cand[nc++] = (emb_keyed){.key = e->ms * pieces(in, e), .i = i, .o = q};
   }
   qsort(cand, (size_t)nc, sizeof *cand, by_key_asc);
   for (int c = 0; c < nc; c++)
@@ -314,7 +312,7 @@ static int place_or_repair(const emb_inst *in, ranks_state *s, size_t i, int o, 
 
 int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode) {
   ranks_state s = {0};
-  keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
+  emb_keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
   int rc = 0, repaired = 0;
   if (!ord || ranks_new(in, &s)) {
     rc = -1;
@@ -339,9 +337,9 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int 
                  : e->kind == EK_UNIFORM ? 1e300
                  : e->kind == EK_NODE    ? 1e299
                                          : fmax(e->ms / avg, e->bytes / in->p->cap_bytes);
-    ord[i] = (keyed){.key = key, .i = i, .o = choice[i]};
+    ord[i] = (emb_keyed){.key = key, .i = i, .o = choice[i]};
   }
-  qsort(ord, in->n, sizeof *ord, by_key_desc);
+  qsort(ord, in->n, sizeof *ord, emb_by_key_desc);
   for (size_t q = 0; q < in->n && rc >= 0; q++) {
     int r = place_or_repair(in, &s, ord[q].i, ord[q].o, mode != EMB_PACK_PLAIN, &plans[ord[q].i]);
     if (r < 0) rc = -1;

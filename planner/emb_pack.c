@@ -214,13 +214,8 @@ static int place_t(const emb_inst *in, tstate *s, size_t i, int o, plan_table_pl
   pl->shard = e->shard, pl->place = e->place, pl->k = e->k;
   if (e->kind == EK_UNIFORM) {
     s->units += in->R / 8.0;
-    if (max_ms(in, s) + e->ms > s->T) return -1;
-    for (int r = 0; r < in->R; r++)
-      if (s->b[r] + e->bytes > s->cap) return -1;
-    for (int nd = 0; nd < in->N && nodeh > 0; nd++)
-      if (s->h[nd] + nodeh > s->hcap) return -1;
-    for (int r = 0; r < in->R; r++) s->ms[r] += e->ms, s->b[r] += e->bytes;
-    for (int nd = 0; nd < in->N; nd++) s->h[nd] += nodeh;
+    if (max_ms(in, s) + e->ms > s->T || emb_add_uniform(in, e, s->ms, s->b, s->h, s->cap, s->hcap))
+      return -1;
     tree_build(in, s);
     return 0;
   }
@@ -265,17 +260,6 @@ static int place_t(const emb_inst *in, tstate *s, size_t i, int o, plan_table_pl
   else
     memcpy(pl->cw_ranks, got, (size_t)e->k * sizeof *got);
   return 0;
-}
-
-typedef struct {
-  double key;
-  size_t i;
-} tkey;
-
-static int by_key_desc(const void *x, const void *y) {
-  const tkey *a = x, *b = y;
-  if (a->key != b->key) return a->key > b->key ? -1 : 1;
-  return a->i < b->i ? -1 : a->i > b->i;
 }
 
 typedef struct {
@@ -344,7 +328,7 @@ static int spend(emb_budget *b, tstate *s) {
 int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan_table_plan *plans,
                     emb_budget *bud, int *repaired) {
   tstate s = {.T = T, .cap = in->p->cap_bytes * (1 + 1e-12), .hcap = in->host_cap * (1 + 1e-12)};
-  tkey *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
+  emb_keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
   int rc = -1;
   size_t no = 0;
   *repaired = 0;
@@ -372,9 +356,9 @@ int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan
     if (e->kind == EK_UNIFORM) continue;
     double key = fmax(e->ms / s.room_a, e->bytes / s.room_m);
     if (e->host_bytes > 0) key = fmax(key, e->host_bytes / s.hcap);
-    ord[no++] = (tkey){.key = key, .i = i};
+    ord[no++] = (emb_keyed){.key = key, .i = i};
   }
-  qsort(ord, no, sizeof *ord, by_key_desc);
+  qsort(ord, no, sizeof *ord, emb_by_key_desc);
   int over = 0;
   /* a placement is charged what it did: a quarter unit per tree node it
    * visited or fixed, R/8 for a scan of every rank (node and uniform

@@ -114,36 +114,29 @@ int plan_evaluate(const plan_request *req, const plan_recipe *r, const plan_tabl
 
 /* ---- enumeration ------------------------------------------------------------ */
 
-/* Keep the first of each value: a knob list with repeats (16 copies of one
- * dtype) would multiply the combinations for nothing. Returns the count. */
-static int uniq64(int64_t *v, int n) {
+/* Keep the first of each value (n values of size bytes each at v): a knob
+ * list with repeats (16 copies of one dtype) would multiply the
+ * combinations for nothing. Returns the count. */
+static int uniq(void *v, int n, size_t size) {
+  char *a = v;
   int m = 0;
   for (int i = 0; i < n; i++) {
     int seen = 0;
-    for (int j = 0; j < m && !seen; j++) seen = v[j] == v[i];
-    if (!seen) v[m++] = v[i];
-  }
-  return m;
-}
-
-static int uniq(int *v, int n) {
-  int m = 0;
-  for (int i = 0; i < n; i++) {
-    int seen = 0;
-    for (int j = 0; j < m && !seen; j++) seen = v[j] == v[i];
-    if (!seen) v[m++] = v[i];
+    for (int j = 0; j < m && !seen; j++)
+      seen = !memcmp(a + (size_t)j * size, a + (size_t)i * size, size);
+    if (!seen) memmove(a + (size_t)m++ * size, a + (size_t)i * size, size);
   }
   return m;
 }
 
 static void collapse(plan_knobs *k) {
-  k->n_batch = uniq64(k->batch, k->n_batch);
-  k->n_dense_dtype = uniq(k->dense_dtype, k->n_dense_dtype);
-  k->n_emb_dtype = uniq(k->emb_dtype, k->n_emb_dtype);
-  k->n_ckpt = uniq(k->ckpt, k->n_ckpt);
-  k->n_fsdp = uniq(k->fsdp, k->n_fsdp);
-  k->n_pad = uniq(k->pad, k->n_pad);
-  k->n_nodes = uniq(k->nodes, k->n_nodes);
+  k->n_batch = uniq(k->batch, k->n_batch, sizeof *k->batch);
+  k->n_dense_dtype = uniq(k->dense_dtype, k->n_dense_dtype, sizeof *k->dense_dtype);
+  k->n_emb_dtype = uniq(k->emb_dtype, k->n_emb_dtype, sizeof *k->emb_dtype);
+  k->n_ckpt = uniq(k->ckpt, k->n_ckpt, sizeof *k->ckpt);
+  k->n_fsdp = uniq(k->fsdp, k->n_fsdp, sizeof *k->fsdp);
+  k->n_pad = uniq(k->pad, k->n_pad, sizeof *k->pad);
+  k->n_nodes = uniq(k->nodes, k->n_nodes, sizeof *k->nodes);
 }
 
 static int enumerate(const plan_request *req, combo **out, size_t *n, svc_err *err) {

@@ -220,6 +220,50 @@ int plan_emb_evaluate(const plan_emb_problem *p, const plan_table *tables, size_
                       const plan_table_plan *plans, plan_emb_result *out, int *fits, svc_err *err);
 void plan_emb_result_dispose(plan_emb_result *r);
 
+/* ---- Checks and diagnostics (planner/emb_check.c) --------------------------
+ * For tests and benchmarks that cross-check the solver from outside. */
+
+#define PLAN_BRUTE_MAX_TABLES 8
+/* The least slowest-rank ms over every assignment of n tables (each over
+ * every placement of every option that fits) into *best, INFINITY when
+ * none fits. 0; -SVC_TOO_LARGE when a table has more than cap placements;
+ * -SVC_BAD_FIELD past PLAN_BRUTE_MAX_TABLES tables; the problem's own
+ * errors as plan_emb_evaluate. */
+int plan_emb_brute_force(const plan_emb_problem *p, const plan_table *tables, size_t n, int cap,
+                         double *best, svc_err *err);
+
+/* The decomposition's root LP alone, warm-started from the greedy as the
+ * solver is (bench/planner --lp): lp_method as plan_solve_opts.lp_method
+ * less one (0 dual, 1 primal, 2 dual+presolve, 3 interior, 4 primal and 5
+ * dual from a crash basis). */
+typedef struct {
+  double objective, seconds;
+  long iterations;
+  int rows, cols;
+} plan_emb_lp_info;
+int plan_emb_root_lp(const plan_emb_problem *p, const plan_table *tables, size_t n, int lp_method,
+                     double time_limit_s, plan_emb_lp_info *out, svc_err *err);
+
+/* How a table's option lays its work on ranks. */
+typedef enum {
+  PLAN_SPREAD_EVERY_RANK = 0, /* the same ms/bytes on every rank (DP, RW) */
+  PLAN_SPREAD_PIECES,         /* k pieces on one rank each (TW: 1, CW: k) */
+  PLAN_SPREAD_NODE            /* the same ms/bytes on each rank of one node (TWRW) */
+} plan_spread;
+/* What a table's planned option costs, as the solver prices it. */
+typedef struct {
+  double ms, bytes; /* per touched rank (per piece for PLAN_SPREAD_PIECES) */
+  double min_ms;    /* the least ms of the table's options that fit (INFINITY: none) */
+  int spread;       /* plan_spread */
+} plan_emb_cost;
+/* out[i] for plans[i] (caller's n entries); *fixed_ms the per-rank
+ * constant (collective latency), *trivial_ms the closed-form lower bound
+ * (docs/planner.md, Solving, 5). -SVC_BAD_FIELD when a plan is not one of
+ * its table's options. */
+int plan_emb_costs(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                   const plan_table_plan *plans, plan_emb_cost *out, double *fixed_ms,
+                   double *trivial_ms, svc_err *err);
+
 /* ---- The global recipe --------------------------------------------------- */
 
 typedef struct {

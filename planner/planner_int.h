@@ -119,6 +119,23 @@ int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan
  * changed. */
 int emb_kick(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
 
+/* Add a uniform option's work (e->ms and e->bytes on every rank, its host
+ * bytes x G on every node) to per-rank ms[] and b[] and per-node h[] when
+ * every rank stays within cap and every node within hcap: 0, or -1 with
+ * nothing changed (emb_eval.c; the placers of emb_eval.c and emb_pack.c). */
+int emb_add_uniform(const emb_inst *in, const emb_opt *e, double *ms, double *b, double *h,
+                    double cap, double hcap);
+
+/* A table (and one of its options) with a sort key. emb_by_key_desc (for
+ * qsort) orders by key, largest first, then by table, then by option: a
+ * total order, so every qsort gives the same plans (emb_eval.c). */
+typedef struct {
+  double key;
+  size_t i;
+  int o;
+} emb_keyed;
+int emb_by_key_desc(const void *a, const void *b);
+
 /* Formatted byte counts for messages: "212 GB". */
 void emb_fmt_gb(char *buf, size_t size, double bytes);
 

@@ -8,6 +8,7 @@ import * as charts from "./charts.js";
 import { Catalog } from "./catalog.js";
 import { setupAll, setupSweep } from "./whatif.js";
 import { setupValidationSubmit, setupPlanValidate, renderPlanValidation } from "./submit.js";
+import { el } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const { fmt, fmtMs, fmtRate, fmtBytes, GiB } = charts;
@@ -27,17 +28,6 @@ const state = {
 };
 
 // ---------------------------------------------------------------- helpers
-
-function el(tag, attrs = {}, ...kids) {
-  const n = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") n.className = v;
-    else if (k === "text") n.textContent = v;
-    else n.setAttribute(k, v);
-  }
-  for (const k of kids) if (k !== null && k !== undefined && k !== false) n.append(k);
-  return n;
-}
 
 function debounce(fn, ms) {
   let t = 0;

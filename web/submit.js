@@ -6,6 +6,7 @@
 
 import { api, renderError, clearError, ApiError } from "./api.js";
 import { fmtMs, fmtBytes } from "./charts.js";
+import { el } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -19,17 +20,6 @@ const PARAMS = {
   memory_ops: {},
   step: {},
 };
-
-function el(tag, attrs = {}, ...kids) {
-  const n = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") n.className = v;
-    else if (k === "text") n.textContent = v;
-    else n.setAttribute(k, v);
-  }
-  for (const k of kids) if (k !== null && k !== undefined) n.append(k);
-  return n;
-}
 
 function parseJSON(id, field, optional) {
   const text = $(id).value.trim();

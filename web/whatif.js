@@ -6,23 +6,13 @@
 
 import { api, isAbort, renderError, clearError, errorBox, ApiError } from "./api.js";
 import * as charts from "./charts.js";
+import { el } from "./dom.js";
 
 const { fmt, fmtMs, fmtRate, fmtBytes, GiB } = charts;
 const $ = (id) => document.getElementById(id);
 
 export const SWEEP_MAX_POINTS = 16; // per accelerator: the server prices each point
 const ALL_PARALLEL = 3; // steps in flight at once (the server has a few workers)
-
-function el(tag, attrs = {}, ...kids) {
-  const n = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") n.className = v;
-    else if (k === "text") n.textContent = v;
-    else n.setAttribute(k, v);
-  }
-  for (const k of kids) if (k !== null && k !== undefined && k !== false) n.append(k);
-  return n;
-}
 
 const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const pct = (x) => `${(x * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })}%`;

@@ -82,6 +82,26 @@ static inline char *descriptor_body(const char *name) {
     http_resp_dispose(&r_);                                                                        \
   } while (0)
 
+/* r has header name, whose value is want (prefix: starts with want). */
+static inline void expect_header(const http_resp *r, const char *name, const char *want,
+                                 int prefix) {
+  char v[256];
+  assert_non_null(http_header(r, name, v, sizeof v));
+  if (prefix)
+    assert_memory_equal(v, want, strlen(want));
+  else
+    assert_string_equal(v, want);
+}
+
+/* GET path into *r (the caller disposes it): status 200 and Content-Type
+ * exactly type. */
+static inline void expect_typed_get(const http_fixture *f, const char *path, const char *type,
+                                    http_resp *r) {
+  assert_int_equal(fixture_get(f, path, r), 0);
+  expect_status(r, 200);
+  expect_header(r, "Content-Type", type, 0);
+}
+
 /* Send with token (NULL: none); the parsed body, which must be JSON (status
  * must be want). The caller deletes it. */
 static inline cJSON *expect_json(const http_fixture *f, const char *method, const char *path,

@@ -16,11 +16,7 @@ static int list_has(const cJSON *doc, const char *name) {
 static void test_http_hw__list_has_seeded_h200(void **state) {
   http_fixture *f = *state;
   http_resp r;
-  char ct[64];
-  assert_int_equal(fixture_get(f, "/v1/hardware", &r), 0);
-  expect_status(&r, 200);
-  assert_non_null(http_header(&r, "Content-Type", ct, sizeof ct));
-  assert_string_equal(ct, "application/json");
+  expect_typed_get(f, "/v1/hardware", "application/json", &r);
   cJSON *doc = fixture_json(&r);
   assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "hardware")));
   assert_true(list_has(doc, "h200"));
@@ -77,15 +73,13 @@ static void test_http_hw__unknown_is_404_error_document(void **state) {
 static void test_http_hw__create_201_then_409(void **state) {
   http_fixture *f = *state;
   http_resp r;
-  char loc[128];
   char *body = descriptor_body("test-gpu");
   assert_int_equal(fixture_send(f, "POST", "/v1/hardware", body, NULL, &r), 0);
   expect_status(&r, 201);
-  assert_non_null(http_header(&r, "Location", loc, sizeof loc));
-  assert_string_equal(loc, "/v1/hardware/test-gpu");
+  expect_header(&r, "Location", "/v1/hardware/test-gpu", 0);
   http_resp_dispose(&r);
 
-  expect_get(f, loc, 200);
+  expect_get(f, "/v1/hardware/test-gpu", 200);
 
   assert_int_equal(fixture_send(f, "POST", "/v1/hardware", body, NULL, &r), 0);
   expect_status(&r, 409);

@@ -90,14 +90,12 @@ static void test_http_limits__wrong_method_is_405_with_allow(void **state) {
 
   assert_int_equal(fixture_send(f, "POST", "/healthz", "{}", NULL, &r), 0);
   check_error(&r, 405, "method_not_allowed");
-  assert_non_null(http_header(&r, "Allow", allow, sizeof allow));
-  assert_string_equal(allow, "GET, HEAD");
+  expect_header(&r, "Allow", "GET, HEAD", 0);
   http_resp_dispose(&r);
 
   assert_int_equal(fixture_get(f, "/v1/estimate", &r), 0);
   check_error(&r, 405, "method_not_allowed");
-  assert_non_null(http_header(&r, "Allow", allow, sizeof allow));
-  assert_string_equal(allow, "POST");
+  expect_header(&r, "Allow", "POST", 0);
   http_resp_dispose(&r);
 }
 
@@ -145,24 +143,14 @@ static void test_http_limits__unknown_path_is_404_json(void **state) {
 static void test_http_static__index_files_and_types(void **state) {
   http_fixture *f = *state;
   http_resp r;
-  char ct[64];
-  assert_int_equal(fixture_get(f, "/", &r), 0);
-  expect_status(&r, 200);
-  assert_non_null(http_header(&r, "Content-Type", ct, sizeof ct));
-  assert_string_equal(ct, "text/html; charset=utf-8");
+  expect_typed_get(f, "/", "text/html; charset=utf-8", &r);
   assert_non_null(strstr(r.body, "<title>cdplan</title>"));
   http_resp_dispose(&r);
 
-  assert_int_equal(fixture_get(f, "/app.js", &r), 0);
-  expect_status(&r, 200);
-  assert_non_null(http_header(&r, "Content-Type", ct, sizeof ct));
-  assert_string_equal(ct, "text/javascript; charset=utf-8");
+  expect_typed_get(f, "/app.js", "text/javascript; charset=utf-8", &r);
   http_resp_dispose(&r);
 
-  assert_int_equal(fixture_get(f, "/openapi.yaml", &r), 0);
-  expect_status(&r, 200);
-  assert_non_null(http_header(&r, "Content-Type", ct, sizeof ct));
-  assert_string_equal(ct, "application/yaml");
+  expect_typed_get(f, "/openapi.yaml", "application/yaml", &r);
   assert_memory_equal(r.body, "openapi: 3.1", 12);
   http_resp_dispose(&r);
 

@@ -23,31 +23,12 @@
 
 #define MAXP 512
 
-static double brute_force(const emb_inst *in) {
-  plan_table_plan *opts[8];
-  int cnt[8], idx[8] = {0};
-  plan_table_plan cur[8];
-  double best = INFINITY;
-  for (size_t t = 0; t < in->n; t++) {
-    opts[t] = malloc(MAXP * sizeof *opts[t]);
-    cnt[t] = emb_placements(in, t, opts[t], MAXP);
-    assert_true(cnt[t] >= 0);
-    if (cnt[t] == 0) best = NAN;
-  }
-  if (isnan(best)) goto done;
-  for (;;) {
-    for (size_t t = 0; t < in->n; t++) cur[t] = opts[t][idx[t]];
-    plan_emb_result r;
-    int fits = 0;
-    assert_int_equal(emb_eval(in, cur, &r, &fits, NULL), 0);
-    if (fits && r.max_ms < best) best = r.max_ms;
-    plan_emb_result_dispose(&r);
-    size_t t = 0;
-    while (t < in->n && ++idx[t] == cnt[t]) idx[t++] = 0;
-    if (t == in->n) break;
-  }
-done:
-  for (size_t t = 0; t < in->n; t++) free(opts[t]);
+/* planner/emb_check.c's brute force (every placement of every option that
+ * fits, every assignment): INFINITY when nothing fits. */
+static double brute_force(const plan_emb_problem *p, const plan_table *t, size_t n) {
+  double best = NAN;
+  svc_err err;
+  assert_int_equal(plan_emb_brute_force(p, t, n, MAXP, &best, &err), 0);
   return best;
 }
 
@@ -64,13 +45,11 @@ static void random_tables(plan_table *t, size_t n, uint64_t *seed) {
 static void check_exact(int gpn, int nodes, size_t n, double cap_gb, uint64_t seed) {
   plan_emb_problem p;
   plan_table t[8];
-  emb_inst in;
   plan_emb_result r;
   svc_err err;
   fx_problem(&p, gpn, nodes, cap_gb);
   random_tables(t, n, &seed);
-  assert_int_equal(emb_inst_init(&in, &p, t, n, &err), 0);
-  double bf = brute_force(&in);
+  double bf = brute_force(&p, t, n);
   plan_solve_opts o = {.method = PLAN_METHOD_EXACT, .time_limit_s = 20, .mip_gap = 1e-9};
   int rc = plan_emb_solve(&p, t, n, &o, &r, &err);
   if (!isfinite(bf)) {
@@ -82,7 +61,6 @@ static void check_exact(int gpn, int nodes, size_t n, double cap_gb, uint64_t se
     assert_true(r.max_ms <= r.greedy_ms + 1e-12);
     plan_emb_result_dispose(&r);
   }
-  emb_inst_dispose(&in);
 }
 
 static void test_planner_emb__exact_equals_brute_force(void **state) {
@@ -287,12 +265,9 @@ static void test_planner_emb__decomposed_bound_is_valid(void **state) {
   plan_table t[4];
   plan_emb_result r;
   svc_err err;
-  emb_inst in;
   fx_problem(&p, 3, 1, 10);
   random_tables(t, 4, &seed);
-  assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
-  double bf = brute_force(&in);
-  emb_inst_dispose(&in);
+  double bf = brute_force(&p, t, 4);
   plan_solve_opts o = {.method = PLAN_METHOD_DECOMPOSED, .time_limit_s = 5};
   assert_int_equal(plan_emb_solve(&p, t, 4, &o, &r, &err), 0);
   assert_true(r.bound_ms <= bf * (1 + 1e-9));
@@ -489,15 +464,12 @@ static void test_planner_emb__bounds_never_exceed_brute_force(void **state) {
         uint64_t s2 = seed * 7919 + (uint64_t)sh;
         plan_emb_problem p;
         plan_table t[4];
-        emb_inst in;
         plan_emb_result r;
         svc_err err;
         fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 30 * fx_rand(&s2));
         p.cw_max = 2;
         random_tables(t, 4, &s2);
-        assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
-        double bf = brute_force(&in);
-        emb_inst_dispose(&in);
+        double bf = brute_force(&p, t, 4);
         plan_solve_opts o = {.method = meth, .time_limit_s = 5};
         int rc = plan_emb_solve(&p, t, 4, &o, &r, &err);
         if (rc) {

@@ -17,9 +17,8 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "python3 missing: skip"; exit 77; }
 $PY -c 'import torch.distributed as d; assert d.is_available()' 2>/dev/null ||
   { echo "no torch.distributed for $PY: skip"; exit 77; }
-T=$(mktemp -d /tmp/cdplan-dist-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+TAG=dist
+. "$(dirname "$0")/scratch.sh"
 
 TB='"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"optimizers":{"dense":"sgd","sparse":"sgd"}'
 DOT="\"workload\":{\"kind\":\"dlrm\",\"name\":\"dot\",\"dense_features\":13,$TB,\"interaction\":\"dot\"}"

@@ -13,9 +13,8 @@ set -eu
 R=$1
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "python3 missing: skip"; exit 77; }
-T=$(mktemp -d /tmp/cdplan-dlrm-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+TAG=dlrm
+. "$(dirname "$0")/scratch.sh"
 
 WL='"workload":{"kind":"dlrm","name":"tiny","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dot","optimizers":{"dense":"adam","sparse":"rowwise_adagrad"}}'
 DCN='"workload":{"kind":"dlrm","name":"tiny-dcn","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dcn","cross_layers":2,"cross_rank":8,"optimizers":{"dense":"sgd","sparse":"sgd"}}'

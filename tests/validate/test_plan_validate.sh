@@ -13,11 +13,9 @@ set -eu
 BIN=$1
 PY=/usr/bin/python3
 [ -x "$PY" ] && $PY -c 'import torch' 2>/dev/null || { echo "no torch for $PY: skip"; exit 77; }
-T=$(mktemp -d /tmp/cdplan-planval-XXXXXX)
-trap 'rm -rf "$T"' EXIT
+TAG=planval
+. "$(dirname "$0")/scratch.sh"
 export CDPLAN_DB="$T/p.db" CDPLAN_PYTHON=$PY CDPLAN_RUNNER_ALLOW_CPU=1
-field() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d"+sys.argv[2]))' "$@"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 WL='"workload":{"kind":"dlrm","name":"tiny","dense_features":13,"tables":[{"name":"t","rows":20000,"dim":16,"pooling":4,"count":4}],"bottom_mlp":[64,16],"top_mlp":[64,32,1],"interaction":"dot","optimizers":{"dense":"adam","sparse":"sgd"}}'
 BASE='"baseline":{"batch_per_gpu":256,"precision":"fp32","embedding_precision":"fp32","framework":"pytorch_eager","checkpointing":"full"},"knobs":{"precision":["fp32","bf16"],"checkpointing":["none","full"]},"time_limit_s":5'

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "api/api_validate.h"
+#include "bench/report_texts.h"
 #include "val_tmpctx.h"
 
 static char dir[128], db_path[192];
@@ -429,32 +430,11 @@ static void test_val_local__report_first_match_wins(void **state) {
  * was always far): the old scan took cases x rows / 2 row comparisons; the
  * join is linear. Checks the answer and returns the report's seconds. */
 static double large_report(api_ctx *ctx, int N) {
-  enum { POSITIONAL = 1000 };
-  cJSON *pred = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(pred, "cases");
-  cJSON *rows = cJSON_CreateArray();
-  for (int i = 0; i < N; i++) {
-    int m = N - 1 - i; /* row i holds m = N-1-i */
-    cJSON *row = cJSON_CreateObject();
-    /* Measured rows carry more than the match keys (dtype, layout...). */
-    cJSON_AddStringToObject(row, "dtype", "bf16");
-    cJSON_AddStringToObject(row, "layout", "tn");
-    cJSON_AddNumberToObject(row, "k", 4096);
-    cJSON_AddNumberToObject(row, "m", m);
-    cJSON_AddNumberToObject(row, "n", m % 7);
-    cJSON_AddNumberToObject(row, "ms", 1 + m);
-    cJSON_AddItemToArray(rows, row);
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddNumberToObject(c, "value", 1 + i);
-    if (i >= POSITIONAL) { /* case i wants m = i: row N-1-i */
-      cJSON *mt = cJSON_AddObjectToObject(c, "match");
-      cJSON_AddNumberToObject(mt, "m", i);
-      cJSON_AddNumberToObject(mt, "n", i % 7);
-    }
-    cJSON_AddItemToArray(cases, c);
-  }
-  char *pt = cJSON_PrintUnformatted(pred), *rt = cJSON_PrintUnformatted(rows);
-  cJSON_Delete(pred);
-  cJSON_Delete(rows);
+  enum { POSITIONAL = REPORT_POSITIONAL };
+  char *pt = NULL, *rt = NULL;
+  report_texts(N, &pt, &rt); /* case i wants m = i: row N-1-i */
+  assert_non_null(pt);
+  assert_non_null(rt);
   double t0 = svc_now();
   cJSON *r = report_for(ctx, pt, rt);
   double took = svc_now() - t0;
@@ -485,6 +465,34 @@ static void test_val_local__report_large_join_matches(void **state) {
   large_report(ctx, 20000);
 }
 
+/* A body past API_MAX_BODY is 413 unless a local caller raises the limit
+ * (api_val_opts.max_body, as bench/report_join does for 80,000 cases). */
+static void test_val_local__submit_body_limit_raised_by_local_caller(void **state) {
+  api_ctx *ctx = *state;
+  char *pt = NULL, *rt = NULL;
+  svc_err err;
+  api_reply r = {0};
+  report_texts(30000, &pt, &rt);
+  assert_non_null(pt);
+  size_t bl = strlen(pt) + 128;
+  char *req = malloc(bl);
+  assert_non_null(req);
+  snprintf(req, bl,
+           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
+           "\"prediction\":%s}",
+           pt);
+  assert_true(strlen(req) > API_MAX_BODY);
+  assert_int_equal(api_validation_submit_reply(ctx, req, strlen(req), NULL, &r, &err),
+                   -SVC_TOO_LARGE);
+  api_val_opts big = {.max_body = API_MAX_RESULT};
+  assert_int_equal(api_validation_submit_reply(ctx, req, strlen(req), &big, &r, &err), 0);
+  assert_true(atoi(r.id) > 0);
+  api_reply_dispose(&r);
+  free(req);
+  free(pt);
+  free(rt);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_val_local__selftest_end_to_end, setup, teardown),
@@ -500,6 +508,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_val_local__cap_queues_and_drains_fifo, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_local__report_first_match_wins, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_local__report_large_join_matches, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__submit_body_limit_raised_by_local_caller,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

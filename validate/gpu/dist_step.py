@@ -287,17 +287,7 @@ def _worker(rank, G, case, params, tmp, use_cuda):
                 off += tabs[i]["dim"]
         for i, k in my_dp.items():
             feats[i] = mods[k](idx[i][lo:hi].to(dev))
-        if m["interaction"] == "dot":
-            T = torch.stack([x] + feats, dim=1)
-            Z = torch.bmm(T, T.transpose(1, 2))
-            R = torch.cat([x, Z[:, li, lj]], dim=1)
-        else:
-            x0 = torch.cat([x] + feats, dim=1)
-            R = x0
-            for layer in cross:
-                R = x0 * layer(R) + R
-        if top_in != m["width"]:
-            R = F.pad(R, (0, top_in - m["width"]))
+        R = ds.interaction(torch, m, x, feats, (li, lj), cross, top_in)
         return top(R), feats, ex
 
     lp = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(rc["precision"])

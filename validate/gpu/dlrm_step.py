@@ -56,7 +56,7 @@ import math
 import statistics
 import time
 
-from job_env import fill_uniform, mlp, run_cases
+from job_env import bce_train_step, fill_uniform, mlp, run_cases
 from job_schema import (JobError, check_cases, check_members, get_enum, get_int, progress, sub,
                         v_int, v_num)
 
@@ -376,6 +376,27 @@ def _framework_check(fw):
     return None
 
 
+def interaction(t, m, x, embs, tril, cross, top_in, run=None):
+    """The interaction of the bottom MLP's output x (batch x width) with the
+    embeddings embs (each batch x width): "dot", the pairwise products below
+    the diagonal (tril: the index pair) beside x; else DCN cross layers,
+    R = x0 * layer(R) + R over x0 = [x, embs...]. Zero-padded to top_in
+    columns. run(layer, R) applies a cross layer (activation checkpointing;
+    a plain call by default). dist_step.py shares it."""
+    if m["interaction"] == "dot":
+        T = t.stack([x] + embs, dim=1)
+        Z = t.bmm(T, T.transpose(1, 2))
+        R = t.cat([x, Z[:, tril[0], tril[1]]], dim=1)
+    else:
+        x0 = t.cat([x] + embs, dim=1)
+        R = x0
+        for layer in cross:
+            R = x0 * (run(layer, R) if run else layer(R)) + R
+    if top_in != m["width"]:
+        R = t.nn.functional.pad(R, (0, top_in - m["width"]))
+    return R
+
+
 def _one_case(env, c, params):
     t = env.torch
     nn, F = t.nn, t.nn.functional
@@ -470,18 +491,7 @@ def _one_case(env, c, params):
         return checkpoint(mod, *a, use_reentrant=False) if ckpt == "full" else mod(*a)
 
     def interact(x, embs):
-        if m["interaction"] == "dot":
-            T = t.stack([x] + embs, dim=1)
-            Z = t.bmm(T, T.transpose(1, 2))
-            R = t.cat([x, Z[:, li, lj]], dim=1)
-        else:
-            x0 = t.cat([x] + embs, dim=1)
-            R = x0
-            for layer in cross:
-                R = x0 * run(layer, R) + R
-        if top_in != m["width"]:
-            R = F.pad(R, (0, top_in - m["width"]))
-        return R
+        return interaction(t, m, x, embs, (li, lj), cross, top_in, run)
 
     def forward(dense, idx):
         x = run(bottom, dense)
@@ -528,18 +538,7 @@ def _one_case(env, c, params):
         autocast = lambda: t.autocast("cuda" if gpu else "cpu", dtype=lp)  # noqa: E731
 
     def step(i):
-        dense, idx, y = batches[i % nb]
-        opt_d.zero_grad(set_to_none=True)
-        if opt_s:
-            opt_s.zero_grad(set_to_none=True)
-        with autocast():
-            out, extra = forward(dense, idx)
-        loss = F.binary_cross_entropy_with_logits(out.float().squeeze(1), y)
-        (loss + extra).backward()
-        opt_d.step()
-        if opt_s:
-            opt_s.step()
-        return loss
+        return bce_train_step(F, forward, batches[i % nb], (opt_d, opt_s), autocast)
 
     for i in range(warm):
         step(i)

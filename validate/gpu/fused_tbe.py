@@ -98,7 +98,8 @@ def _kernels():
     return _K
 
 
-def _next_pow2(x):
+def next_pow2(x):
+    """The least power of two >= x (uvm_bag.py's block width too)."""
     n = 1
     while n < x:
         n *= 2
@@ -148,7 +149,7 @@ class FusedTBE:
         ix = dict(dtype=torch.int64, device=self.device)
         self.woff, self.roff = torch.tensor(woff, **ix), torch.tensor(roff, **ix)
         self.cols, self.dims_t = torch.tensor(cols, **ix), torch.tensor(self.dims, **ix)
-        self.block_d = _next_pow2(max(self.dims))
+        self.block_d = next_pow2(max(self.dims))
         if reference is None:
             reference = self.device.type != "cuda"
             if not reference:

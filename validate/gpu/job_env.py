@@ -160,6 +160,28 @@ def mlp(nn, sizes, relu_last, device):
     return nn.Sequential(*layers)
 
 
+def bce_train_step(F, forward, batch, opts, autocast):
+    """One training step of a click model (dlrm_step, step): the gradients of
+    the optimizers in opts (None skipped) zeroed, forward(dense, idx) under
+    autocast(), binary cross-entropy with logits of its output against y (a
+    pair: the output and an extra loss term added before backward), backward,
+    each optimizer's step in order. Returns the loss."""
+    dense, idx, y = batch
+    opts = [o for o in opts if o]
+    for o in opts:
+        o.zero_grad(set_to_none=True)
+    with autocast():
+        out = forward(dense, idx)
+    extra = None
+    if isinstance(out, tuple):
+        out, extra = out
+    loss = F.binary_cross_entropy_with_logits(out.float().squeeze(1), y)
+    (loss if extra is None else loss + extra).backward()
+    for o in opts:
+        o.step()
+    return loss
+
+
 def fill_uniform(t, w, bound, dev, cpu_mode):
     """w.uniform_(-bound, bound). A host table is filled from GPU-generated chunks
     (CPU uniform_ runs on one thread: minutes for tens of GB)."""

@@ -48,24 +48,28 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def v_int(lo, hi):
+def _ranged(ok, what, bounds, lo, hi):
+    """A check that v passes ok ("FIELD must be WHAT") and lies in [lo, hi]
+    (bounds: the message's format of them)."""
     def check(v, field):
-        if not _is_int(v):
-            raise JobError("bad_field", "%s must be an integer" % field, field)
+        if not ok(v):
+            raise JobError("bad_field", "%s must be %s" % (field, what), field)
         if not lo <= v <= hi:
-            raise JobError("out_of_range", "%s must be in [%d, %d]" % (field, lo, hi), field)
+            raise JobError("out_of_range", ("%s must be in " + bounds) % (field, lo, hi), field)
         return v
     return check
+
+
+def _is_num(v):
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def v_int(lo, hi):
+    return _ranged(_is_int, "an integer", "[%d, %d]", lo, hi)
 
 
 def v_num(lo, hi):
-    def check(v, field):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise JobError("bad_field", "%s must be a number" % field, field)
-        if not lo <= v <= hi:
-            raise JobError("out_of_range", "%s must be in [%g, %g]" % (field, lo, hi), field)
-        return v
-    return check
+    return _ranged(_is_num, "a number", "[%g, %g]", lo, hi)
 
 
 def v_bool(v, field):

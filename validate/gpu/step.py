@@ -7,7 +7,7 @@ import math
 import statistics
 import time
 
-from job_env import cuda_broken, fill_uniform, mlp, profile_steps, set_tf32
+from job_env import bce_train_step, cuda_broken, fill_uniform, mlp, profile_steps, set_tf32
 from job_schema import (OPTIONAL, REQUIRED, JobError, progress, v_bool, v_enum, v_int, v_list,
                         v_nullable, v_num, v_obj)
 
@@ -239,18 +239,7 @@ def _one_step_case(env, t, nn, c):
         autocast = lambda: t.autocast(dev_type, dtype=adt)  # noqa: E731
 
     def step(i):
-        dense, idx, y = batches[i % nb]
-        opt_dense.zero_grad(set_to_none=True)
-        if opt_sparse:
-            opt_sparse.zero_grad(set_to_none=True)
-        with autocast():
-            out = forward(dense, idx)
-        loss = F.binary_cross_entropy_with_logits(out.float().squeeze(1), y)
-        loss.backward()
-        opt_dense.step()
-        if opt_sparse:
-            opt_sparse.step()
-        return loss
+        return bce_train_step(F, forward, batches[i % nb], (opt_dense, opt_sparse), autocast)
 
     if not env.cpu_mode:
         t.cuda.reset_peak_memory_stats()

@@ -20,6 +20,8 @@ Without a GPU (the runner's CPU test mode) the same steps run as torch ops, so
 the logic is testable anywhere; timings then mean nothing.
 """
 
+from fused_tbe import next_pow2
+
 _K = {}
 
 
@@ -56,9 +58,7 @@ def _kernels():
 
 def _launch_shape(D):
     """BLOCK_D (a power of two >= D) and warps: one 16-byte load per thread and row."""
-    block = 16
-    while block < D:
-        block *= 2
+    block = max(16, next_pow2(D))
     warps = max(1, min(8, block // 128))
     return block, warps
 
