@@ -34,9 +34,13 @@ def example(name):
 def requests():
     mem = example("plan_compare_h100_to_h200.json")
     all_types = ["table_wise", "row_wise", "column_wise", "table_row_wise", "data_parallel"]
-    # 2 nodes, host placement, cache_ratio: table_row_wise and a UVM cache
+    # 2 nodes, host placement, cache_ratio: table_row_wise and a UVM cache (the tables doubled,
+    # 1.8 TB of fp32 rows over 16 x 80 GB, so that some must live in host memory)
+    big = json.loads(json.dumps(mem["workload"]))
+    for t in big["tables"]:
+        t["rows"] *= 2
     yield "host", "plan", {
-        "workload": mem["workload"], "hardware": "h100-sxm", "cluster": {"gpus_per_node": 8, "nodes": 2},
+        "workload": big, "hardware": "h100-sxm", "cluster": {"gpus_per_node": 8, "nodes": 2},
         "baseline": mem["baseline"], "knobs": dict(mem["knobs"], sharding=all_types),
         "time_limit_s": 3, "cache_ratio": 0.25}
     # host tables served by the CPU (cdplan kernel "cpu", no TorchRec kernel)

@@ -305,6 +305,11 @@ static void *writer(void *p) {
       pthread_mutex_lock(&st->w.lock);
       st->nacked_by[a->which]++;
       pthread_mutex_unlock(&st->w.lock);
+    } else {
+      /* refused or not yet listening: back off rather than spin, which on a
+       * loaded 2-core machine starves the replica being waited for and burns
+       * through the write names */
+      usleep(5 * 1000);
     }
   }
   return NULL;
