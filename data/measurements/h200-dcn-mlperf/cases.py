@@ -20,6 +20,10 @@ and scored on the check half only.
   python3 cases.py job [SCALE] > job.json              # runner job (SCALE divides the rows
                                                        # and batches: a CPU test, e.g. 1000)
   python3 cases.py job_repeat > job_repeat.json        # the same cases in reverse order
+
+The H100 variant (../h100-dcn-mlperf/, for when no H200 is lent): DCN_HW=h100-sxm and
+DCN_CAP=20000000 (tables capped at 20M rows: 53.3 GB of fp32 rows, which fits 80 GB) in the
+environment of every command above; the cases, halves and knobs are otherwise the same.
 """
 import json
 import os
@@ -30,6 +34,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 WL = os.path.join(HERE, "..", "..", "workloads", "mlperf_dcnv2.json")
 PRECISIONS = ("fp32", "bf16")
+HW = os.environ.get("DCN_HW", "h200")
+CAP = int(os.environ.get("DCN_CAP", "0"))  # 0: the workload's own rows (40M cap)
 RANKS = (0, 512, 128)  # 0: full rank
 BATCHES = (4096, 16384, 32768)
 
@@ -43,6 +49,10 @@ def workload(rank, scale=1):
         w["cross_rank"] = rank
     else:
         w.pop("cross_rank", None)
+    if CAP:
+        w["name"] += ", rows capped at %dM" % (CAP // 1000000)
+        for t in w["tables"]:
+            t["rows"] = min(t["rows"], CAP)
     if scale > 1:
         for t in w["tables"]:
             t["rows"] = max(1, t["rows"] // scale)
@@ -70,7 +80,7 @@ def predict(cdplan):
     with tempfile.TemporaryDirectory() as d:
         db = os.path.join(d, "p.db")
         for c in cases():
-            req = {"hardware": "h200", "workload": c["workload"], "recipe": c["recipe"]}
+            req = {"hardware": HW, "workload": c["workload"], "recipe": c["recipe"]}
             p = subprocess.run([cdplan, "step", "-", "--db", db], input=json.dumps(req),
                                capture_output=True, text=True, check=True)
             r = json.loads(p.stdout)
@@ -80,13 +90,13 @@ def predict(cdplan):
                         "calibration": r.get("calibration"),
                         "kernel_classes": {k["class"]: round(k["ms"], 4)
                                            for k in r["kernel_classes"]}})
-    return {"hardware": "h200", "what": "cdplan step on each case of cases.py, made before "
+    return {"hardware": HW, "row_cap": CAP or None, "what": "cdplan step on each case of cases.py, made before "
             "the device run", "predictions": out}
 
 
 def job(scale=1, steps=12, warmup=4):
     cs = cases(scale)
-    return {"kind": "dlrm_step", "id": "h200-dcn-mlperf",
+    return {"kind": "dlrm_step", "id": "%s-dcn-mlperf" % HW.split("-")[0],
             "params": {"steps": steps, "warmup": warmup, "seed": 0, "time_budget_s": 200,
                        "cases": [{"label": c["id"], "workload": c["workload"],
                                   "recipe": c["recipe"]} for c in cs]}}

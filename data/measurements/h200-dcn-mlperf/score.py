@@ -15,7 +15,7 @@ import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.environ.get("DCN_DIR") or os.path.dirname(os.path.abspath(__file__))
 
 
 def load(name):
