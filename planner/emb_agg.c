@@ -370,6 +370,41 @@ static void bisect(const emb_inst *in, const int *from, int fixed, double B, emb
   }
 }
 
+/* Bisection on the target T with the split bound's choices (emb_bound.c)
+ * as candidates: for a few levels of uniform work Us (shares of T), the
+ * least-work choice whose uniform ms sum to at most Us and whose pieces fit
+ * beside it. Where a large piece must sit beside little replicated work
+ * (heavy 300 x 512 seed 3: a 56 ms table-row-wise piece beside 4 ms of
+ * data-parallel tables), the LP's rounding keeps the uniform tables and
+ * the packing cannot go below piece + uniform. */
+static void bisect_split(const emb_inst *in, double B, emb_budget *b, int *cc, int *sc,
+                         plan_table_plan *cp, double *best_ms, plan_table_plan *plans, int *have,
+                         int *repaired) {
+  static const double level[] = {0.2, 0.1, 0.05, 0.02, 0.005};
+  double lo = B, hi = *best_ms;
+  for (int k = 0; k < 12 && isfinite(hi) && hi - lo > 2e-3 * hi; k++) {
+    double T = 0.5 * (lo + hi);
+    int packed = 0;
+    for (size_t q = 0; q < sizeof level / sizeof level[0] && !packed; q++) {
+      double v = emb_split_choice(in, T, level[q] * (T - in->fixed_ms), sc);
+      if (v < 0) continue;
+      if (emb_spend(b, v / 4)) return;
+      int rep = 0;
+      if (!pack_at(in, sc, 1, T, b, cc, cp, &rep, best_ms, plans, have, repaired)) {
+        keep_better(in, cp, rep, b, best_ms, plans, have, repaired);
+        packed = 1;
+      }
+      if (b->time_hit || b->work_hit) return;
+    }
+    svc_log(SVC_LOG_DEBUG, "planner: split target %.4f [%.4f, %.4f]: %s, best %.4f", T, lo, hi,
+            packed ? "packs" : "no", *best_ms);
+    if (packed)
+      hi = fmin(T, *best_ms);
+    else
+      lo = T;
+  }
+}
+
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
                          double *bound, int *status, int *s1_time, int *s1_work, svc_err *err) {
@@ -465,6 +500,11 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   for (int v = 1; v >= 0 && B > 0; v--)
     for (int fixed = 1; fixed >= 0 && choice[v]; fixed--)
       bisect(in, choice[v], fixed, B, b, cc, cp, &best, plans, have_plans, repaired);
+  if (B > 0) {
+    int *sc = malloc((in->n ? in->n : 1) * sizeof *sc);
+    if (sc) bisect_split(in, B, b, cc, sc, cp, &best, plans, have_plans, repaired);
+    free(sc);
+  }
   for (int v = 0; v < 3 && B > 0; v++) {
     const int *from = v < 2 ? choice[v] : NULL;
     if (v < 2 && !from) continue;

@@ -104,3 +104,57 @@ int emb_split_possible(const emb_inst *in, double L, double U, double Um, double
   if (!(top >= U)) return 0;
   return !split(&c, U, top, SPLIT_DEPTH);
 }
+
+/* ---- the split as a choice (stage 2's candidates) ----------------------- */
+
+/* The option per table that the relaxation above picks for U* = Us under
+ * the target T: least W + nu ums with every piece at most T - fixed - Us
+ * and the smallest nu (bisection) whose uniform ms sum to at most Us.
+ * Memory is left to the packing (its HBM diet). Returns the number of
+ * option visits, or -1 when no nu meets the budget or a table has no
+ * option. */
+static double choose(const emb_inst *in, double room, double Us, double nu, int *choice) {
+  double us = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    double best = INFINITY, bu = 0;
+    int bo = -1;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      if (!e->ok) continue;
+      double v, u = 0;
+      if (e->kind == EK_UNIFORM) {
+        if (e->ms > Us) continue;
+        u = e->ms, v = e->ms * (in->R + nu);
+      } else {
+        if (e->ms > room) continue;
+        v = e->ms * pieces(in, e);
+      }
+      if (v < best) best = v, bu = u, bo = o;
+    }
+    if (bo < 0) return INFINITY;
+    choice[i] = bo, us += bu;
+  }
+  return us;
+}
+
+double emb_split_choice(const emb_inst *in, double T, double Us, int *choice) {
+  double room = T - in->fixed_ms - Us, visits = 0, per = (double)in->n * in->nopt;
+  if (!(room > 0)) return -1;
+  double lo = 0, hi = INFINITY, nu = 0;
+  for (int it = 0; it < NU_STEPS + 6; it++) {
+    double us = choose(in, room, Us, nu, choice);
+    visits += per;
+    if (!isfinite(us)) return -1;
+    if (us <= Us) {
+      hi = nu;
+      if (nu == 0) return visits;
+    } else {
+      lo = nu;
+    }
+    nu = isfinite(hi) ? 0.5 * (lo + hi) : (nu > 0 ? 4 * nu : in->R);
+    if (isfinite(hi) && hi - lo < 1e-3 * hi) break;
+  }
+  if (!isfinite(hi)) return -1;
+  choose(in, room, Us, hi, choice); /* the budget met */
+  return visits + per;
+}

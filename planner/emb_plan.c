@@ -211,7 +211,9 @@ static double piece_beside_uniform_bound(const emb_inst *in, double lo, double h
   /* lo is proven at every step: stopping at the deadline keeps a valid bound */
   for (int k = 0; k < 40 && hi - lo > 1e-6 * hi && svc_now() < deadline; k++) {
     double mid = 0.5 * (lo + hi);
-    if (load_possible(in, mid, &work))
+    int open = load_possible(in, mid, &work);
+    if (work >= PLAN_BOUND_VISITS) break; /* not shown either way: lo stands */
+    if (open)
       hi = mid;
     else
       lo = mid;
