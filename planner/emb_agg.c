@@ -380,9 +380,9 @@ static void bisect(const emb_inst *in, const int *from, int fixed, double B, emb
  * (heavy 300 x 512 seed 3: a 56 ms table-row-wise piece beside 4 ms of
  * data-parallel tables), the LP's rounding keeps the uniform tables and
  * the packing cannot go below piece + uniform. */
-static void bisect_split(const emb_inst *in, double B, emb_budget *b, int *cc, int *sc,
-                         plan_table_plan *cp, double *best_ms, plan_table_plan *plans, int *have,
-                         int *repaired) {
+static void bisect_split(const emb_inst *in, double B, double warm_ms, emb_budget *b, int *cc,
+                         int *sc, plan_table_plan *cp, double *best_ms, plan_table_plan *plans,
+                         int *have, int *repaired) {
   static const double share[] = {0.2, 0.1, 0.05, 0.02, 0.005};
   /* the three largest pieces of the best plan so far (else of the tables'
    * least-work options): U* just below T - fixed - piece lets that piece
@@ -409,7 +409,7 @@ static void bisect_split(const emb_inst *in, double B, emb_budget *b, int *cc, i
         break; /* the same piece again */
       }
   }
-  double lo = B, hi = *best_ms;
+  double lo = B, hi = isfinite(*best_ms) ? *best_ms : warm_ms; /* no plan yet: the start's */
   for (int k = 0; k < 12 && isfinite(hi) && hi - lo > 2e-3 * hi; k++) {
     double T = 0.5 * (lo + hi), room = T - in->fixed_ms;
     int packed = 0;
@@ -537,7 +537,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
      * run (heavy 3000 x 1024 seed 3: the split spent it all, 3.06 -> 5.64 %) */
     emb_budget sub = *b;
     sub.work = 0.25 * b->work, sub.work0 = sub.work, sub.work_hit = 0;
-    if (sc) bisect_split(in, B, &sub, cc, sc, cp, &best, plans, have_plans, repaired);
+    if (sc) bisect_split(in, B, warm_ms, &sub, cc, sc, cp, &best, plans, have_plans, repaired);
     if (isfinite(b->work)) b->work -= sub.work0 - sub.work;
     b->time_hit |= sub.time_hit;
     free(sc);
