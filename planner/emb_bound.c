@@ -113,7 +113,8 @@ int emb_split_possible(const emb_inst *in, double L, double U, double Um, double
  * Memory is left to the packing (its HBM diet). Returns the number of
  * option visits, or -1 when no nu meets the budget or a table has no
  * option. */
-static double choose(const emb_inst *in, double room, double Us, double nu, int *choice) {
+static double choose(const emb_inst *in, double room, double mroom, double Us, double nu,
+                     int *choice) {
   double us = 0;
   for (size_t i = 0; i < in->n; i++) {
     double best = INFINITY, bu = 0;
@@ -126,7 +127,7 @@ static double choose(const emb_inst *in, double room, double Us, double nu, int 
         if (e->ms > Us) continue;
         u = e->ms, v = e->ms * (in->R + nu);
       } else {
-        if (e->ms > room) continue;
+        if (e->ms > room || e->bytes > mroom) continue;
         v = e->ms * pieces(in, e);
       }
       if (v < best) best = v, bu = u, bo = o;
@@ -137,14 +138,32 @@ static double choose(const emb_inst *in, double room, double Us, double nu, int 
   return us;
 }
 
+/* The uniform bytes every rank carries under choice. */
+static double uniform_bytes(const emb_inst *in, const int *choice) {
+  double um = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    const emb_opt *e = EOPT(in, i, choice[i]);
+    if (e->kind == EK_UNIFORM) um += e->bytes;
+  }
+  return um;
+}
+
 double emb_split_choice(const emb_inst *in, double T, double Us, int *choice) {
   double room = T - in->fixed_ms - Us, visits = 0, per = (double)in->n * in->nopt;
   if (!(room > 0)) return -1;
-  double lo = 0, hi = INFINITY, nu = 0;
+  /* pieces must fit the HBM beside the uniform bytes: the limit from the
+   * last choice's uniform bytes (heavy 10000 x 4096: 104 GB pieces chosen
+   * beside 6-40 GB of replicated tables fit no rank) */
+  double mroom = in->p->cap_bytes, lo = 0, hi = INFINITY, nu = 0;
   for (int it = 0; it < NU_STEPS + 6; it++) {
-    double us = choose(in, room, Us, nu, choice);
+    double us = choose(in, room, mroom, Us, nu, choice);
     visits += per;
     if (!isfinite(us)) return -1;
+    double m2 = in->p->cap_bytes - uniform_bytes(in, choice);
+    if (m2 < mroom) { /* once more beside the uniform bytes this choice has */
+      mroom = m2, us = choose(in, room, mroom, Us, nu, choice), visits += per;
+      if (!isfinite(us)) return -1;
+    }
     if (us <= Us) {
       hi = nu;
       if (nu == 0) return visits;
@@ -155,6 +174,6 @@ double emb_split_choice(const emb_inst *in, double T, double Us, int *choice) {
     if (isfinite(hi) && hi - lo < 1e-3 * hi) break;
   }
   if (!isfinite(hi)) return -1;
-  choose(in, room, Us, hi, choice); /* the budget met */
+  if (!isfinite(choose(in, room, mroom, Us, hi, choice))) return -1; /* the budget met */
   return visits + per;
 }
