@@ -223,33 +223,29 @@ static void cap_choice(const emb_inst *in, const int *base, double T, int *choic
  * none does; repeated while the uniform work grows (it only grows). Where
  * cap_choice checked the pieces against the base's uniform work only, a
  * table moved to row-wise under a low T left every other piece too big
- * (heavy 300 x 512 seed 1: 278 of 290 tables repaired at every T). The
- * pieces' HBM is checked beside the uniform bytes the same way (heavy
- * 10000 x 4096 seed 1, work-limited: 9.97 -> 8.81 %; roundings had 104 GB
- * pieces that fit no rank beside the replicated tables). */
+ * (heavy 300 x 512 seed 1: 278 of 290 tables repaired at every T). */
 static void cap_choice_fixed(const emb_inst *in, const int *base, double T, int *choice) {
   if (base)
     memcpy(choice, base, in->n * sizeof *choice);
   else
     cap_choice(in, NULL, INFINITY, choice);
-  double cap = in->p->cap_bytes;
   for (int pass = 0; pass < 8; pass++) {
-    double U = in->fixed_ms, Um = 0;
+    double U = in->fixed_ms;
     for (size_t i = 0; i < in->n; i++) {
       const emb_opt *e = EOPT(in, i, choice[i]);
-      if (e->kind == EK_UNIFORM) U += e->ms, Um += e->bytes;
+      if (e->kind == EK_UNIFORM) U += e->ms;
     }
     int changed = 0;
     for (size_t i = 0; i < in->n; i++) {
       const emb_opt *e = EOPT(in, i, choice[i]);
-      if (e->kind == EK_UNIFORM || (e->ms + U <= T && e->bytes + Um <= cap)) continue;
+      if (e->kind == EK_UNIFORM || e->ms + U <= T) continue;
       int best = -1, uni = -1;
       for (int o = 0; o < in->nopt; o++) {
         const emb_opt *x = EOPT(in, i, o);
         if (!x->ok) continue;
         if (x->kind == EK_UNIFORM) {
           if (uni < 0 || x->ms < EOPT(in, i, uni)->ms) uni = o;
-        } else if (x->ms + U <= T && x->bytes + Um <= cap &&
+        } else if (x->ms + U <= T &&
                    (best < 0 || total_ms(in, x) < total_ms(in, EOPT(in, i, best)) - 1e-12)) {
           best = o;
         }
@@ -258,8 +254,7 @@ static void cap_choice_fixed(const emb_inst *in, const int *base, double T, int 
       if (best < 0) continue;
       changed |= best != choice[i];
       choice[i] = best;
-      if (EOPT(in, i, best)->kind == EK_UNIFORM)
-        U += EOPT(in, i, best)->ms, Um += EOPT(in, i, best)->bytes;
+      if (EOPT(in, i, best)->kind == EK_UNIFORM) U += EOPT(in, i, best)->ms;
     }
     if (!changed) break;
   }
