@@ -159,7 +159,11 @@ static double min_hbm_with_host(const emb_inst *in) {
  * open, must be <= L too. (Before 2026-12-05 late, memory was left out:
  * heavy 300 x 512 seed 2's 101.9 GB table-row-wise piece then counted as
  * open though no rank has room for it beside the replicated tables.) */
-static int load_possible(const emb_inst *in, double L) {
+/* Option visits the split bound may spend over one bisection (emb_bound.c):
+ * a work limit, so the bound does not depend on the CPU share. */
+#define PLAN_BOUND_VISITS 2.5e7
+
+static int load_possible(const emb_inst *in, double L, double *work) {
   double U = 0, Um = 0, cap = in->p->cap_bytes * (1 + 1e-9);
   for (size_t it = 0; it <= in->nclass; it++) {
     double room = L - U - in->fixed_ms, need = 0, needm = 0;
@@ -194,22 +198,28 @@ static int load_possible(const emb_inst *in, double L) {
     if (!isfinite(tot)) return 0;
     sum += tot * (double)in->cls_count[c];
   }
-  return in->fixed_ms + sum / in->R <= L;
+  if (in->fixed_ms + sum / in->R > L) return 0;
+  return emb_split_possible(in, L, U, Um, work, PLAN_BOUND_VISITS); /* emb_bound.c */
 }
 
 /* The largest L shown impossible by load_possible (bisection from lo, a
  * known bound, up to hi, a known plan's max). */
 static double piece_beside_uniform_bound(const emb_inst *in, double lo, double hi,
                                          double deadline) {
-  if (!(hi > lo) || !isfinite(hi) || !load_possible(in, hi)) return lo;
+  double work = 0;
+  if (!(hi > lo) || !isfinite(hi) || !load_possible(in, hi, &work)) return lo;
   /* lo is proven at every step: stopping at the deadline keeps a valid bound */
-  for (int k = 0; k < 50 && hi - lo > 1e-7 * hi && svc_now() < deadline; k++) {
+  for (int k = 0; k < 40 && hi - lo > 1e-6 * hi && svc_now() < deadline; k++) {
     double mid = 0.5 * (lo + hi);
-    if (load_possible(in, mid))
+    int open = load_possible(in, mid, &work);
+    if (work >= PLAN_BOUND_VISITS) break; /* not shown either way: lo stands */
+    if (open)
       hi = mid;
     else
       lo = mid;
   }
+  svc_log(SVC_LOG_DEBUG, "planner: piece bound %.4f (open at %.4f), %.3g option visits", lo, hi,
+          work);
   return lo;
 }
 

@@ -241,6 +241,16 @@ int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double ti
                     double *obj, double *secs, long *iters, int *rows, int *cols, svc_err *err);
 /* The closed-form bound of an instance (docs/planner.md, Solving, 5). */
 double emb_trivial_bound(const emb_inst *in);
+/* Can a plan have max load L when every piece sits beside all the uniform
+ * work the plan chooses (emb_bound.c)? U, Um: uniform ms and bytes every
+ * rank carries at least. 0 when shown impossible; *work grows by the
+ * option visits, and at *work >= cap the answer is 1 (not shown). */
+int emb_split_possible(const emb_inst *in, double L, double U, double Um, double *work, double cap);
+/* The option per table (choice, n entries) of least total work, with the
+ * uniform options' ms summing to at most Us and every other piece at most
+ * T - fixed - Us (the split bound's relaxation as a candidate for the
+ * packing). The option visits it took, or -1 when none meets them. */
+double emb_split_choice(const emb_inst *in, double T, double Us, int *choice);
 /* A capacity-free lower bound of the slowest rank's embedding ms. */
 double emb_lower_bound(const plan_emb_problem *p, const plan_table *tables, size_t n);
 

@@ -483,6 +483,40 @@ static void test_planner_emb__bounds_never_exceed_brute_force(void **state) {
       }
 }
 
+/* The split bound (emb_bound.c) never calls the brute-force optimum
+ * impossible (with U = Um = 0, valid lower bounds of any plan's uniform
+ * work), and it does call loads just below the optimum impossible on some
+ * instances (it is not a test that always passes). */
+static void test_planner_emb__split_bound_never_cuts_the_optimum(void **state) {
+  (void)state;
+  static const int shapes[][2] = {{3, 1}, {2, 2}, {4, 1}};
+  int cut = 0, tried = 0;
+  for (uint64_t seed = 1; seed <= 20; seed++)
+    for (int sh = 0; sh < 3; sh++) {
+      uint64_t s2 = seed * 104729 + (uint64_t)sh;
+      plan_emb_problem p;
+      plan_table t[4];
+      emb_inst in;
+      svc_err err;
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 30 * fx_rand(&s2));
+      p.cw_max = 2;
+      random_tables(t, 4, &s2);
+      assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
+      double bf = brute_force(&in), w = 0;
+      if (isfinite(bf)) {
+        tried++;
+        if (!emb_split_possible(&in, bf * (1 + 1e-9), 0, 0, &w, INFINITY))
+          fail_msg("seed %llu shape %d: optimum %.6f called impossible", (unsigned long long)seed,
+                   sh, bf);
+        cut += !emb_split_possible(&in, bf * (1 - 1e-3), 0, 0, &w, INFINITY);
+      }
+      emb_inst_dispose(&in);
+    }
+  print_message("split bound: %d of %d optima within 0.1 %% of the bound\n", cut, tried);
+  assert_true(tried >= 30);
+  assert_true(cut > 0);
+}
+
 static void heavy_tables(plan_table *t, size_t n, uint64_t *seed) {
   static const int dims[] = {32, 64, 128, 256, 512};
   for (size_t i = 0; i < n; i++) {
@@ -631,6 +665,7 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__same_plan_under_busy_loops),
       cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
       cmocka_unit_test(test_planner_emb__target_packing_keeps_target_and_memory),
+      cmocka_unit_test(test_planner_emb__split_bound_never_cuts_the_optimum),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
