@@ -502,7 +502,7 @@ static void test_planner_emb__split_bound_never_cuts_the_optimum(void **state) {
       p.cw_max = 2;
       random_tables(t, 4, &s2);
       assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
-      double bf = brute_force(&in), w = 0;
+      double bf = brute_force(&p, t, 4), w = 0;
       if (isfinite(bf)) {
         tried++;
         if (!emb_split_possible(&in, bf * (1 + 1e-9), 0, 0, &w, INFINITY))
