@@ -452,6 +452,15 @@ static void test_planner_emb__host_memory_is_bounded_per_node(void **state) {
   assert_non_null(strstr(err.message, "host memory"));
 }
 
+/* A tiny random instance (4 tables, shape {gpus per node, nodes}, 2-32 GB
+ * of HBM, column-wise up to 2 shards) and its brute-force optimum. */
+static double tiny_instance(plan_emb_problem *p, plan_table *t, const int shape[2], uint64_t *s2) {
+  fx_problem(p, shape[0], shape[1], 2 + 30 * fx_rand(s2));
+  p->cw_max = 2;
+  random_tables(t, 4, s2);
+  return brute_force(p, t, 4);
+}
+
 /* Every proven bound (the closed forms, the piece-beside-uniform bound,
  * the MILP's) is at most the brute-force optimum, over tiny instances of
  * each solver path, with and without nodes (uniform work beside pieces). */
@@ -466,10 +475,7 @@ static void test_planner_emb__bounds_never_exceed_brute_force(void **state) {
         plan_table t[4];
         plan_emb_result r;
         svc_err err;
-        fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 30 * fx_rand(&s2));
-        p.cw_max = 2;
-        random_tables(t, 4, &s2);
-        double bf = brute_force(&p, t, 4);
+        double bf = tiny_instance(&p, t, shapes[sh], &s2);
         plan_solve_opts o = {.method = meth, .time_limit_s = 5};
         int rc = plan_emb_solve(&p, t, 4, &o, &r, &err);
         if (rc) {
@@ -498,11 +504,8 @@ static void test_planner_emb__split_bound_never_cuts_the_optimum(void **state) {
       plan_table t[4];
       emb_inst in;
       svc_err err;
-      fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 30 * fx_rand(&s2));
-      p.cw_max = 2;
-      random_tables(t, 4, &s2);
+      double bf = tiny_instance(&p, t, shapes[sh], &s2), w = 0;
       assert_int_equal(emb_inst_init(&in, &p, t, 4, &err), 0);
-      double bf = brute_force(&p, t, 4), w = 0;
       if (isfinite(bf)) {
         tried++;
         if (!emb_split_possible(&in, bf * (1 + 1e-9), 0, 0, &w, INFINITY))

@@ -223,6 +223,20 @@ static void test_api_estimate__calibration_changes_prediction(void **state) {
   free(b);
 }
 
+/* The provenance of a small bf16 GEMM's estimate on hw (*doc owns it). */
+static const cJSON *gemm_provenance(const char *hw, cJSON **doc) {
+  char body[256], *out = NULL;
+  svc_err err;
+  snprintf(body, sizeof body,
+           "{\"hardware\":\"%s\",\"ops\":[{\"op\":\"gemm\",\"m\":8192,\"n\":8192,"
+           "\"k\":8192,\"dtype\":\"bf16\"}]}",
+           hw);
+  if (estimate(body, &out, &err)) fail_msg("%s", err.message);
+  *doc = cJSON_Parse(out);
+  free(out);
+  return cJSON_GetObjectItem(*doc, "provenance");
+}
+
 /* Collectives say where they ran; 64 ranks cannot be priced as one node;
  * a mesh descriptor with in-switch reduction or an unknown topology is
  * refused naming the field. */
@@ -263,29 +277,20 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   free(out);
   /* MI350X, on CDNA3's borrowed calibration, is checked by 14 published
    * rows (gemm.json alfredyu-mi350x-*): its band is theirs, not null. */
-  const char *mi350 = "{\"hardware\":\"mi350x\",\"ops\":[{\"op\":\"gemm\",\"m\":8192,"
-                      "\"n\":8192,\"k\":8192,\"dtype\":\"bf16\"}]}";
-  if (estimate(mi350, &out, &err)) fail_msg("%s", err.message);
-  doc = cJSON_Parse(out);
-  pv = cJSON_GetObjectItem(doc, "provenance");
+  pv = gemm_provenance("mi350x", &doc);
   assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")->valuedouble >
               0.1);
   assert_int_equal(
       cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm")->valueint, 14);
   cJSON_Delete(doc);
-  free(out);
   /* An accelerator nothing has checked gets no band, and says so. */
-  const char *tpu = "{\"hardware\":\"tpu-v5p\",\"ops\":[{\"op\":\"gemm\",\"m\":64,"
-                    "\"n\":64,\"k\":64,\"dtype\":\"bf16\"}]}";
-  if (estimate(tpu, &out, &err)) fail_msg("%s", err.message);
-  doc = cJSON_Parse(out);
-  pv = cJSON_GetObjectItem(doc, "provenance");
+  pv = gemm_provenance("tpu-v5p", &doc);
   assert_non_null(strstr(cJSON_GetObjectItem(pv, "basis")->valuestring, "datasheet figures only"));
   assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")));
   assert_true(
       cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm")));
   cJSON_Delete(doc);
-  free(out);
+  out = NULL;
   static const char *const bad[][2] = {
       {"\"scaleup_topology\":\"torus\"", "scaleup_topology"},
       {"\"scaleup_topology\":\"mesh\",\"in_switch_reduction\":true", "in_switch_reduction"},
