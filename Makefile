@@ -2,7 +2,7 @@
 #   make run    install the Debian packages (as root, once), build, serve on 127.0.0.1:8080
 #   make test   install, build, run every test through ctest
 #   make asan   the same tests under ASan+UBSan
-#   make bench  build and run the benchmarks (figures for the README)
+#   make bench  build and run the benchmarks (figures for docs/benchmarks.md and the README summary)
 #   make install  the binary, its man page and bash completion under $(DESTDIR)$(PREFIX)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -8,7 +8,7 @@
  * but median 7.4%; embedding forward+backward 17.5% (host-side timing
  * noise in the small cases: docs/model.md "Round 3"). Both are gated just
  * above what the model reaches now (GEMM 7.6% / 20.5%), so a regression
- * fails this test while the targets stay open (README, "Cost model
+ * fails this test while the targets stay open (docs/benchmarks.md, "Cost model
  * accuracy"). */
 #include <math.h>
 #include <setjmp.h>
