@@ -183,8 +183,9 @@ static void inherit_measured(api_ctx *ctx, const char *arch, cost_hw *hw) {
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "hardware"));
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(doc, "params"), *it;
     cost_hw dev;
-    if (name && cJSON_IsObject(params) && !load(ctx, name, 0, &dev, NULL) &&
-        !strcmp(dev.arch, arch)) {
+    int same_arch = name && cJSON_IsObject(params) && !load(ctx, name, 0, &dev, NULL) &&
+                    !strcmp(dev.arch, arch);
+    if (same_arch) {
       cJSON_ArrayForEach(it, params) {
         if (hw->calib.n >= COST_MAX_CALIB) break;
         if (!cJSON_IsNumber(it) || !inheritable(it->string) || has_param(&hw->calib, it->string))
@@ -192,11 +193,10 @@ static void inherit_measured(api_ctx *ctx, const char *arch, cost_hw *hw) {
         svc_strlcpy(hw->calib.names[hw->calib.n], it->string, sizeof hw->calib.names[0]);
         hw->calib.values[hw->calib.n++] = it->valuedouble;
       }
-      hw->calib.inherited = 1;
       svc_strlcpy(hw->calib.inherited_from, name, sizeof hw->calib.inherited_from);
     }
     cJSON_Delete(doc);
-    if (hw->calib.inherited) return;
+    if (same_arch) return;
   }
 }
 

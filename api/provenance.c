@@ -153,7 +153,7 @@ cJSON *api_provenance_json(const cost_hw *hw) {
     const char *fb = hw->calib.per_arch == 2 ? cost_arch_fallback(hw->arch) : NULL;
     cJSON_AddStringToObject(o, "calibration_arch", fb ? fb : hw->arch);
     /* memory-path and framework terms: a measured accelerator of the same arch */
-    if (hw->calib.inherited)
+    if (hw->calib.inherited_from[0])
       cJSON_AddStringToObject(o, "memory_terms_from", hw->calib.inherited_from);
   }
   cJSON_AddStringToObject(o, "basis", basis);

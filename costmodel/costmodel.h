@@ -43,13 +43,12 @@ typedef struct {
  * struct (version 0) means "datasheet only": the model uses its defaults. */
 #define COST_MAX_CALIB 48
 typedef struct {
-  int version;   /* 0 = none */
-  int per_arch;  /* 1: fitted per architecture on published measurements (cost_calibrate_arch),
-                    not on this accelerator; 2: the arch's fallback's (cost_arch_fallback) */
-  int n;         /* parameters in use */
-  int inherited; /* per_arch only: memory-path and framework terms taken from the measured
-                    calibration of inherited_from, an accelerator of the same architecture */
-  char inherited_from[64];
+  int version;  /* 0 = none */
+  int per_arch; /* 1: fitted per architecture on published measurements (cost_calibrate_arch),
+                   not on this accelerator; 2: the arch's fallback's (cost_arch_fallback) */
+  int n;        /* parameters in use */
+  char inherited_from[64]; /* per_arch only, "" if none: the measured accelerator of the same
+                              architecture whose memory-path and framework terms it took */
   char names[COST_MAX_CALIB][32];
   double values[COST_MAX_CALIB];
 } cost_calib;
