@@ -195,14 +195,21 @@ int api_published_fit(const api_pub_row *rows, size_t n, int all_rows, const cha
   return 0;
 }
 
-/* The descriptor row r is priced on under the fits (its arch's, if any). */
+/* The descriptor row r is priced on under the fits: its arch's, with the
+ * parameters that fit lacks taken from its fallback's (cost_calib_fill). */
 void api_published_apply(const api_pub_row *r, const api_arch_fit *fits, int nfits, cost_hw *hw) {
-  *hw = r->hw;
+  const cost_calib *own = NULL, *base = NULL;
   const char *fb = cost_arch_fallback(r->hw.arch);
-  for (int f = 0; f < nfits; f++)
-    if (fb && !strcmp(fits[f].arch, fb)) hw->calib = fits[f].calib;
-  for (int f = 0; f < nfits; f++)
-    if (!strcmp(fits[f].arch, r->hw.arch)) hw->calib = fits[f].calib;
+  *hw = r->hw;
+  for (int f = 0; f < nfits; f++) {
+    if (fb && !strcmp(fits[f].arch, fb)) base = &fits[f].calib;
+    if (!strcmp(fits[f].arch, r->hw.arch)) own = &fits[f].calib;
+  }
+  if (own) {
+    hw->calib = *own;
+    cost_calib_fill(&hw->calib, base);
+  } else if (base)
+    hw->calib = *base;
 }
 
 int api_published_fitted_source(const api_arch_fit *fits, int nfits, const char *url) {

@@ -214,6 +214,14 @@ static void arch_calib(api_ctx *ctx, cost_hw *hw) {
               c.version, arch);
     else {
       hw->calib.per_arch = step;
+      /* The arch's own fit, its unfitted parameters from the fallback's. */
+      const char *fb = step == 1 ? cost_arch_fallback(hw->arch) : NULL;
+      hwdb_calib b;
+      cost_calib base;
+      if (fb && !hwdb_arch_calib_latest(ctx->db, fb, &b, NULL)) {
+        if (!decode_calib(b.params, b.version, &base)) cost_calib_fill(&hw->calib, &base);
+        hwdb_calib_dispose(&b);
+      }
       inherit_measured(ctx, arch, hw);
     }
     hwdb_calib_dispose(&c);

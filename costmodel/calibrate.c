@@ -424,3 +424,14 @@ int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
   free(scratch);
   return 0;
 }
+
+void cost_calib_fill(cost_calib *c, const cost_calib *base) {
+  if (!c || !base) return;
+  for (int i = 0; i < base->n && i < COST_MAX_CALIB; i++) {
+    int have = 0;
+    for (int j = 0; j < c->n && !have; j++) have = !strcmp(c->names[j], base->names[i]);
+    if (have || c->n >= COST_MAX_CALIB) continue;
+    memcpy(c->names[c->n], base->names[i], sizeof c->names[0]);
+    c->values[c->n++] = base->values[i];
+  }
+}

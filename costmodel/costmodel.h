@@ -344,6 +344,11 @@ typedef struct {
 int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
                         cost_arch_fit_report *rep);
 
+/* Fills c with every parameter of base that c does not set (an arch's own
+ * calibration over its fallback's, cost_arch_fallback: the CDNA4 fit has no
+ * fp16 row, so its fp16 fraction is CDNA3's). c's other fields are kept. */
+void cost_calib_fill(cost_calib *c, const cost_calib *base);
+
 /* Model time of one sample under hw (dispatch over the op kinds). */
 int cost_sample_predict(const cost_hw *hw, const cost_sample *s, cost_result *out);
 

@@ -15,10 +15,12 @@
 #                     (data/measurements/published/gemm.json); used by Hopper
 #                     accelerators without a calibration of their own (H100).
 #   arch-cdna3.json   the CDNA3 architecture's, fitted on every published row
-#                     of a CDNA3 accelerator; used by MI300X and MI325X, and by
-#                     CDNA4 (MI350X, MI355X: cost_arch_fallback), which have
-#                     no published fit row. Its band is the fit-only one
-#                     (bench/published_gemm "shipped").
+#                     of a CDNA3 accelerator; used by MI300X and MI325X. Its
+#                     band is the fit-only one (bench/published_gemm "shipped").
+#   arch-cdna4.json   the CDNA4 architecture's (MI350X, MI355X), fitted on
+#                     every published row of a CDNA4 accelerator; a parameter
+#                     it lacks comes from arch-cdna3.json (cost_arch_fallback,
+#                     cost_calib_fill).
 # tests/calibration_shipped runs this into a temporary folder and compares.
 set -eu
 cdplan=$1
@@ -29,3 +31,5 @@ out=$2
   data/measurements/published/gemm.json >"$out/arch-hopper.json"
 "$cdplan" calibrate --db :memory: --hw mi300x --rows all \
   data/measurements/published/gemm.json >"$out/arch-cdna3.json"
+"$cdplan" calibrate --db :memory: --hw mi355x --rows all \
+  data/measurements/published/gemm.json >"$out/arch-cdna4.json"
