@@ -86,10 +86,10 @@ int api_compare_basis(api_ctx *ctx, const plan_request *a, const plan_request *b
     cJSON_AddNumberToObject(o, "hardware_share_like_basis", share);
   else
     cJSON_AddNullToObject(o, "hardware_share_like_basis");
-  /* bench/published_gemm, 2026-12-05 (CDNA macro tiles, gemm_bench_4):
+  /* bench/published_gemm, 2026-12-05 (CDNA4's own fit, gemm_bench_6):
    * scored cross-vendor GEMM ratios, datasheet and shipped (architecture
    * calibrations where shipped); 14 ratios, so the worst is one pair's */
-  double med = level == API_CALIB_DATASHEET ? 0.079 : level == API_CALIB_ARCH ? 0.034 : 0;
+  double med = level == API_CALIB_DATASHEET ? 0.079 : level == API_CALIB_ARCH ? 0.033 : 0;
   double worst = level == API_CALIB_DATASHEET ? 0.201 : level == API_CALIB_ARCH ? 0.288 : 0;
   double ga = gemm_band(&la.hw), gb = gemm_band(&lb.hw);
   cJSON *band = cJSON_AddObjectToObject(o, "ratio_band");

@@ -593,6 +593,41 @@ static void test_costmodel_calibrate__recovers_synthetic(void **state) {
   assert_int_equal(cost_calibrate(&hw, s, 0, &out, &rep), COST_EINVAL);
 }
 
+/* An arch's own fit keeps its values; the parameters it lacks come from
+ * its fallback's (CDNA4 over CDNA3: no fp16 row of CDNA4 was fitted). */
+static void test_costmodel_calib_fill__own_wins_missing_inherited(void **state) {
+  (void)state;
+  cost_calib own, base;
+  memset(&own, 0, sizeof own);
+  memset(&base, 0, sizeof base);
+  own.version = 3;
+  own.per_arch = 1;
+  own.n = 2;
+  strcpy(own.names[0], "gemm_eff_bf16");
+  own.values[0] = 0.94;
+  strcpy(own.names[1], "gemm_eff_fp8");
+  own.values[1] = 0.99;
+  base.n = 3;
+  strcpy(base.names[0], "gemm_eff_bf16");
+  base.values[0] = 0.93;
+  strcpy(base.names[1], "gemm_eff_fp16");
+  base.values[1] = 0.95;
+  strcpy(base.names[2], "gemm_eff_fp8");
+  base.values[2] = 0.85;
+  cost_calib_fill(&own, &base);
+  assert_int_equal(own.n, 3);
+  assert_int_equal(own.version, 3);
+  assert_int_equal(own.per_arch, 1);
+  cost_hw hw;
+  h200_fixture(&hw);
+  hw.calib = own;
+  assert_true(fabs(cost_param_value(&hw, "gemm_eff_bf16") - 0.94) < 1e-12);
+  assert_true(fabs(cost_param_value(&hw, "gemm_eff_fp16") - 0.95) < 1e-12);
+  assert_true(fabs(cost_param_value(&hw, "gemm_eff_fp8") - 0.99) < 1e-12);
+  cost_calib_fill(&own, NULL); /* nothing to take: unchanged */
+  assert_int_equal(own.n, 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_costmodel_dtype__names_roundtrip),
@@ -615,6 +650,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__blackwell_hides_tile_fill),
       cmocka_unit_test(test_costmodel_gemm__cdna_tiles_pay_the_last_wave),
       cmocka_unit_test(test_costmodel_calibrate__recovers_synthetic),
+      cmocka_unit_test(test_costmodel_calib_fill__own_wins_missing_inherited),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,7 +275,7 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   assert_true(cJSON_GetObjectItem(rows, "collective_cluster")->valuedouble >= 1);
   cJSON_Delete(doc);
   free(out);
-  /* MI350X, on CDNA3's borrowed calibration, is checked by 14 published
+  /* MI350X, on CDNA4's calibration (fitted on MI355X rows), is checked by 14 published
    * rows (gemm.json alfredyu-mi350x-*): its band is theirs, not null. */
   pv = gemm_provenance("mi350x", &doc);
   assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")->valuedouble >

@@ -315,16 +315,22 @@ static void test_api_hw__shipped_calibrations_seeded(void **state) {
   cJSON *p = api_provenance_json(&hw);
   assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(p, "basis")), "architecture"));
   cJSON_Delete(p);
-  /* CDNA3 ships its own arch fit; CDNA4 (no published fit row) borrows
-   * it and says so; Blackwell ships none (its fit-only band was worse
-   * than the datasheet's): datasheet figures */
-  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &hw, &err), 0);
-  assert_int_equal(hw.calib.per_arch, 1);
+  /* CDNA3 and CDNA4 ship their own arch fits; a parameter CDNA4's fit
+   * lacks comes from CDNA3's (cost_calib_fill); Blackwell ships none (its
+   * fit-only band was worse than the datasheet's): datasheet figures */
+  cost_hw cdna3;
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &cdna3, &err), 0);
+  assert_int_equal(cdna3.calib.per_arch, 1);
   assert_int_equal(api_hw_lookup(ctx, "mi355x", 1, &hw, &err), 0);
-  assert_int_equal(hw.calib.per_arch, 2);
+  assert_int_equal(hw.calib.per_arch, 1);
   p = api_provenance_json(&hw);
-  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p, "calibration_arch")), "cdna3");
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p, "calibration_arch")), "cdna4");
   cJSON_Delete(p);
+  double f355 = cost_param_value(&hw, "gemm_eff_fp8"),
+         f300 = cost_param_value(&cdna3, "gemm_eff_fp8");
+  assert_true(fabs(f355 - f300) > 1e-3); /* its own */
+  /* fp16: fitted (the shipped fit uses every CDNA4 row) or CDNA3's, never the default */
+  assert_true(fabs(cost_param_value(&hw, "gemm_eff_fp16") - 0.8) > 1e-3);
   assert_int_equal(api_hw_lookup(ctx, "b200", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.version, 0);
   /* api_hw_lookup_level: the H200 at its arch's level is the H100's */
@@ -384,6 +390,24 @@ static void test_api_hw__published_calibration_per_arch(void **state) {
   assert_int_equal(api_hw_lookup(ctx, "mi325x", 1, &hw, &err), 0);
   assert_int_equal(hw.calib.per_arch, 0);
   assert_true(cost_param_value(&hw, "gemm_eff_bf16") == 0.5);
+  /* A CDNA4 fit of fp8 alone: the MI355X takes fp8 from it and bf16 from
+   * CDNA3's newest fit (the fallback, cost_calib_fill), not the default. */
+  static const char cdna4_rows[] =
+      "[{\"id\":\"c\",\"source\":{\"title\":\"t\",\"url\":\"u3\",\"date\":\"2025\"},"
+      "\"setup\":{\"hardware\":\"mi355x\",\"op\":\"gemm\",\"m\":8192,\"n\":8192,"
+      "\"k\":8192,\"dtype\":\"fp8\",\"clock_mhz\":1500},\"metric\":\"tflops\","
+      "\"value\":2800,\"role\":\"fit\"}]";
+  texts[0] = cdna4_rows;
+  lens[0] = sizeof cdna4_rows - 1;
+  assert_int_equal(api_calibrate(ctx, NULL, 1, texts, lens, labels, &out, &err), 0);
+  free(out);
+  cost_hw m300, m355;
+  assert_int_equal(api_hw_lookup(ctx, "mi300x", 1, &m300, &err), 0);
+  assert_int_equal(api_hw_lookup(ctx, "mi355x", 1, &m355, &err), 0);
+  assert_int_equal(m355.calib.per_arch, 1);
+  assert_true(cost_param_value(&m355, "gemm_eff_bf16") == cost_param_value(&m300, "gemm_eff_bf16"));
+  assert_true(fabs(cost_param_value(&m355, "gemm_eff_fp8") - 0.8) > 1e-3);
+  assert_true(cost_param_value(&m355, "gemm_eff_fp8") != cost_param_value(&m300, "gemm_eff_fp8"));
 }
 
 static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
