@@ -53,7 +53,7 @@ static const gemm_band gemm_bands[] = {
  * H200's 1 row moved with h200.json's regeneration for issue 25). */
 static const gemm_band arch_bands[] = {
     {"h100-sxm", 0.032, 12}, {"h200", 0.073, 1},   {"b200", 0.224, 2},    {"gb200", 0.203, 2},
-    {"mi300x", 0.184, 12},   {"mi325x", 0.028, 1}, {"mi350x", 0.142, 14}, {"mi355x", 0.024, 1},
+    {"mi300x", 0.184, 12},   {"mi325x", 0.028, 1}, {"mi350x", 0.142, 14}, {"mi355x", 0.013, 2},
 };
 
 static const gemm_band *lookup_row(const gemm_band *t, size_t n, const char *hw) {

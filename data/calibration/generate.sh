@@ -18,9 +18,14 @@
 #                     of a CDNA3 accelerator; used by MI300X and MI325X. Its
 #                     band is the fit-only one (bench/published_gemm "shipped").
 #   arch-cdna4.json   the CDNA4 architecture's (MI350X, MI355X), fitted on
-#                     every published row of a CDNA4 accelerator; a parameter
-#                     it lacks comes from arch-cdna3.json (cost_arch_fallback,
-#                     cost_calib_fill).
+#                     the "fit" rows of CDNA4 accelerators only (HipKittens'
+#                     MI355X rows): one fraction cannot serve both boards while
+#                     the power model's MI350X/MI355X clock split is off (all
+#                     rows give bf16 0.85: MI355X ~10 % slow, fit rows 0.94:
+#                     MI350X 15 % fast), so it ships the fit its band
+#                     (bench/published_gemm "shipped") describes. A parameter
+#                     it lacks (fp16) comes from arch-cdna3.json
+#                     (cost_arch_fallback, cost_calib_fill).
 # tests/calibration_shipped runs this into a temporary folder and compares.
 set -eu
 cdplan=$1
@@ -31,5 +36,5 @@ out=$2
   data/measurements/published/gemm.json >"$out/arch-hopper.json"
 "$cdplan" calibrate --db :memory: --hw mi300x --rows all \
   data/measurements/published/gemm.json >"$out/arch-cdna3.json"
-"$cdplan" calibrate --db :memory: --hw mi355x --rows all \
+"$cdplan" calibrate --db :memory: --hw mi355x \
   data/measurements/published/gemm.json >"$out/arch-cdna4.json"
