@@ -201,9 +201,10 @@ static void inherit_measured(api_ctx *ctx, const char *arch, cost_hw *hw) {
 }
 
 /* No calibration of its own: its architecture's, fitted to published
- * measurements (api/calibrate_published.c), else the one of the arch it
- * falls back to (cost_arch_fallback: per_arch 2); then the measured terms
- * above. */
+ * measurements (api/calibrate_published.c), with the parameters that fit
+ * lacks from the arch it falls back to (cost_calib_fill), else the
+ * fallback's alone (cost_arch_fallback: per_arch 2); then the measured
+ * terms above. */
 static void arch_calib(api_ctx *ctx, cost_hw *hw) {
   hwdb_calib c;
   const char *arch = hw->arch;

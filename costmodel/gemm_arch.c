@@ -17,9 +17,13 @@
  * data/measurements/published/gemm.json that state clock and power (the
  * amdmaf rows, CDNA3); bench/published_gemm refits them and prints both.
  * CDNA4 (MI350X, MI355X) is taken at CDNA3's P0 and energy per peak FLOP:
- * an assumption (N3P compute dies, double-rate matrix cores), which the
- * MI355X check row tests; no CDNA4 clock under load is published. A
- * descriptor's measured sustained clock always wins over the model.
+ * an assumption (N3P compute dies, double-rate matrix cores); no CDNA4
+ * clock under load naming its board is published. The CDNA4 fit on
+ * HipKittens' MI355X rows prices the MI355X within ~2 % and the MI350X
+ * 15 % fast (bench/published_gemm, GEMM.md): P0 alone sets the split
+ * between the 1000 W and 1400 W boards, and CDNA3's may be too low for
+ * CDNA4. A descriptor's measured sustained clock always wins over the
+ * model.
  *
  * Tile fill on Blackwell. tcgen05 MMAs accumulate in tensor memory, 512
  * columns per SM: two 256-column accumulators, so a persistent kernel
@@ -125,7 +129,8 @@ int cost_power_fit(const cost_power_point *pt, size_t n, cost_power_model *out) 
 int cost_gemm_fill_once(const cost_hw *hw) { return hw && !strcmp(hw->arch, "blackwell"); }
 
 /* The architecture whose published-data calibration stands in for one
- * without its own: CDNA4 takes CDNA3's (the same hipBLASLt library and
+ * without its own, and for the parameters its own fit lacks
+ * (cost_calib_fill): CDNA4 takes CDNA3's (the same hipBLASLt library and
  * matrix-core lineage; the power model above makes the same assumption
  * about its energy per FLOP). NULL: none. */
 const char *cost_arch_fallback(const char *arch) {
