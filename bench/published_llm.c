@@ -11,6 +11,11 @@
  * Nothing here is fitted.
  *
  * published_llm [rows.json]          per-row table, medians, one JSON line
+ * PUBLISHED_LLM_DUMP=ID published_llm  also prints the request and the
+ *   answer of the rows whose id contains ID (to read a breakdown)
+ * published_llm --fit [rows.json]    scans step_fp8_cast_bytes on the fit
+ *   rows only (cost_step_p with the profile's other values) and prints
+ *   the fit rows' median error at each value and the best
  * published_llm --check [rows.json]  the ctest: every row loads, every
  *   row not skipped by a stated rule prices without error, and the ids
  *   and roles are well formed; exit 1 otherwise. */
@@ -21,6 +26,8 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/api_hw.h"
+#include "api/api_meas.h"
 #include "api/api_step.h"
 
 #define MAX_LLM 256
@@ -56,7 +63,6 @@ static const char *skip_reason(const cJSON *s) {
   const char *prec = jstr(s, "precision"), *hw = jstr(s, "hardware");
   if (prec && !strcmp(prec, "nvfp4")) return "nvfp4: no 4-bit dtype in cdplan";
   if (!hw) return "no cdplan descriptor for this system";
-  if (jnum(s, "cp") > 1) return "context parallel: the recipe has no cp";
   return NULL;
 }
 
@@ -83,6 +89,8 @@ static char *request(const cJSON *model, const cJSON *s) {
   cJSON_AddStringToObject(r, "framework", "megatron");
   cJSON_AddStringToObject(r, "checkpointing", "none");
   cJSON_AddBoolToObject(r, "sequence_parallel", tp > 1);
+  if (jnum(s, "vp") > 1) cJSON_AddNumberToObject(r, "vp", jnum(s, "vp"));
+  if (jnum(s, "cp") > 1) cJSON_AddNumberToObject(r, "cp", jnum(s, "cp"));
   cJSON_AddItemToObject(req, "recipe", r);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
@@ -118,12 +126,73 @@ static int price(api_ctx *ctx, const cJSON *models, const cJSON *it, lrow *r) {
     free(body);
     return -1;
   }
+  const char *dump = getenv("PUBLISHED_LLM_DUMP");
+  if (dump && *dump && strstr(r->id, dump)) printf("%s\n%s\n", body, out);
   cJSON *res = cJSON_Parse(out);
   r->pred = jnum(res, "tokens_per_s") / (double)r->gpus;
   cJSON_Delete(res);
   free(out);
   free(body);
   return r->pred > 0 ? 0 : -1;
+}
+
+typedef struct {
+  cost_hw hw;
+  cost_workload w;
+  cost_recipe r;
+  double meas;
+} fitcase;
+
+static int cmp_dbl(const void *a, const void *b);
+
+/* Median |pred/meas - 1| of the n cases with step_fp8_cast_bytes = q. */
+static double fit_err(const fitcase *fc, int n, double q) {
+  static double e[MAX_LLM];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    double prof[COST_SP__COUNT];
+    cost_step_result out;
+    for (int j = 0; j < COST_SP__COUNT; j++) prof[j] = cost_step_param_value(&fc[i].hw, j);
+    prof[COST_SP_FP8_CAST_B] = q;
+    if (cost_step_p(&fc[i].hw, prof, &fc[i].w, &fc[i].r, &out) || !(out.tokens_per_s > 0)) continue;
+    e[k++] = fabs(out.tokens_per_s / (double)fc[i].r.gpus / fc[i].meas - 1);
+  }
+  if (!k) return NAN;
+  qsort(e, (size_t)k, sizeof *e, cmp_dbl);
+  return k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2]);
+}
+
+/* --fit: the fit rows' cases, decoded from the same requests api_step
+ * gets, scanned over step_fp8_cast_bytes. 0, or -1. */
+static int fit_scan(api_ctx *ctx, const cJSON *models, const cJSON *rows) {
+  static fitcase fc[MAX_LLM];
+  const cJSON *it;
+  int n = 0;
+  cJSON_ArrayForEach(it, rows) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "setup");
+    const char *role = jstr(it, "role"), *mk = jstr(s, "model");
+    const cJSON *model = mk ? cJSON_GetObjectItemCaseSensitive(models, mk) : NULL;
+    if (n == MAX_LLM || !role || strcmp(role, "fit") || !model || skip_reason(s)) continue;
+    char *body = request(model, s);
+    svc_err err;
+    if (!body || api_meas_case_decode(body, strlen(body), &fc[n].w, &fc[n].r, &err) ||
+        api_hw_lookup(ctx, jstr(s, "hardware"), 1, &fc[n].hw, &err)) {
+      free(body);
+      return -1;
+    }
+    free(body);
+    fc[n++].meas = jnum(it, "value");
+  }
+  double best = 0, be = fit_err(fc, n, 0);
+  printf("step_fp8_cast_bytes on the %d fit rows: median |pred/meas - 1|\n ", n);
+  for (double q = 0; q <= 24.0 + 1e-9; q += 0.5) {
+    double e = fit_err(fc, n, q);
+    if (fmod(q, 2.0) == 0) printf(" %.0f:%.1f%%", q, e * 100);
+    if (e < be - 1e-12) be = e, best = q;
+  }
+  printf("\n  best %.1f bytes per element: fit rows median %.1f%%\n", best, be * 100);
+  for (int i = 0; i < n; i++) api_workload_dispose(&fc[i].w);
+  return 0;
 }
 
 static int cmp_dbl(const void *a, const void *b) {
@@ -185,6 +254,8 @@ static void report(const lrow *m, int n) {
 
 int main(int argc, char **argv) {
   int check = argc > 1 && !strcmp(argv[1], "--check");
+  int fit = argc > 1 && !strcmp(argv[1], "--fit");
+  check |= fit;
   const char *path = argc > 1 + check ? argv[1 + check]
                                       : CDPLAN_SOURCE_DIR
                          "/data/measurements/published/llm_training.json";
@@ -213,6 +284,10 @@ int main(int argc, char **argv) {
     if (strcmp(m[n].role, "fit") && strcmp(m[n].role, "check")) bad++;
     for (int j = 0; j < n; j++) bad += !strcmp(m[j].id, m[n].id);
     n++;
+  }
+  if (fit) {
+    rc = fit_scan(ctx, models, rows) ? 1 : 0;
+    goto cleanup;
   }
   if (check) {
     int priced = 0;
