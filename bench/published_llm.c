@@ -218,6 +218,19 @@ static double med_err(const lrow *m, int n, const char *role, const char *sys, d
   return k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2]);
 }
 
+/* Signed median of pred/meas - 1 (the bias) over the priced rows of role
+ * and system. */
+static double med_bias(const lrow *m, int n, const char *role, const char *sys) {
+  static double e[MAX_LLM];
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!m[i].skip[0] && !strcmp(m[i].role, role) && !strcmp(m[i].hw, sys))
+      e[k++] = m[i].pred / m[i].meas - 1;
+  if (!k) return NAN;
+  qsort(e, (size_t)k, sizeof *e, cmp_dbl);
+  return k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2]);
+}
+
 static void report(const lrow *m, int n) {
   printf("Published LLM training throughput vs the step model (%d rows; api_step, the published "
          "recipe)\n",
@@ -237,8 +250,9 @@ static void report(const lrow *m, int n) {
       int c;
       double mx, e = med_err(m, n, j ? "check" : "fit", systems[k], &mx, &c);
       if (c)
-        printf("  %-9s %-5s (n=%2d): median %5.1f%%, max %5.1f%%\n", systems[k],
-               j ? "check" : "fit", c, e * 100, mx * 100);
+        printf("  %-9s %-5s (n=%2d): median %5.1f%%, max %5.1f%%, bias %+5.1f%%\n", systems[k],
+               j ? "check" : "fit", c, e * 100, mx * 100,
+               med_bias(m, n, j ? "check" : "fit", systems[k]) * 100);
     }
   int cf, cc, skipped = 0;
   double mf, mc, ef = med_err(m, n, "fit", NULL, &mf, &cf),
