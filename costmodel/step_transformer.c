@@ -207,12 +207,15 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
 /* A training step keeps the GPU under dense load from end to end: where the
  * board's power cap binds, its tensor cores run at the load clock, not at
  * the clock of the short kernels the op model is calibrated on (hw->
- * load_clock_hz: measured on the H200, data/measurements/h200-sustained).
- * The GEMMs' times are scaled by (sustained or peak clock) / load clock.
+ * load_clock_hz: measured on the H200, data/measurements/h200-sustained;
+ * published for the B200, data/hardware/b200.json). The GEMMs' times are
+ * scaled by (sustained, else peak, else boost clock) / load clock.
  * Flash attention is not: its sweep (attention_fit.json) ran right after
  * the steps, on a GPU already at its load clock. */
 static double load_derate(const cost_hw *hw) {
-  double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz : hw->peak_clock_hz;
+  double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz
+               : hw->peak_clock_hz > 0    ? hw->peak_clock_hz
+                                          : hw->clock_hz;
   if (!(hw->load_clock_hz > 0) || !(ref > 0)) return 1.0;
   return fmax(1.0, ref / hw->load_clock_hz);
 }
