@@ -244,6 +244,8 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
                                        "dense_parallel",
                                        "pad_to",
                                        "sequence_parallel",
+                                       "vp",
+                                       "cp",
                                        NULL};
   char f[160];
   int rc;
@@ -267,7 +269,9 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
       (rc = get_enum(doc, "checkpointing", path, cost_ckpt_parse, &r->checkpointing, err)) ||
       (rc = get_enum(doc, "dense_parallel", path, cost_dense_parallel_parse, &r->dense_parallel,
                      err)) ||
-      (rc = api_get_int(doc, "pad_to", path, 0, 0, 4096, &r->pad_to, err)))
+      (rc = api_get_int(doc, "pad_to", path, 0, 0, 4096, &r->pad_to, err)) ||
+      (rc = api_get_int(doc, "vp", path, 0, 1, 1024, &r->vp, err)) ||
+      (rc = api_get_int(doc, "cp", path, 0, 1, 1024, &r->cp, err)))
     return rc;
   const cJSON *sp = cJSON_GetObjectItemCaseSensitive(doc, "sequence_parallel");
   if (sp) {
@@ -303,7 +307,7 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
                        cost_dtype_name((cost_dtype)r->precision));
   if (w->kind == COST_WL_TRANSFORMER) {
     const cost_transformer *t = &w->tf;
-    int64_t tp = r->tp, pp = r->pp;
+    int64_t tp = r->tp, pp = r->pp, vp = r->vp > 1 ? r->vp : 1, cp = r->cp > 1 ? r->cp : 1;
     if (t->hidden % t->heads)
       return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "heads"),
                          "%s must divide hidden (%lld)", f, (long long)t->hidden);
@@ -316,10 +320,15 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
     if (pp > t->layers)
       return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "pp"),
                          "%s must not exceed the layers", f);
-    if (r->gpus % (tp * pp))
+    if (vp > 1 && pp < 2)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "vp"), "%s needs pp > 1", f);
+    if (t->seq_len % cp)
+      return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "cp"),
+                         "%s must divide seq_len (%lld)", f, (long long)t->seq_len);
+    if (r->gpus % (tp * pp * cp))
       return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "gpus"),
-                         "%s must be a multiple of tp x pp", f);
-    int64_t dp = r->gpus / (tp * pp);
+                         "%s must be a multiple of tp x pp x cp", f);
+    int64_t dp = r->gpus / (tp * pp * cp);
     if (r->global_batch > 0 && r->global_batch % (r->batch_per_gpu * dp))
       return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, rp, "global_batch"),
                          "%s must be a multiple of batch_per_gpu x data-parallel size (%lld)", f,

@@ -268,9 +268,10 @@ static int step_run(const cost_hw *hw, const double *prof, const cost_workload *
   if (out->step_ms > 0) {
     double per_step = (double)r->gpus * (double)r->batch_per_gpu;
     if (w->kind == COST_WL_TRANSFORMER) {
-      int64_t tp = r->tp > 0 ? r->tp : 1, pp = r->pp > 0 ? r->pp : 1;
-      per_step = r->global_batch > 0 ? (double)r->global_batch
-                                     : (double)r->batch_per_gpu * (double)(r->gpus / (tp * pp));
+      int64_t tp = r->tp > 0 ? r->tp : 1, pp = r->pp > 0 ? r->pp : 1, cp = r->cp > 1 ? r->cp : 1;
+      per_step = r->global_batch > 0
+                     ? (double)r->global_batch
+                     : (double)r->batch_per_gpu * (double)(r->gpus / (tp * pp * cp));
       out->tokens_per_s = per_step * (double)w->tf.seq_len / (out->step_ms * 1e-3);
     }
     out->samples_per_s = per_step / (out->step_ms * 1e-3);

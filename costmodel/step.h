@@ -183,6 +183,8 @@ typedef struct {
   int dense_parallel;      /* cost_dense_parallel */
   int64_t pad_to;          /* round MLP widths and embedding dims up to a multiple (0/1 = off) */
   int sequence_parallel;   /* transformer: Megatron sequence parallelism (0/1) */
+  int64_t vp;              /* transformer: interleaved pipeline chunks per GPU (0/1 = none) */
+  int64_t cp;              /* transformer: context-parallel size (0/1 = none) */
 } cost_recipe;
 
 /* Defaults: 1 GPU, fp32, pytorch_eager, data_parallel tables in HBM, no
@@ -313,6 +315,8 @@ typedef enum {
   /* fitted from whole-step validation runs (cost_step_val_fit, api/val_calibrate.c): */
   COST_SP_DLRM_GPU_SCALE, /* DLRM step: GPU time of its kernels in a whole step / the op models' */
   COST_SP_UVM_LINK_SCALE, /* uvm tables: link-bound time in a whole step / the microbenchmark's */
+  /* fitted on published throughputs (bench/published_llm, fit rows only): */
+  COST_SP_FP8_CAST_B, /* fp8 GEMMs: HBM bytes of scaling + casting per element of each operand */
   COST_SP__COUNT
 } cost_step_param;
 

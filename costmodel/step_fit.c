@@ -155,6 +155,7 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_CKPT_HOST] = {"step_ckpt_host_mult", 3.73, 1.0, 20.0},
     [COST_SP_DLRM_GPU_SCALE] = {"step_dlrm_gpu_scale", 1.0, 0.5, 2.5},
     [COST_SP_UVM_LINK_SCALE] = {"step_uvm_link_scale", 1.0, 0.5, 4.0},
+    [COST_SP_FP8_CAST_B] = {"step_fp8_cast_bytes", 2.5, 0.0, 64.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {

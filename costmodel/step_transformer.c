@@ -40,6 +40,20 @@
  * (fp32, b a s), never the s x s scores. With full recompute the layer
  * being recomputed holds its activations once more during its backward.
  * The first stage holds min(p, m) micro-batches in flight (sec. 4.2.3).
+ * Interleaved pipeline (vp chunks per GPU, Narayanan et al. sec. 2.2.2):
+ * the bubble shrinks to (p - 1) / (vp m) of a micro-batch's time; each
+ * micro-batch crosses vp times as many stage boundaries, and Megatron
+ * overlaps those sends with the next chunk's compute (overlap_p2p_comm,
+ * on by default with interleaving), so they are counted, not exposed.
+ * Context parallelism (cp ranks split each sequence: Megatron-Core's
+ * context_parallel, ring attention as in Liu et al., arXiv:2310.01889):
+ * every GEMM, norm, loss and activation of a rank covers s / cp tokens;
+ * causal attention, load-balanced by giving each rank two mirrored
+ * chunks, is 1 / cp of the whole sequence's attention per rank, priced
+ * as cp times the attention of s / cp tokens; the K, V chunk travels the
+ * ring cp - 1 times forward and twice as much backward (K, V and their
+ * gradients), overlapped with the attention of the chunk in hand (only
+ * the excess is exposed); the weight gradients are reduced over dp x cp.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -193,12 +207,15 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
 /* A training step keeps the GPU under dense load from end to end: where the
  * board's power cap binds, its tensor cores run at the load clock, not at
  * the clock of the short kernels the op model is calibrated on (hw->
- * load_clock_hz: measured on the H200, data/measurements/h200-sustained).
- * The GEMMs' times are scaled by (sustained or peak clock) / load clock.
+ * load_clock_hz: measured on the H200, data/measurements/h200-sustained;
+ * published for the B200, data/hardware/b200.json). The GEMMs' times are
+ * scaled by (sustained, else peak, else boost clock) / load clock.
  * Flash attention is not: its sweep (attention_fit.json) ran right after
  * the steps, on a GPU already at its load clock. */
 static double load_derate(const cost_hw *hw) {
-  double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz : hw->peak_clock_hz;
+  double ref = hw->sustained_clock_hz > 0 ? hw->sustained_clock_hz
+               : hw->peak_clock_hz > 0    ? hw->peak_clock_hz
+                                          : hw->clock_hz;
   if (!(hw->load_clock_hz > 0) || !(ref > 0)) return 1.0;
   return fmax(1.0, ref / hw->load_clock_hz);
 }
@@ -346,6 +363,26 @@ static void layer_time(step_acc *a, const cost_transformer *m, const cost_recipe
   L->ew_b += ew_s(a, 2 * ew, a->prof[COST_SP_COPY_EFF]);
   L->kernels_f += 12;
   L->kernels_b += 20;
+  /* fp8 (Transformer Engine, per-tensor current scaling): each GEMM
+   * operand that is not a cached weight is scaled and cast before its
+   * GEMM -- an amax pass, then a cast that also writes the transposed copy
+   * Hopper's and Blackwell's fp8 GEMMs need for the wgrad (TE docs, "Using
+   * FP8 with Transformer Engine"; transformer_engine cast_transpose) --
+   * memory-bound kernels over: forward the inputs of QKV, the projection,
+   * FC1 and FC2; backward the output gradients of the same four GEMMs.
+   * With sequence parallelism the inputs gathered over the TP group are
+   * cast before the gather (1/t of them). step_fp8_cast_bytes is the
+   * bytes moved per element, fitted on published throughputs (step_fit.c). */
+  if (dt == COST_DT_FP8 && a->prof[COST_SP_FP8_CAST_B] > 0) {
+    double q = a->prof[COST_SP_FP8_CAST_B], tsp = sp ? (double)t : 1.0;
+    double hh = (double)h, ft = (double)(f / t) * (double)n_ffn * (double)tok / (double)bs;
+    double ef = (double)bs * (2.0 * hh / tsp + hh / (double)t + ft);
+    double eb = (double)bs * ((double)nqkv + 2.0 * hh / tsp + nup * ft);
+    L->ew_f += ew_s(a, q * ef, a->prof[COST_SP_COPY_EFF]) + 7 * a->launch_s;
+    L->ew_b += ew_s(a, q * eb, a->prof[COST_SP_COPY_EFF]) + 7 * a->launch_s;
+    L->kernels_f += 8;
+    L->kernels_b += 8;
+  }
   if (t > 1) {
     double c = step_coll(a, COST_COLL_ALLREDUCE, H, t, r->gpus_per_node);
     L->comm_f = 2 * c;
@@ -386,25 +423,62 @@ static double act_layer(const cost_transformer *m, const cost_recipe *r, int64_t
   return bytes;
 }
 
+/* Seconds to send `bytes` to a neighbour: an allgather of 2 n bytes over
+ * 2 ranks costs alpha + n / B, inside the scale-up domain or across it. */
+static double send_s(step_acc *a, double bytes, int in_node, int64_t gpn) {
+  cost_collective_op c = {.kind = COST_COLL_ALLGATHER,
+                          .ranks = 2,
+                          .scope = in_node ? COST_SCOPE_NODE : COST_SCOPE_CLUSTER,
+                          .gpus_per_node = in_node ? (gpn > 2 ? gpn : 2) : 1,
+                          .bytes = 2.0 * bytes};
+  cost_result cr;
+  return cost_collective_p(a->hw, a->p, &c, &cr) == 0 ? cr.ms * 1e-3 : 0;
+}
+
+/* Context parallelism (header): the attention of the whole sequence split
+ * over c ranks, and the ring's exposed K, V traffic, per layer. L was
+ * priced for s / c tokens (ml). */
+static void cp_attention(step_acc *a, const cost_transformer *ml, const cost_recipe *r, int64_t b,
+                         int64_t c, layer_t *L) {
+  int64_t t = r->tp > 0 ? r->tp : 1, hd = ml->hidden / ml->heads;
+  int64_t kv = ml->kv_heads > 0 ? ml->kv_heads : ml->heads, kvt = kv / t > 0 ? kv / t : 1;
+  int64_t gpn = r->gpus_per_node > 0 ? r->gpus_per_node
+                                     : (a->hw->scaleup_domain > 0 ? a->hw->scaleup_domain : 8);
+  int dt = r->precision;
+  double ab = cost_dtype_bytes((cost_dtype)(dt == COST_DT_FP8 ? COST_DT_BF16 : dt));
+  L->attn_f *= (double)c;
+  L->attn_b *= (double)c;
+  double chunk = 2.0 * (double)b * (double)ml->seq_len * (double)(kvt * hd) * ab; /* K and V */
+  double ring = (double)(c - 1) * send_s(a, chunk, t * c <= gpn, gpn);
+  L->comm_f += fmax(0.0, ring - L->attn_f);
+  L->comm_b += fmax(0.0, 2.0 * ring - L->attn_b);
+}
+
 int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *r) {
   cost_step_result *res = a->r;
   int64_t t = r->tp > 0 ? r->tp : 1, p = r->pp > 0 ? r->pp : 1, b = r->batch_per_gpu;
+  int64_t c = r->cp > 1 ? r->cp : 1, v = r->vp > 1 && p > 1 ? r->vp : 1;
   if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->seq_len < 1 || m->vocab < 1 ||
       m->hidden % m->heads)
     return COST_EINVAL;
-  if (r->gpus % (t * p) || m->heads % t || (m->kv_heads > 0 && m->heads % m->kv_heads))
+  if (r->gpus % (t * p * c) || m->heads % t || (m->kv_heads > 0 && m->heads % m->kv_heads) ||
+      m->seq_len % c)
     return COST_ESTEP_SHAPE;
-  int64_t d = r->gpus / (t * p);
+  int64_t d = r->gpus / (t * p * c);
   int64_t gb = r->global_batch > 0 ? r->global_batch : b * d;
   if (gb % (b * d)) return COST_ESTEP_SHAPE;
   int64_t mb = gb / (b * d), Lp = (m->layers + p - 1) / p;
+  /* this rank's share of each sequence (context parallelism) */
+  cost_transformer mloc = *m;
+  mloc.seq_len = m->seq_len / c;
   int dt = r->precision;
-  int64_t h = m->hidden, s = m->seq_len, V = m->vocab, f = cost_transformer_ffn(m);
+  int64_t h = m->hidden, s = mloc.seq_len, V = m->vocab, f = cost_transformer_ffn(m);
   int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads, hd = h / m->heads;
   double ab = cost_dtype_bytes((cost_dtype)(dt == COST_DT_FP8 ? COST_DT_BF16 : dt));
   layer_t L;
-  layer_time(a, m, r, b, &L);
+  layer_time(a, &mloc, r, b, &L);
   if (a->err) return a->err;
+  if (c > 1) cp_attention(a, &mloc, r, b, c, &L);
 
   /* per micro-batch, per stage */
   double rec = 0;
@@ -437,21 +511,15 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double stage_f = (double)Lp * (L.gemm_f + L.attn_f + L.ew_f + L.comm_f) + logit_f + ce_f;
   double stage_b = (double)Lp * (L.gemm_b + L.attn_b + L.ew_b + L.comm_b + rec) + logit_b + ce_b;
   double p2p = 0;
-  if (p > 1) {
-    cost_collective_op c = {.kind = COST_COLL_ALLGATHER,
-                            .ranks = 2,
-                            .scope = COST_SCOPE_CLUSTER,
-                            .gpus_per_node = 1, /* adjacent stages: assumed on two nodes */
-                            .bytes = 2.0 * (double)b * s * h * ab / (double)t};
-    cost_result cr;
-    /* a send of n bytes ~ an allgather of 2n over 2 ranks: alpha + n/B */
-    if (cost_collective_p(a->hw, a->p, &c, &cr) == 0) p2p = 2 * cr.ms * 1e-3;
-  }
-  double per_mb = stage_f + stage_b + p2p;
-  res->pipeline_bubble = (double)(p - 1) / (double)mb;
+  /* adjacent stages: assumed on two nodes; forward activations and
+   * backward gradients, once per chunk (vp) */
+  if (p > 1) p2p = 2.0 * (double)v * send_s(a, (double)b * s * h * ab / (double)t, 0, 1);
+  double p2p_exposed = v > 1 ? 0 : p2p;
+  double per_mb = stage_f + stage_b + p2p_exposed;
+  res->pipeline_bubble = (double)(p - 1) / ((double)v * (double)mb);
 
   /* class accounting (whole step on this GPU) */
-  double nm = (double)mb, bub = (double)(p - 1) * per_mb;
+  double nm = (double)mb, bub = (double)(p - 1) * per_mb / (double)v;
   step_add(a, COST_KC_GEMM_FWD, COST_COMP_GEMM, PH_FB, nm * ((double)Lp * L.gemm_f + logit_f),
            (int64_t)(nm * Lp * 5), (int64_t)(nm * Lp * 5));
   step_add(a, COST_KC_GEMM_BWD, COST_COMP_GEMM, PH_FB,
@@ -472,7 +540,7 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
       (double)Lp * (L.comm_f + L.comm_b + (r->checkpointing == COST_CKPT_FULL ? L.comm_f : 0));
   step_comm(a, r->sequence_parallel ? COST_KC_ALLGATHER_RS : COST_KC_ALLREDUCE, nm * tpc, nm * tpc,
             (int64_t)(nm * Lp * (r->checkpointing == COST_CKPT_FULL ? 6 : 4)));
-  step_comm(a, COST_KC_P2P, nm * p2p, nm * p2p, p > 1 ? 2 * mb : 0);
+  step_comm(a, COST_KC_P2P, nm * p2p, nm * p2p_exposed, p > 1 ? 2 * v * mb : 0);
   if (p > 1) {
     a->r->class_ms[COST_KC_BUBBLE] += bub * 1e3;
     a->r->comp_ms[COST_COMP_OTHER] += bub * 1e3;
@@ -487,8 +555,11 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double params = (double)Lp * per_layer / (double)t + (double)V * h / (double)t;
   /* mixed-precision Adam (Megatron): bf16 weights, fp32 main grads, fp32
    * master weights + m + v; the update streams ~30 bytes per parameter */
+  /* Megatron's distributed optimizer (the performance recipes') updates
+   * only this rank's 1 / (d c) share */
+  double oshare = r->framework == COST_FW_MEGATRON ? 1.0 / (double)(d * c) : 1.0;
   step_add(a, COST_KC_DENSE_OPT, COST_COMP_OPTIMIZER, PH_OPT,
-           ew_s(a, params * 30.0, a->prof[COST_SP_COPY_EFF]), 4, 4);
+           ew_s(a, params * 30.0 * oshare, a->prof[COST_SP_COPY_EFF]), 4, 4);
   /* Eager mixed precision (torch.autocast over fp32 master weights, the
    * runner's and plain PyTorch's way): every forward casts each weight to
    * 16 bits (4 + ab bytes per parameter; autocast's cast cache lives only
@@ -508,8 +579,31 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
              (double)ntens * 3.0 * a->launch_s + by / (a->hw->hbm_bw * a->prof[COST_SP_COPY_EFF]),
              3 * ntens, 3 * ntens);
   }
-  if (d > 1) {
-    double ar = step_coll(a, COST_COLL_ALLREDUCE, params * 4.0, d, r->gpus_per_node);
+  /* The weight gradients are reduced over the d x c ranks that hold the
+   * same weights. Megatron orders ranks tp, cp, dp, pp (Megatron-Core
+   * parallel_state.initialize_model_parallel), so such a group has
+   * gpn / t members in each scale-up domain, not gpn. */
+  int64_t dg = d * c, gpn = r->gpus_per_node > 0
+                                ? r->gpus_per_node
+                                : (a->hw->scaleup_domain > 0 ? a->hw->scaleup_domain : 8);
+  int64_t gdp = gpn / t > 1 ? gpn / t : 1;
+  if (dg > 1 && r->framework == COST_FW_MEGATRON) {
+    /* Megatron-Bridge / NeMo performance recipes (scripts/performance):
+     * use_distributed_optimizer, overlap_grad_reduce, overlap_param_gather
+     * and grad_reduce_in_fp32 = False. A reduce-scatter of the 16-bit
+     * gradients runs in buckets (40M parameters, Megatron's default)
+     * during the last micro-batch's backward, the only one after which
+     * the gradients are final; the all-gather of the updated 16-bit
+     * weights runs during the next step's first forward. Exposed: what
+     * outlasts that window, at least one bucket. */
+    double by = params * 2.0, lastb = fmin(1.0, 80e6 / by);
+    double rs = step_coll(a, COST_COLL_REDUCESCATTER, by, dg, gdp);
+    double ag = step_coll(a, COST_COLL_ALLGATHER, by, dg, gdp);
+    step_comm(a, COST_KC_ALLGATHER_RS, rs + ag,
+              fmax(rs * lastb, rs - stage_b) + fmax(ag * lastb, ag - stage_f),
+              2 * (int64_t)ceil(by / 80e6));
+  } else if (dg > 1) {
+    double ar = step_coll(a, COST_COLL_ALLREDUCE, params * 4.0, dg, gdp);
     double last = ar * fmin(1.0, 40e6 / (params * 4.0));
     step_comm(a, COST_KC_ALLREDUCE, ar, fmax(last, ar - stage_b * nm * 0.5),
               (int64_t)ceil(params * 4 / 40e6));
@@ -522,7 +616,7 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   if (r->checkpointing == COST_CKPT_FULL)
     per = sbh * ab / (sp ? tt : 1.0); /* each layer's input (2 sbh bytes at 16 bits) */
   else
-    per = act_layer(m, r, b, ab, r->checkpointing);
+    per = act_layer(&mloc, r, b, ab, r->checkpointing);
   double inflight = (double)(mb < p ? mb : p);
   /* logits [b s V/t]: eager cross-entropy (log_softmax of an fp32 copy)
    * peaks in its backward, where the fp32 log-softmax, the fp32 gradient
@@ -539,13 +633,14 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
   double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (12.0 + ab);
   res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
   res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
-  res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0;
+  res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0 * oshare;
   /* with full recompute the loss's peak (before any layer's backward) and a
    * recomputed layer's activations (during its backward, the logits freed)
    * are not alive together: the larger of the two */
   double lp = p == 1 ? logits : 0;
-  double extra =
-      r->checkpointing == COST_CKPT_FULL ? fmax(lp, act_layer(m, r, b, ab, COST_CKPT_NONE)) : lp;
+  double extra = r->checkpointing == COST_CKPT_FULL
+                     ? fmax(lp, act_layer(&mloc, r, b, ab, COST_CKPT_NONE))
+                     : lp;
   res->mem_bytes[COST_MEM_ACTIVATIONS] = per * (double)Lp * inflight + extra;
   res->mem_bytes[COST_MEM_WORKSPACE] = a->prof[COST_SP_WORKSPACE_MB] * 1048576.0;
 
@@ -556,8 +651,9 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
 
   /* model FLOPs per GPU per step (no recompute): Narayanan et al. eq. 3 */
   double L_all = (double)m->layers;
-  double fl = 72.0 * (double)gb * s * L_all * (double)h * h *
-              (1.0 + (double)s / (6.0 * h) + (double)V / (16.0 * L_all * h));
+  double sf = (double)m->seq_len;
+  double fl = 72.0 * (double)gb * sf * L_all * (double)h * h *
+              (1.0 + sf / (6.0 * h) + (double)V / (16.0 * L_all * h));
   res->model_flops = fl / (double)r->gpus;
   res->tokens_per_s = 0;
   return 0;
