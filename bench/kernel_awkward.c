@@ -13,13 +13,17 @@
  * bench/costmodel_accuracy's held-out column), median / p90 of
  * |pred/meas - 1| over all rows and over the unaligned ones (K or N not a
  * multiple of 8, the issue's class).
- * Usage: kernel_awkward [--fit] [--predict FILE] [--verbose] [--configs]
+ * Usage: kernel_awkward [--fit] [--predict FILE] [--picks FILE] [--verbose] [--configs]
  *                       [--splits N] [--jobs DIR] [source_dir]
  *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
  *              (--verbose: also every CV-held-out shape under 0.85, chosen
  *              against best; --configs: every config's time, measured and
  *              predicted, instead; --splits: CV splits, 6 by default)
  *   --predict  write the picks and predicted times for the blind set
+ * Each committed predictions file (round 1's, round 2's, round 4's
+ * predictions_v2.json) is scored on its blind sweep once that exists;
+ * --picks FILE scores another such file (relative to source_dir) on the
+ * first blind half.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -125,6 +129,73 @@ static void sel_row(const cost_hw *hw, const ks_shape *sh, int n, int dt, const 
            s.tau_mean, s.tau_min);
   }
   free(sel);
+}
+
+static double jnum(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The picks of a predictions file (written by --predict and committed
+ * before its sweep ran) scored on the measured shapes sh (bf16 + fp16):
+ * per shape, among the measured configs, the one the file ranks fastest,
+ * and Kendall tau of the file's times against the measured ones -- the
+ * blind score of the model that wrote the file, whatever the code is now. */
+static void picks_row(const char *src, const char *rel, const ks_shape *sh, int n,
+                      const char *name) {
+  char path[1024];
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s", src, rel);
+  char *text = cm_slurp(path, &len);
+  cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+  const cJSON *sel = cJSON_GetObjectItemCaseSensitive(doc, "selection"), *e;
+  double geo = 0, tau = 0, worst = INFINITY;
+  int k = 0;
+  free(text);
+  for (int i = 0; i < n && sel; i++) {
+    const ks_shape *x = &sh[i];
+    double pred[KS_MAX_CFG], meas[KS_MAX_CFG], best = INFINITY, chosen = NAN, cp = INFINITY;
+    int m = 0;
+    if (x->p.dtype != COST_DT_BF16 && x->p.dtype != COST_DT_FP16) continue;
+    cJSON_ArrayForEach(e, sel) {
+      const char *lay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "layout"));
+      const char *dt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "dtype"));
+      if (jnum(e, "m") == x->p.m && jnum(e, "n") == x->p.n && jnum(e, "k") == x->p.k && lay &&
+          !strcmp(lay, x->p.layout[0] ? x->p.layout : "nn") && dt &&
+          cost_dtype_parse(dt) == x->p.dtype)
+        break;
+    }
+    if (!e) continue;
+    for (int j = 0; j < x->n; j++) {
+      const cost_kcfg *c = &x->cfg[j];
+      const cJSON *r;
+      best = fmin(best, x->ms[j]);
+      cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(e, "ranked")) {
+        if (jnum(r, "bm") == c->block_m && jnum(r, "bn") == c->block_n &&
+            jnum(r, "bk") == c->block_k && jnum(r, "warps") == c->num_warps &&
+            jnum(r, "stages") == c->num_stages &&
+            jnum(r, "split_k") == (c->split_k > 1 ? c->split_k : 1) && isfinite(jnum(r, "ms"))) {
+          pred[m] = jnum(r, "ms");
+          meas[m++] = x->ms[j];
+          if (pred[m - 1] < cp) {
+            cp = pred[m - 1];
+            chosen = x->ms[j];
+          }
+          break;
+        }
+      }
+    }
+    if (!m) continue;
+    double eff = best / chosen;
+    geo += log(eff);
+    worst = fmin(worst, eff);
+    tau += ks_kendall(pred, meas, m);
+    k++;
+  }
+  cJSON_Delete(doc);
+  if (k)
+    printf("%-22s %4d  top1 %.3f worst %.3f tau %.3f  (committed picks: %s)\n", name, k,
+           exp(geo / k), worst, tau / k, rel);
 }
 
 static int load_half(const char *src, const char *dir, const char *half, ks_shape **all,
@@ -584,7 +655,7 @@ static void sel_rows(const cost_hw *hw, const ks_shape *sh, int n, const char *s
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
   int verbose = 0, do_fit_mode = 0;
-  const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs";
+  const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs", *picks = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
@@ -596,6 +667,8 @@ int main(int argc, char **argv) {
       do_fit_mode = 1;
     else if (!strcmp(argv[i], "--predict") && i + 1 < argc)
       predict = argv[++i];
+    else if (!strcmp(argv[i], "--picks") && i + 1 < argc)
+      picks = argv[++i];
     else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
       jobs = argv[++i];
     else
@@ -620,6 +693,15 @@ int main(int argc, char **argv) {
   sel_row(&hw, refit, n_refit, -1, "r1 refit bf16+fp16");
   sel_rows(&hw, blind, n_blind, "r1 blind", verbose);
   sel_rows(&hw, blind2, n_blind2, "r2 blind", verbose);
+  /* Each model's committed picks on its blind sweep: round 1's (336ee1c),
+   * round 2's (d6a3893) and round 4's (predictions_v2.json) */
+  picks_row(src, "data/measurements/h200-awkward/predictions.json", blind, n_blind,
+            "r1 blind, r1 picks");
+  picks_row(src, "data/measurements/h200-awkward2/predictions.json", blind2, n_blind2,
+            "r2 blind, r2 picks");
+  picks_row(src, "data/measurements/h200-awkward2/predictions_v2.json", blind2, n_blind2,
+            "r2 blind, r4 picks");
+  if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
 
   /* GEMM time: the descriptor calibrated on data/measurements/h200. */
   cost_sample *s = NULL;

@@ -107,7 +107,7 @@ int ks_load_hw(const char *path, cost_hw *hw) {
   return 0;
 }
 
-static double kendall(const double *x, const double *y, int n) {
+double ks_kendall(const double *x, const double *y, int n) {
   long conc = 0, disc = 0;
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++) {
@@ -155,7 +155,7 @@ void ks_evaluate(const cost_hw *hw, const double *kp, const cost_kfamily *fam, i
         chosen_ms = sh->ms[j];
       }
     }
-    double eff = m ? best / chosen_ms : 0.0, tau = kendall(pred, meas, m);
+    double eff = m ? best / chosen_ms : 0.0, tau = ks_kendall(pred, meas, m);
     if (effs) effs[s->n] = eff;
     log_eff += log(fmax(eff, 1e-9));
     s->eff_min = fmin(s->eff_min, eff);
