@@ -326,6 +326,10 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   double ea = a_tvec ? 0.0 : (double)c->block_m * c->block_k;
   double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;
   double eb_w = eb * (b_kmaj ? kp[COST_KP_SC_KB] : 1.0); /* per-element time weight */
+  /* A K-major scalar B is contiguous along K, as A is: its K-step chain
+   * and load rate are its own (lat_kb, issue_kb, in the N-major B's units;
+   * fitted by kernel_awkward --fit on data/measurements/h200-awkward/:
+   * 0.72 and the rate's bound, one warp load per clock per SM). */
   double issue_b = kp[COST_KP_ISSUE_B] * (b_kmaj ? kp[COST_KP_ISSUE_KB] : 1.0);
   double lat_b = kp[COST_KP_LAT_SC_B_NS] * (b_kmaj ? kp[COST_KP_LAT_KB] : 1.0);
   double t_issue = (ea / kp[COST_KP_ISSUE] + eb / issue_b) / a.warp / clk;
