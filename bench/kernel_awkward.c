@@ -13,9 +13,17 @@
  * bench/costmodel_accuracy's held-out column), median / p90 of
  * |pred/meas - 1| over all rows and over the unaligned ones (K or N not a
  * multiple of 8, the issue's class).
- * Usage: kernel_awkward [--fit] [--predict FILE] [--verbose] [source_dir]
- *   --fit      CV-choose and fit the awkward-shape terms on the fit half
- *   --predict  write the picks and predicted times for the blind half
+ * Usage: kernel_awkward [--fit] [--predict FILE] [--picks FILE] [--verbose] [--configs]
+ *                       [--splits N] [--jobs DIR] [source_dir]
+ *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
+ *              (--verbose: also every CV-held-out shape under 0.85, chosen
+ *              against best; --configs: every config's time, measured and
+ *              predicted, instead; --splits: CV splits, 6 by default)
+ *   --predict  write the picks and predicted times for the blind set
+ * Each committed predictions file (round 1's, round 2's, round 4's
+ * predictions_v2.json) is scored on its blind sweep once that exists;
+ * --picks FILE scores another such file (relative to source_dir) on the
+ * first blind half.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -123,6 +131,73 @@ static void sel_row(const cost_hw *hw, const ks_shape *sh, int n, int dt, const 
   free(sel);
 }
 
+static double jnum(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The picks of a predictions file (written by --predict and committed
+ * before its sweep ran) scored on the measured shapes sh (bf16 + fp16):
+ * per shape, among the measured configs, the one the file ranks fastest,
+ * and Kendall tau of the file's times against the measured ones -- the
+ * blind score of the model that wrote the file, whatever the code is now. */
+static void picks_row(const char *src, const char *rel, const ks_shape *sh, int n,
+                      const char *name) {
+  char path[1024];
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s", src, rel);
+  char *text = cm_slurp(path, &len);
+  cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+  const cJSON *sel = cJSON_GetObjectItemCaseSensitive(doc, "selection"), *e;
+  double geo = 0, tau = 0, worst = INFINITY;
+  int k = 0;
+  free(text);
+  for (int i = 0; i < n && sel; i++) {
+    const ks_shape *x = &sh[i];
+    double pred[KS_MAX_CFG], meas[KS_MAX_CFG], best = INFINITY, chosen = NAN, cp = INFINITY;
+    int m = 0;
+    if (x->p.dtype != COST_DT_BF16 && x->p.dtype != COST_DT_FP16) continue;
+    cJSON_ArrayForEach(e, sel) {
+      const char *lay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "layout"));
+      const char *dt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "dtype"));
+      if (jnum(e, "m") == x->p.m && jnum(e, "n") == x->p.n && jnum(e, "k") == x->p.k && lay &&
+          !strcmp(lay, x->p.layout[0] ? x->p.layout : "nn") && dt &&
+          cost_dtype_parse(dt) == x->p.dtype)
+        break;
+    }
+    if (!e) continue;
+    for (int j = 0; j < x->n; j++) {
+      const cost_kcfg *c = &x->cfg[j];
+      const cJSON *r;
+      best = fmin(best, x->ms[j]);
+      cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(e, "ranked")) {
+        if (jnum(r, "bm") == c->block_m && jnum(r, "bn") == c->block_n &&
+            jnum(r, "bk") == c->block_k && jnum(r, "warps") == c->num_warps &&
+            jnum(r, "stages") == c->num_stages &&
+            jnum(r, "split_k") == (c->split_k > 1 ? c->split_k : 1) && isfinite(jnum(r, "ms"))) {
+          pred[m] = jnum(r, "ms");
+          meas[m++] = x->ms[j];
+          if (pred[m - 1] < cp) {
+            cp = pred[m - 1];
+            chosen = x->ms[j];
+          }
+          break;
+        }
+      }
+    }
+    if (!m) continue;
+    double eff = best / chosen;
+    geo += log(eff);
+    worst = fmin(worst, eff);
+    tau += ks_kendall(pred, meas, m);
+    k++;
+  }
+  cJSON_Delete(doc);
+  if (k)
+    printf("%-22s %4d  top1 %.3f worst %.3f tau %.3f  (committed picks: %s)\n", name, k,
+           exp(geo / k), worst, tau / k, rel);
+}
+
 static int load_half(const char *src, const char *dir, const char *half, ks_shape **all,
                      int *n_all) {
   char path[1024];
@@ -147,7 +222,7 @@ static int load_half(const char *src, const char *dir, const char *half, ks_shap
 /* The term sets the CV chooses among (issue 25 terms): the K-major scalar
  * B's register and per-element weights (nt, K % 16 != 0), split-K's
  * reduce and partial stores, small-M tiles. */
-#define MAX_SET 6
+#define MAX_SET 8
 static const int set_ids[][MAX_SET] = {
     {-1},
     {COST_KP_REG_SC_KB, -1},
@@ -158,7 +233,14 @@ static const int set_ids[][MAX_SET] = {
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
      COST_KP_SMALLM},
     {COST_KP_SK_US, COST_KP_SK_EPI, -1},
-    {COST_KP_SMALLM, -1}};
+    {COST_KP_SMALLM, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_LAT_KB, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_ISSUE_KB, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, -1},
+    {COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SK_US, COST_KP_SK_EPI, -1}};
 static const char *const set_names[] = {"none",
                                         "reg_sc_kb",
                                         "reg_sc_kb+sc_kb",
@@ -167,9 +249,15 @@ static const char *const set_names[] = {"none",
                                         "reg/sc/spill_kb+splitk",
                                         "reg/sc/spill_kb+splitk+smallm",
                                         "splitk_us+epi",
-                                        "smallm"};
+                                        "smallm",
+                                        "reg/sc/spill_kb+splitk+lat_kb",
+                                        "reg/sc/spill_kb+splitk+issue_kb",
+                                        "reg/sc/spill_kb+splitk+lat/issue_kb",
+                                        "lat/issue_kb+splitk"};
 #define N_SETS ((int)(sizeof set_names / sizeof set_names[0]))
+#define PREV_SET 5 /* the second round's choice */
 #define CV_SPLITS 6
+static int cv_splits = CV_SPLITS; /* --splits N: more shuffled splits, a robustness check */
 
 static int set_size(int s) {
   int k = 0;
@@ -199,12 +287,38 @@ static void shape_split(const ks_shape *sh, int n, int sp, int *which) {
 /* The K-major scalar B's register weight and spill strength put a
  * threshold (which tiles spill) that a smooth log-time loss does not find:
  * they are chosen on a grid by the selection score (top-1 geo-mean + 0.5
- * tau) on the fitting shapes, the smallest change from the defaults among
- * equal scores; the other terms of the set by ks_fit_subset after them. */
+ * tau) on the fitting shapes, the smallest change from the current values
+ * among equal scores; the other terms of the set by ks_fit_subset.
+ * FIT_PASSES alternations (grid, then the smooth terms): with one, the grid
+ * was chosen while the smooth terms still sat at their priors, and a fold
+ * could buy a small-M shape's pick with a threshold that spills the best
+ * tile of the large-M ones (docs/kernels.md, "Fourth round"). */
+#ifndef FIT_PASSES
+#define FIT_PASSES 2
+#endif
+
 static double sel_score(const cost_hw *hw, const double *kp, const ks_shape *sh, int n) {
   ks_score sc = {0};
   ks_evaluate(hw, kp, NULL, -1, sh, n, &sc);
   return sc.eff_geo + 0.5 * sc.tau_mean;
+}
+
+static void grid_search(const cost_hw *hw, double *kp, const ks_shape *sh, int n) {
+  static const double spills[] = {1, 3, 10, 30, 100};
+  double best = sel_score(hw, kp, sh, n), br = kp[COST_KP_REG_SC_KB], bs = kp[COST_KP_SPILL_KB];
+  for (int ri = 0; ri <= 20; ri++)
+    for (int si = 0; si < 5; si++) {
+      kp[COST_KP_REG_SC_KB] = 1.0 + 0.1 * ri;
+      kp[COST_KP_SPILL_KB] = spills[si];
+      double v = sel_score(hw, kp, sh, n);
+      if (v > best + 1e-6) {
+        best = v;
+        br = kp[COST_KP_REG_SC_KB];
+        bs = kp[COST_KP_SPILL_KB];
+      }
+    }
+  kp[COST_KP_REG_SC_KB] = br;
+  kp[COST_KP_SPILL_KB] = bs;
 }
 
 static void fit_set(const cost_hw *hw, double *kp, int ts, const ks_shape *sh, int n, int rounds) {
@@ -215,25 +329,10 @@ static void fit_set(const cost_hw *hw, double *kp, int ts, const ks_shape *sh, i
     else
       ids[k++] = set_ids[ts][i];
   }
-  if (grid) {
-    static const double spills[] = {1, 3, 10, 30, 100};
-    double best = sel_score(hw, kp, sh, n), r0 = kp[COST_KP_REG_SC_KB], s0 = kp[COST_KP_SPILL_KB];
-    double br = r0, bs = s0;
-    for (int ri = 0; ri <= 20; ri++)
-      for (int si = 0; si < 5; si++) {
-        kp[COST_KP_REG_SC_KB] = 1.0 + 0.1 * ri;
-        kp[COST_KP_SPILL_KB] = spills[si];
-        double v = sel_score(hw, kp, sh, n);
-        if (v > best + 1e-6) {
-          best = v;
-          br = kp[COST_KP_REG_SC_KB];
-          bs = kp[COST_KP_SPILL_KB];
-        }
-      }
-    kp[COST_KP_REG_SC_KB] = br;
-    kp[COST_KP_SPILL_KB] = bs;
+  for (int pass = 0; pass < (grid ? FIT_PASSES : 1); pass++) {
+    if (grid) grid_search(hw, kp, sh, n);
+    if (k) ks_fit_subset(hw, kp, ids, k, sh, n, rounds);
   }
-  if (k) ks_fit_subset(hw, kp, ids, k, sh, n, rounds);
 }
 
 /* The fit starts every term from its physical first guess, not from the
@@ -248,25 +347,98 @@ static void prior(const cost_hw *hw, double *kp) {
   kp[COST_KP_SK_US] = 3.0;
   kp[COST_KP_SK_EPI] = 1.0;
   kp[COST_KP_SMALLM] = 0.1;
+  kp[COST_KP_LAT_KB] = 1.0;
+  kp[COST_KP_ISSUE_KB] = 1.0;
+}
+
+/* One shape under kp (the built-in family table applied): the chosen
+ * config against the best measured, with predictions and the model's
+ * spill, edge waste and registers of both. */
+static void shape_detail(const cost_hw *hw, const double *kp, const ks_shape *sh, const char *tag) {
+  int nfam, ci = -1, bi = 0;
+  const cost_kfamily *fam = cost_kfamily_builtin(hw, &nfam);
+  cost_kpred pr[KS_MAX_CFG];
+  for (int j = 0; j < sh->n; j++) {
+    if (cost_kernel_predict_p(hw, kp, &sh->p, &sh->cfg[j], &pr[j]) || !pr[j].feasible) {
+      pr[j].ms = INFINITY;
+      continue;
+    }
+    pr[j].family = cost_kfamily_factor(fam, nfam, &sh->p, &sh->cfg[j]);
+    pr[j].ms *= pr[j].family;
+    if (ci < 0 || pr[j].ms < pr[ci].ms) ci = j;
+    if (sh->ms[j] < sh->ms[bi]) bi = j;
+  }
+  if (ci < 0) return;
+  for (int w = 0; w < 2; w++) {
+    int j = w ? bi : ci;
+    const cost_kcfg *c = &sh->cfg[j];
+    printf("%s %5lld %5lld %5lld %-2s %-4s %s %3dx%3dx%3d w%d s%d k%-2d meas %.4f pred %.4f "
+           "fam %.2f spill %.2f regs %d waste %.2f",
+           tag, (long long)sh->p.m, (long long)sh->p.n, (long long)sh->p.k,
+           sh->p.layout[0] ? sh->p.layout : "nn", cost_dtype_name((cost_dtype)sh->p.dtype),
+           w ? "best " : "chose", c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+           c->split_k > 1 ? c->split_k : 1, sh->ms[j], pr[j].ms, pr[j].family, pr[j].spill,
+           pr[j].regs, pr[j].edge_waste);
+    if (w)
+      printf("\n");
+    else
+      printf("  eff %.3f\n", sh->ms[bi] / sh->ms[ci]);
+  }
+}
+
+/* Every measured config of every shape under the shipped model: measured
+ * and predicted time (family factor included), spill factor, registers. */
+static void configs_print(const cost_hw *hw, const ks_shape *sh, int n) {
+  for (int i = 0; i < n; i++) {
+    const ks_shape *x = &sh[i];
+    double best = INFINITY;
+    for (int j = 0; j < x->n; j++) best = fmin(best, x->ms[j]);
+    printf("shape %lld %lld %lld %s %s\n", (long long)x->p.m, (long long)x->p.n, (long long)x->p.k,
+           x->p.layout[0] ? x->p.layout : "nn", cost_dtype_name((cost_dtype)x->p.dtype));
+    for (int j = 0; j < x->n; j++) {
+      cost_kpred r;
+      const cost_kcfg *c = &x->cfg[j];
+      if (cost_kernel_predict(hw, &x->p, c, &r)) continue;
+      printf("  %3dx%3dx%3d w%d s%d k%-2d eff %.3f meas %.4f pred %.4f fam %.2f spill %.2f regs %d "
+             "occ %d\n",
+             c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+             c->split_k > 1 ? c->split_k : 1, best / x->ms[j], x->ms[j], r.ms, r.family, r.spill,
+             r.regs, r.occupancy);
+    }
+  }
 }
 
 /* 2-fold CV (CV_SPLITS splits by shape) of term set ts: each fold's terms
  * fitted from the defaults on one half, scored on the other. */
-static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts) {
+static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts, double detail) {
   ks_score tot = {0};
   ks_shape *fold[2] = {calloc((size_t)n, sizeof *sh), calloc((size_t)n, sizeof *sh)};
   int *which = calloc((size_t)n, sizeof(int));
   double geo = 0, tau = 0, worst = INFINITY;
-  for (int sp = 0; sp < CV_SPLITS && fold[0] && fold[1] && which; sp++) {
+  for (int sp = 0; sp < cv_splits && fold[0] && fold[1] && which; sp++) {
     int nf[2] = {0, 0};
     shape_split(sh, n, sp, which);
     for (int i = 0; i < n; i++) fold[which[i]][nf[which[i]]++] = sh[i];
     for (int f = 0; f < 2; f++) {
       double kp[COST_KP__COUNT];
       ks_score sc = {0};
+      double effs[KS_MAX_CFG];
       prior(hw, kp);
       fit_set(hw, kp, ts, fold[f], nf[f], 6);
+      sc.effs = nf[1 - f] <= KS_MAX_CFG ? effs : NULL;
+      for (int i = 0; detail > 0 && i < set_size(ts); i++) {
+        const char *name;
+        cost_kparam_info(set_ids[ts][i], &name, NULL, NULL, NULL);
+        printf("%s cv%d/%d %s %.4g", i ? "" : " ", sp, f, name, kp[set_ids[ts][i]]);
+      }
+      if (detail > 0) printf("\n");
       ks_evaluate(hw, kp, NULL, -1, fold[1 - f], nf[1 - f], &sc);
+      for (int i = 0; detail > 0 && sc.effs && i < nf[1 - f]; i++)
+        if (effs[i] < detail) {
+          char tag[32];
+          snprintf(tag, sizeof tag, "  cv%d/%d", sp, f);
+          shape_detail(hw, kp, &fold[1 - f][i], tag);
+        }
       geo += sc.n * log(sc.eff_geo);
       tau += sc.n * sc.tau_mean;
       worst = fmin(worst, sc.eff_min);
@@ -319,9 +491,14 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   printf("fitting data (%s + %s), bf16+fp16, configs within %.2fx of their fastest iteration: "
          "%d shape rows\n",
          fit_files[0], fit_files[1], AWK_SPREAD, n);
+  if (verbose > 1) {
+    configs_print(hw, sh, n);
+    free(sh);
+    return 0;
+  }
   if (verbose) ks_detail_print(hw, sh, n, "fitdata");
   for (int s = 0; s < N_SETS; s++) {
-    ks_score c = cv_set(hw, sh, n, s);
+    ks_score c = cv_set(hw, sh, n, s, 0);
     double score = c.eff_geo + 0.5 * c.tau_mean;
     printf("  cv %-30s top1 %.3f worst %.3f tau %.3f\n", set_names[s], c.eff_geo, c.eff_min,
            c.tau_mean);
@@ -329,6 +506,11 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
       best_score = score;
       best = s;
     }
+  }
+  for (int v = 0; verbose && v < 2; v++) {
+    int ts = v ? best : PREV_SET;
+    printf("CV of %s, held-out shapes under 0.85 (chosen vs best measured):\n", set_names[ts]);
+    cv_set(hw, sh, n, ts, 0.85);
   }
   double kp[COST_KP__COUNT];
   prior(hw, kp);
@@ -473,14 +655,20 @@ static void sel_rows(const cost_hw *hw, const ks_shape *sh, int n, const char *s
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
   int verbose = 0, do_fit_mode = 0;
-  const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs";
+  const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs", *picks = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
+    else if (!strcmp(argv[i], "--configs"))
+      verbose = 2;
+    else if (!strcmp(argv[i], "--splits") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+      cv_splits = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fit"))
       do_fit_mode = 1;
     else if (!strcmp(argv[i], "--predict") && i + 1 < argc)
       predict = argv[++i];
+    else if (!strcmp(argv[i], "--picks") && i + 1 < argc)
+      picks = argv[++i];
     else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
       jobs = argv[++i];
     else
@@ -505,6 +693,15 @@ int main(int argc, char **argv) {
   sel_row(&hw, refit, n_refit, -1, "r1 refit bf16+fp16");
   sel_rows(&hw, blind, n_blind, "r1 blind", verbose);
   sel_rows(&hw, blind2, n_blind2, "r2 blind", verbose);
+  /* Each model's committed picks on its blind sweep: round 1's (336ee1c),
+   * round 2's (d6a3893) and round 4's (predictions_v2.json) */
+  picks_row(src, "data/measurements/h200-awkward/predictions.json", blind, n_blind,
+            "r1 blind, r1 picks");
+  picks_row(src, "data/measurements/h200-awkward2/predictions.json", blind2, n_blind2,
+            "r2 blind, r2 picks");
+  picks_row(src, "data/measurements/h200-awkward2/predictions_v2.json", blind2, n_blind2,
+            "r2 blind, r4 picks");
+  if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
 
   /* GEMM time: the descriptor calibrated on data/measurements/h200. */
   cost_sample *s = NULL;

@@ -107,7 +107,7 @@ int ks_load_hw(const char *path, cost_hw *hw) {
   return 0;
 }
 
-static double kendall(const double *x, const double *y, int n) {
+double ks_kendall(const double *x, const double *y, int n) {
   long conc = 0, disc = 0;
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++) {
@@ -155,7 +155,7 @@ void ks_evaluate(const cost_hw *hw, const double *kp, const cost_kfamily *fam, i
         chosen_ms = sh->ms[j];
       }
     }
-    double eff = m ? best / chosen_ms : 0.0, tau = kendall(pred, meas, m);
+    double eff = m ? best / chosen_ms : 0.0, tau = ks_kendall(pred, meas, m);
     if (effs) effs[s->n] = eff;
     log_eff += log(fmax(eff, 1e-9));
     s->eff_min = fmin(s->eff_min, eff);
@@ -210,7 +210,8 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
   int ids[COST_KP__COUNT], k = 0;
   for (int i = 0; i < COST_KP__COUNT; i++)
     if (i != COST_KP_SK_US && i != COST_KP_SK_EPI && i != COST_KP_SMALLM &&
-        i != COST_KP_REG_SC_KB && i != COST_KP_SC_KB && i != COST_KP_SPILL_KB)
+        i != COST_KP_REG_SC_KB && i != COST_KP_SC_KB && i != COST_KP_SPILL_KB &&
+        i != COST_KP_LAT_KB && i != COST_KP_ISSUE_KB)
       ids[k++] = i;
   return ks_fit_subset(hw, kp, ids, k, shapes, n, rounds);
 }

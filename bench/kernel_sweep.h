@@ -71,6 +71,9 @@ double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n
 int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes, int n,
                     cost_kfamily *out, int cap);
 
+/* Kendall tau of x against y (n pairs; ties count neither way). */
+double ks_kendall(const double *x, const double *y, int n);
+
 /* Per shape (one line each, prefixed set): the config the shipped model
  * chose among the measured ones against the best measured. */
 void ks_detail_print(const cost_hw *hw, const ks_shape *s, int n, const char *set);

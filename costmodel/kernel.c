@@ -298,9 +298,10 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   int64_t per_sm = cdiv(out->tiles * s, hw->compute_units);
   double conc = (double)(per_sm < occ ? per_sm : occ);
   out->waves = (double)out->tiles * s / (cu * occ);
+  /* split-K: s programs per tile cover ksteps * s K blocks */
   out->edge_waste =
       1.0 - (double)p->m * p->n * p->k /
-                ((double)out->tiles * c->block_m * c->block_n * (double)ksteps * c->block_k);
+                ((double)out->tiles * c->block_m * c->block_n * (double)ksteps * s * c->block_k);
 
   /* Tensor-core rate: a tile below the instruction's M falls back to a
    * slower path (Hopper: mma.sync instead of wgmma), and warps without a
@@ -325,15 +326,20 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   double ea = a_tvec ? 0.0 : (double)c->block_m * c->block_k;
   double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;
   double eb_w = eb * (b_kmaj ? kp[COST_KP_SC_KB] : 1.0); /* per-element time weight */
-  double t_issue = (ea / kp[COST_KP_ISSUE] + eb / kp[COST_KP_ISSUE_B]) / a.warp / clk;
+  /* A K-major scalar B is contiguous along K, as A is: its K-step chain
+   * and load rate are its own (lat_kb, issue_kb, in the N-major B's units;
+   * fitted by kernel_awkward --fit on data/measurements/h200-awkward/:
+   * 0.72 and the rate's bound, one warp load per clock per SM). */
+  double issue_b = kp[COST_KP_ISSUE_B] * (b_kmaj ? kp[COST_KP_ISSUE_KB] : 1.0);
+  double lat_b = kp[COST_KP_LAT_SC_B_NS] * (b_kmaj ? kp[COST_KP_LAT_KB] : 1.0);
+  double t_issue = (ea / kp[COST_KP_ISSUE] + eb / issue_b) / a.warp / clk;
   double t_lat;
   if (pipelined) {
     t_lat = kp[COST_KP_LAT_NS] / depth * 1e-9 / conc;
   } else if (a_tvec && b_tvec) {
     t_lat = kp[COST_KP_LAT_SC_NS] * 1e-9 / conc;
   } else {
-    double lat_sc =
-        fmax(a_tvec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_tvec ? 0.0 : kp[COST_KP_LAT_SC_B_NS]);
+    double lat_sc = fmax(a_tvec ? 0.0 : kp[COST_KP_LAT_SC_NS], b_tvec ? 0.0 : lat_b);
     double per_lane = (ea + eb_w) / (4.0 * a.warp);
     /* A 4-byte B on its way to wgmma is not a global-latency chain: it is
      * copied by cp.async into its stage buffers (the compiler's shared

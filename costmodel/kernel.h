@@ -115,6 +115,8 @@ typedef enum {
   COST_KP_REG_SC_KB,    /* registers per element of a K-major scalar B, in reg_scalar units */
   COST_KP_SC_KB,        /* K-step time per element of a K-major scalar B, in sc_elem units */
   COST_KP_SPILL_KB,     /* spill slowdown of a tile with a K-major scalar B, in spill units */
+  COST_KP_LAT_KB,       /* exposed K-step latency of a K-major scalar B, in lat_sc_b units */
+  COST_KP_ISSUE_KB,     /* warp-load rate of a K-major scalar B, in issue_b units */
   COST_KP__COUNT
 } cost_kparam_id;
 

@@ -154,6 +154,36 @@ static void test_kernels__kmajor_scalar_b(void **state) {
   assert_true(b.spill > a.spill);
 }
 
+/* Issue 25, fourth round: the K-major scalar B's own load chain and rate
+ * (kernel_lat_kb, kernel_issue_kb). Measured on the H200 (nt bf16,
+ * data/measurements/h200-awkward/blind_kernel_16bit.json): at M = 64
+ * (64x1024x219) 16x64x64 took 0.0081 ms, 64x64x64 0.0092, 64x64x64
+ * split 4 ways 0.0102; at M = 1000 (1000x1024x219) 64x64x64 0.0114,
+ * 32x64x64 0.0196, 128x32x64 0.0212. The model must order both triples
+ * as measured (the second round's model tied 16x64x64 with the split-K
+ * tile at M = 64 and put 64x64x64 at 2-3x its time). */
+static void test_kernels__kmajor_scalar_b_rate(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kcfg t16 = {16, 64, 64, 4, 3, 8, 1}, t64 = {64, 64, 64, 4, 3, 8, 1}, sk4 = t64,
+            t32 = {32, 64, 64, 4, 3, 8, 1}, t128 = {128, 32, 64, 4, 3, 8, 1};
+  sk4.split_k = 4;
+  cost_kproblem small = {64, 1024, 219, COST_DT_BF16, "nt"}, large = small;
+  large.m = 1000;
+  cost_kpred a, b, c;
+  assert_int_equal(cost_kernel_predict(&hw, &small, &t16, &a), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &small, &t64, &b), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &small, &sk4, &c), 0);
+  assert_true(a.ms < b.ms && b.ms < c.ms);
+  assert_true(a.ms < 0.9 * c.ms);
+  assert_int_equal(cost_kernel_predict(&hw, &large, &t64, &a), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &large, &t32, &b), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &large, &t128, &c), 0);
+  assert_true(a.ms < b.ms && b.ms < c.ms);
+  /* and near its measured time (0.0114 ms), not 2-3x it */
+  assert_true(a.ms > 0.8 * 0.0114 && a.ms < 1.25 * 0.0114);
+}
+
 static void test_kernels__smem_reason_mi300x(void **state) {
   (void)state;
   cost_hw hw = mi300x();
@@ -339,6 +369,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__layout_leading_dims),
       cmocka_unit_test(test_kernels__split_k),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
+      cmocka_unit_test(test_kernels__kmajor_scalar_b_rate),
       cmocka_unit_test(test_kernels__family_corrections),
       cmocka_unit_test(test_kernels__rank_order_and_errors),
   };
