@@ -436,6 +436,43 @@ static void bisect_split(const emb_inst *in, double B, double warm_ms, emb_budge
   }
 }
 
+/* The root LP by emb_lagr_solve when the model has no integer column and
+ * the LP method is the default: sol as plan_milp_solve fills it, 1; 0
+ * when GLPK is to solve it (integers, a method asked for, or the dual
+ * could not show the memory fits). */
+static int lagr_root(const emb_inst *in, const plan_milp *m, const agg_layout *ly, int Lcol,
+                     const plan_solve_opts *o, milp_sol *sol) {
+  for (size_t c = 0; c < in->nclass; c++)
+    if (ly->large[c]) return 0;
+  if (o->lp_method > 0) return 0;
+  int *ch = malloc((in->nclass ? in->nclass : 1) * sizeof *ch);
+  double bound = 0, visits = 0, t = svc_now();
+  if (!ch || emb_lagr_solve(in, ch, &bound, &visits)) {
+    free(ch);
+    return 0;
+  }
+  memset(sol, 0, sizeof *sol);
+  sol->x = calloc((size_t)m->ncols, sizeof *sol->x);
+  sol->lp_x = calloc((size_t)m->ncols, sizeof *sol->lp_x);
+  if (!sol->x || !sol->lp_x) {
+    free(ch);
+    milp_sol_dispose(sol);
+    return 0;
+  }
+  for (size_t c = 0; c < in->nclass; c++) {
+    int col = ly->ncol[c * (size_t)in->nopt + (size_t)ch[c]];
+    if (col >= 0) sol->x[col] = (double)in->cls_count[c];
+  }
+  sol->x[Lcol] = bound;
+  memcpy(sol->lp_x, sol->x, (size_t)m->ncols * sizeof *sol->x);
+  sol->status = MILP_OPTIMAL, sol->obj = sol->bound = bound, sol->lp_s = svc_now() - t;
+  free(ch);
+  svc_log(SVC_LOG_DEBUG,
+          "planner: decomposition LP by its Lagrangian dual: %.6f, %.3g option visits", bound,
+          visits);
+  return 1;
+}
+
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
                          double *bound, int *status, int *s1_time, int *s1_work, svc_err *err) {
@@ -472,7 +509,11 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     mo.it_lim = mo.bb_it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
     mo.node_lim = (long)fmax(2, 0.15 * ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
-  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  if (lagr_root(in, &m, &ly, Lcol, o, &sol)) {
+    /* no integer column: the LP through its Lagrangian dual (emb_lagr.c) */
+  } else if ((rc = plan_milp_solve(&m, &mo, &sol, err))) {
+    goto cleanup;
+  }
   /* stage 1's own cap is said in the answer; it does not stop stage 2 */
   *s1_time |= sol.hit_time, *s1_work |= sol.hit_work;
   svc_log(SVC_LOG_DEBUG,

@@ -389,7 +389,7 @@ int emb_spend(emb_budget *b, double units) {
 static void node_max(const emb_inst *in, const ranks_state *s, int nd, double *ms, double *b) {
   *ms = 0, *b = 0;
   for (int g = 0; g < in->G; g++)
-    *ms = fmax(*ms, s->ms[nd * in->G + g]), *b = fmax(*b, s->b[nd * in->G + g]);
+    *ms = emb_max(*ms, s->ms[nd * in->G + g]), *b = emb_max(*b, s->b[nd * in->G + g]);
 }
 
 static void node_shift(const emb_inst *in, ranks_state *s, int nd, double ms, double b, double h) {

@@ -650,6 +650,62 @@ static void test_planner_emb__target_packing_keeps_target_and_memory(void **stat
   assert_true(lowered > 0);
 }
 
+/* The decomposition's LP through its Lagrangian dual (emb_lagr.c, used
+ * where the LP has no integer column) equals GLPK's simplex on the same LP
+ * (emb_agg_root_lp with no large class) and never exceeds it, over heavy-
+ * like instances whose HBM and host memory range from loose to binding;
+ * its choice fits the average HBM. */
+static void test_planner_emb__lagrangian_lp_equals_simplex(void **state) {
+  (void)state;
+  enum { N = 120 };
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 2}, {8, 4}};
+  int solved = 0, tight = 0;
+  for (uint64_t seed = 1; seed <= 8; seed++)
+    for (int sh = 0; sh < 2; sh++) {
+      uint64_t s2 = seed * 7919 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      heavy_tables(t, N, &s2);
+      for (size_t i = 0; i < N; i++) t[i].rows = t[i].rows / 10 + 1000;
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 60 * fx_rand(&s2));
+      p.host_cap_bytes = 20e9 + 400e9 * fx_rand(&s2);
+      assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
+      int ch[N];
+      double lag = 0, visits = 0, free_lag = 0, glpk = 0, secs = 0;
+      long iters = 0;
+      int rows = 0, cols = 0;
+      if (emb_lagr_solve(&in, ch, &lag, &visits) == 0) {
+        assert_int_equal(emb_agg_root_lp(&in, INFINITY, MILP_LP_DUAL, 60, &glpk, &secs, &iters,
+                                         &rows, &cols, &err),
+                         0);
+        assert_true(lag <= glpk + 1e-7 * fabs(glpk));
+        assert_true(lag >= glpk - 1e-6 * fabs(glpk));
+        double mem = 0;
+        for (size_t c = 0; c < in.nclass; c++) {
+          const emb_opt *e = EOPT(&in, in.cls_rep[c], ch[c]);
+          double pcs = e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k;
+          mem += (double)in.cls_count[c] * pcs * e->bytes / in.R;
+        }
+        assert_true(mem <= p.cap_bytes * (1 + 1e-9));
+        /* the same LP with room everywhere: a lower optimum means memory bound here */
+        double cap = p.cap_bytes, hc = in.host_cap;
+        in.host_cap = 1e18;
+        for (size_t k = 0; k < in.n * (size_t)in.nopt; k++) in.opt[k].ok = in.opt[k].allowed;
+        p.cap_bytes = 1e18;
+        assert_int_equal(emb_lagr_solve(&in, ch, &free_lag, &visits), 0);
+        p.cap_bytes = cap, in.host_cap = hc;
+        tight += free_lag < lag * (1 - 1e-6);
+        solved++;
+      }
+      emb_inst_dispose(&in);
+    }
+  print_message("%d of 16 solved, memory binding in %d\n", solved, tight);
+  assert_true(solved >= 8);
+  assert_true(tight >= 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_emb__exact_equals_brute_force),
@@ -669,6 +725,7 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
       cmocka_unit_test(test_planner_emb__target_packing_keeps_target_and_memory),
       cmocka_unit_test(test_planner_emb__split_bound_never_cuts_the_optimum),
+      cmocka_unit_test(test_planner_emb__lagrangian_lp_equals_simplex),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
