@@ -26,6 +26,7 @@
 
 #define MAX_LARGE 400
 #define LP_ONLY_CLASSES 1500
+#define ILS_ITERS 3000
 
 typedef struct {
   int *ncol; /* nclass * nopt, -1 when the option is not ok */
@@ -592,6 +593,17 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     }
   }
   if (B > 0) bisect(in, NULL, 1, B, b, cc, cp, &best, plans, have_plans, repaired);
+  /* the work left: perturb and search again (heavy 100 x 64 and 100 x
+   * 128: 2.3-4.8 % -> 2.3-4.1 %; 20000 perturbations found no more than 3000) */
+  if (*have_plans && !b->time_hit && !b->work_hit) {
+    /* at most a quarter of the stage's work: on a loaded box the whole of
+     * it took heavy 1000 x 512 from 2.7 to 9.8 s */
+    emb_budget sub = *b;
+    sub.work = fmin(b->work, 0.25 * b->work0), sub.work0 = sub.work;
+    emb_ils(in, plans, &sub, ILS_ITERS);
+    if (isfinite(b->work)) b->work -= sub.work0 - sub.work;
+    b->time_hit |= sub.time_hit;
+  }
 cleanup:
   free(choice[0]), free(choice[1]), free(cc), free(cp);
   milp_sol_dispose(&sol);

@@ -84,6 +84,11 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b)
 /* Re-choose options of the tables on the slowest rank while the maximum
  * drops (splits, host placement), within b. */
 void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+/* Iterated local search (emb_ils.c): up to max_iter perturbations of
+ * plans (a few tables moved or swapped, one on the slowest rank), each
+ * followed by emb_local_search; plans becomes the best that fits, within
+ * b. */
+void emb_ils(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int max_iter);
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3
