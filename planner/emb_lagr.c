@@ -33,6 +33,10 @@
 
 #define INNER_STEPS 50
 #define OUTER_STEPS 40
+#define DOUBLINGS 60 /* 1e-6 * 4^60: far above any ms per GB or per TB */
+/* option visits: past this the bisections stop at their feasible end (a
+ * weaker but valid bound); ~1 s at 10000 tables on this box */
+#define VISITS_CAP 3e8
 
 typedef struct {
   const emb_inst *in;
@@ -77,13 +81,13 @@ static int inner(lagr *q, double lh, int *ch, double *uh) {
   if (um <= q->M) return 0;
   /* a scale for lm: ms per GB across the options */
   hi = 1e-6;
-  for (int k = 0; k < 200; k++, hi *= 4) {
+  for (int k = 0; k < DOUBLINGS; k++, hi *= 4) {
     eval(q, hi, lh, ch, &um, uh);
     if (um <= q->M) break;
     lo = hi;
   }
   if (um > q->M) return -1;
-  for (int k = 0; k < INNER_STEPS && hi - lo > 1e-12 * hi; k++) {
+  for (int k = 0; k < INNER_STEPS && hi - lo > 1e-12 * hi && q->visits < VISITS_CAP; k++) {
     double mid = 0.5 * (lo + hi), um2, uh2;
     eval(q, mid, lh, NULL, &um2, &uh2);
     if (um2 <= q->M)
@@ -129,9 +133,10 @@ int emb_lagr_solve(const emb_inst *in, int *choice_cls, double *bound, double *v
   double uh;
   if (inner(&q, 0, choice_cls, &uh)) goto cleanup;
   if (uh > q.H) { /* host memory binds too: bisection on lh outside */
+    svc_log(SVC_LOG_DEBUG, "planner: Lagrangian root LP: host memory binds");
     double lo = 0, hi = 1e-6;
     int ok = 0;
-    for (int k = 0; k < 200 && !ok; k++) {
+    for (int k = 0; k < DOUBLINGS && !ok; k++) {
       if (inner(&q, hi, choice_cls, &uh)) goto cleanup;
       if (uh <= q.H)
         ok = 1;
@@ -139,7 +144,7 @@ int emb_lagr_solve(const emb_inst *in, int *choice_cls, double *bound, double *v
         lo = hi, hi *= 4;
     }
     if (!ok) goto cleanup;
-    for (int k = 0; k < OUTER_STEPS && hi - lo > 1e-12 * hi; k++) {
+    for (int k = 0; k < OUTER_STEPS && hi - lo > 1e-12 * hi && q.visits < VISITS_CAP; k++) {
       double mid = 0.5 * (lo + hi);
       if (inner(&q, mid, NULL, &uh)) goto cleanup;
       if (uh <= q.H)
