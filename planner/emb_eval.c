@@ -385,6 +385,71 @@ int emb_spend(emb_budget *b, double units) {
   return 0;
 }
 
+/* The slowest and the fullest rank of node nd. */
+static void node_max(const emb_inst *in, const ranks_state *s, int nd, double *ms, double *b) {
+  *ms = 0, *b = 0;
+  for (int g = 0; g < in->G; g++)
+    *ms = emb_max(*ms, s->ms[nd * in->G + g]), *b = emb_max(*b, s->b[nd * in->G + g]);
+}
+
+static void node_shift(const emb_inst *in, ranks_state *s, int nd, double ms, double b, double h) {
+  for (int g = 0; g < in->G; g++) s->ms[nd * in->G + g] += ms, s->b[nd * in->G + g] += b;
+  s->h[nd] += h;
+}
+
+/* A table-row-wise table (its piece on every rank of one node) on the
+ * slowest rank's node moves to the node where it lands lowest below L, or
+ * swaps nodes with a smaller one of them; 1 when one did. Item moves do
+ * not reach them, and a rank with two or three of them beside the uniform
+ * work was the slowest of heavy 1000 x 1024 (seeds 1-3, 2026-12-05). */
+static int node_move(const emb_inst *in, plan_table_plan *plans, ranks_state *s, int top,
+                     emb_budget *b) {
+  int na = top / in->G;
+  double L = s->ms[top];
+  for (size_t a = 0; a < in->n; a++) {
+    const emb_opt *ea = EOPT(in, a, emb_opt_index(in, plans[a].shard, plans[a].place, plans[a].k));
+    if (ea->kind != EK_NODE || plans[a].node != na) continue;
+    double ha = ea->host_bytes * in->G;
+    if (emb_spend(b, (double)in->R)) return 0;
+    int nb = -1;
+    double best = INFINITY;
+    for (int nd = 0; nd < in->N; nd++) {
+      double mx, mb;
+      if (nd == na) continue;
+      node_max(in, s, nd, &mx, &mb);
+      if (mx + ea->ms < L - 1e-9 && mb + ea->bytes <= s->cap && s->h[nd] + ha <= s->hcap &&
+          mx < best)
+        best = mx, nb = nd;
+    }
+    if (nb >= 0) {
+      node_shift(in, s, na, -ea->ms, -ea->bytes, -ha);
+      node_shift(in, s, nb, ea->ms, ea->bytes, ha);
+      plans[a].node = nb;
+      return 1;
+    }
+    for (size_t c = 0; c < in->n; c++) {
+      if (plans[c].shard != PLAN_SHARD_TWRW || plans[c].node == na) continue;
+      const emb_opt *ec =
+          EOPT(in, c, emb_opt_index(in, plans[c].shard, plans[c].place, plans[c].k));
+      double d = ea->ms - ec->ms, hc = ec->host_bytes * in->G, mx, mb, ma, mab;
+      if (ec->kind != EK_NODE || d <= 1e-9) continue;
+      if (emb_spend(b, 2.0 * in->G)) return 0;
+      int nc = plans[c].node;
+      node_max(in, s, nc, &mx, &mb);
+      node_max(in, s, na, &ma, &mab);
+      if (mx + d < L - 1e-9 && mb + ea->bytes - ec->bytes <= s->cap &&
+          mab + ec->bytes - ea->bytes <= s->cap && s->h[nc] + ha - hc <= s->hcap &&
+          s->h[na] + hc - ha <= s->hcap) {
+        node_shift(in, s, na, -d, ec->bytes - ea->bytes, hc - ha);
+        node_shift(in, s, nc, d, ea->bytes - ec->bytes, ha - hc);
+        plans[a].node = nc, plans[c].node = na;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
   size_t np = 0, cap = 0;
   piece *pc = NULL;
@@ -455,6 +520,7 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b)
         }
       }
     }
+    if (!improved) improved = node_move(in, plans, &s, top, b);
     if (!improved) break;
   }
 cleanup:

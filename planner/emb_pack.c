@@ -78,15 +78,15 @@ static void tree_leaf(const emb_inst *in, tstate *s, int r) {
   s->tb[v] = in_r ? s->b[r] : INFINITY;
   s->th[v] = in_r ? s->h[r / in->G] : INFINITY;
   double x = in_r && s->Tn > 0 ? s->ms[r] / s->Tn : INFINITY, y = in_r ? s->b[r] / s->cap : 0;
-  s->tx[v] = fmax(x, y), s->ts[v] = x + y;
+  s->tx[v] = emb_max(x, y), s->ts[v] = x + y;
 }
 
 static void tree_pull(tstate *s, int v) {
-  s->tm[v] = fmin(s->tm[2 * v], s->tm[2 * v + 1]);
-  s->tb[v] = fmin(s->tb[2 * v], s->tb[2 * v + 1]);
-  s->th[v] = fmin(s->th[2 * v], s->th[2 * v + 1]);
-  s->tx[v] = fmin(s->tx[2 * v], s->tx[2 * v + 1]);
-  s->ts[v] = fmin(s->ts[2 * v], s->ts[2 * v + 1]);
+  s->tm[v] = emb_min(s->tm[2 * v], s->tm[2 * v + 1]);
+  s->tb[v] = emb_min(s->tb[2 * v], s->tb[2 * v + 1]);
+  s->th[v] = emb_min(s->th[2 * v], s->th[2 * v + 1]);
+  s->tx[v] = emb_min(s->tx[2 * v], s->tx[2 * v + 1]);
+  s->ts[v] = emb_min(s->ts[2 * v], s->ts[2 * v + 1]);
 }
 
 /* Whole tree from ms, b and h: R units of work. */
@@ -121,7 +121,7 @@ static void tree_fix_piece(const emb_inst *in, tstate *s, int r, double hb) {
  * when T is unbounded. Monotone in m and b, so a node's least m and b give
  * a lower bound for every rank below it. */
 static double rule_cost(const tstate *s, double m, double b, double a, double c) {
-  return isfinite(s->T) ? fmax((m + a) / s->T, (b + c) / s->cap) : m;
+  return isfinite(s->T) ? emb_max((m + a) / s->T, (b + c) / s->cap) : m;
 }
 
 /* A lower bound of the rule's cost on every rank below tree node v: from
@@ -132,7 +132,7 @@ static double node_bound(const tstate *s, int v, const emb_opt *e) {
   double lb = rule_cost(s, s->tm[v], s->tb[v], e->ms, e->bytes);
   if (s->Tn > 0 && s->T == s->Tn) {
     double p = e->ms / s->T, q = e->bytes / s->cap;
-    lb = fmax(lb, fmax(s->tx[v] + fmin(p, q), 0.5 * (s->ts[v] + p + q)) - 1e-12);
+    lb = emb_max(lb, emb_max(s->tx[v] + emb_min(p, q), 0.5 * (s->ts[v] + p + q)) - 1e-12);
   }
   return lb;
 }

@@ -160,8 +160,11 @@ static double min_hbm_with_host(const emb_inst *in) {
  * heavy 300 x 512 seed 2's 101.9 GB table-row-wise piece then counted as
  * open though no rank has room for it beside the replicated tables.) */
 /* Option visits the split bound may spend over one bisection (emb_bound.c):
- * a work limit, so the bound does not depend on the CPU share. */
-#define PLAN_BOUND_VISITS 2.5e7
+ * a work limit, so the bound does not depend on the CPU share. 6e7 (2.5e7
+ * before the fourth pass): heavy 10000 x 4096 seeds 1 and 3 left the
+ * bisection open at 1318.6 and 1315.9 ms with 2.5e7; 6e7 takes ~0.6 s
+ * there, about the time the Lagrangian root LP freed. */
+#define PLAN_BOUND_VISITS 6e7
 
 static int load_possible(const emb_inst *in, double L, double *work) {
   double U = 0, Um = 0, cap = in->p->cap_bytes * (1 + 1e-9);

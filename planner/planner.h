@@ -182,8 +182,10 @@ typedef struct {
    * from work_s seconds at the PLAN_*_PER_S rates (0 = time_limit_s);
    * time_limit_s stays the hard cap. < 0: no work limits (wall clock only). */
   double work_s;
-  /* the root LP's algorithm: 0 = by size (dual simplex; primal from a
-   * crash basis above 20000 columns), else 1 + a milp_lp_method (bench) */
+  /* the root LP's algorithm: 0 = by size (its Lagrangian dual when the
+   * model has no integer column, emb_lagr.c; else the dual simplex, the
+   * primal from a crash basis above 20000 columns), else 1 + a
+   * milp_lp_method (bench: always GLPK) */
   int lp_method;
 } plan_solve_opts;
 

@@ -84,6 +84,11 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b)
 /* Re-choose options of the tables on the slowest rank while the maximum
  * drops (splits, host placement), within b. */
 void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+/* Iterated local search (emb_ils.c): up to max_iter perturbations of
+ * plans (a few tables moved or swapped, one on the slowest rank), each
+ * followed by emb_local_search; plans becomes the best that fits, within
+ * b. */
+void emb_ils(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int max_iter);
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3
@@ -135,6 +140,12 @@ typedef struct {
   int o;
 } emb_keyed;
 int emb_by_key_desc(const void *a, const void *b);
+
+/* max and min for the packing's hot loops: fmax/fmin are libm calls here
+ * (NaN rules; 12 % of heavy 10000 x 4096's time, perf, 2026-12-05); the
+ * loads and fills they compare are never NaN. */
+static inline double emb_max(double a, double b) { return a > b ? a : b; }
+static inline double emb_min(double a, double b) { return a < b ? a : b; }
 
 /* Formatted byte counts for messages: "212 GB". */
 void emb_fmt_gb(char *buf, size_t size, double bytes);
@@ -239,6 +250,13 @@ int emb_lp_method(const plan_solve_opts *o, int ncols);
  * seconds, simplex iterations, size. 0 or a negative code. */
 int emb_agg_root_lp(const emb_inst *in, double warm_ms, int lp_method, double time_limit_s,
                     double *obj, double *secs, long *iters, int *rows, int *cols, svc_err *err);
+/* The decomposition's LP when it has no integer column, by its
+ * Lagrangian dual (emb_lagr.c): a valid lower bound into *bound (the LP
+ * optimum up to the bisection's tolerance) and each class's option at the
+ * multipliers into choice_cls (nclass entries, memory within capacity);
+ * *visits the option visits spent. 0, or -1 (no memory, or no multiplier
+ * makes the choice fit: let GLPK decide). */
+int emb_lagr_solve(const emb_inst *in, int *choice_cls, double *bound, double *visits);
 /* The closed-form bound of an instance (docs/planner.md, Solving, 5). */
 double emb_trivial_bound(const emb_inst *in);
 /* Can a plan have max load L when every piece sits beside all the uniform

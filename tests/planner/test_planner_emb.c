@@ -650,6 +650,127 @@ static void test_planner_emb__target_packing_keeps_target_and_memory(void **stat
   assert_true(lowered > 0);
 }
 
+/* The decomposition's LP through its Lagrangian dual (emb_lagr.c, used
+ * where the LP has no integer column) equals GLPK's simplex on the same LP
+ * (emb_agg_root_lp with no large class) and never exceeds it, over heavy-
+ * like instances whose HBM and host memory range from loose to binding;
+ * its choice fits the average HBM. */
+static void test_planner_emb__lagrangian_lp_equals_simplex(void **state) {
+  (void)state;
+  enum { N = 120 };
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 2}, {8, 4}};
+  int solved = 0, tight = 0;
+  for (uint64_t seed = 1; seed <= 8; seed++)
+    for (int sh = 0; sh < 2; sh++) {
+      uint64_t s2 = seed * 7919 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      heavy_tables(t, N, &s2);
+      for (size_t i = 0; i < N; i++) t[i].rows = t[i].rows / 10 + 1000;
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 2 + 60 * fx_rand(&s2));
+      p.host_cap_bytes = 20e9 + 400e9 * fx_rand(&s2);
+      assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
+      int ch[N];
+      double lag = 0, visits = 0, free_lag = 0, glpk = 0, secs = 0;
+      long iters = 0;
+      int rows = 0, cols = 0;
+      if (emb_lagr_solve(&in, ch, &lag, &visits) == 0) {
+        assert_int_equal(emb_agg_root_lp(&in, INFINITY, MILP_LP_DUAL, 60, &glpk, &secs, &iters,
+                                         &rows, &cols, &err),
+                         0);
+        assert_true(lag <= glpk + 1e-7 * fabs(glpk));
+        assert_true(lag >= glpk - 1e-6 * fabs(glpk));
+        double mem = 0;
+        for (size_t c = 0; c < in.nclass; c++) {
+          const emb_opt *e = EOPT(&in, in.cls_rep[c], ch[c]);
+          double pcs = e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k;
+          mem += (double)in.cls_count[c] * pcs * e->bytes / in.R;
+        }
+        assert_true(mem <= p.cap_bytes * (1 + 1e-9));
+        /* the same LP with room everywhere: a lower optimum means memory bound here */
+        double cap = p.cap_bytes, hc = in.host_cap;
+        in.host_cap = 1e18;
+        for (size_t k = 0; k < in.n * (size_t)in.nopt; k++) in.opt[k].ok = in.opt[k].allowed;
+        p.cap_bytes = 1e18;
+        assert_int_equal(emb_lagr_solve(&in, ch, &free_lag, &visits), 0);
+        p.cap_bytes = cap, in.host_cap = hc;
+        tight += free_lag < lag * (1 - 1e-6);
+        solved++;
+      }
+      emb_inst_dispose(&in);
+    }
+  print_message("%d of 16 solved, memory binding in %d\n", solved, tight);
+  assert_true(solved >= 8);
+  assert_true(tight >= 3);
+}
+
+/* The iterated local search (emb_ils.c) and the node moves of local
+ * search: from each table's least-work option packed by LPT and searched,
+ * the slowest rank never rises, the memory still fits, the same plan comes
+ * back from a second run (fixed seed, work-limited), and some drop, over
+ * random heavy-like instances with table-row-wise tables on 2-3 nodes. */
+static void test_planner_emb__ils_never_worse_and_repeatable(void **state) {
+  (void)state;
+  enum { N = 60 };
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 2}, {4, 3}, {8, 2}};
+  int lowered = 0, runs = 0;
+  for (uint64_t seed = 1; seed <= 6; seed++)
+    for (int sh = 0; sh < 3; sh++) {
+      uint64_t s2 = seed * 15485863 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      heavy_tables(t, N, &s2);
+      for (size_t i = 0; i < N; i++) t[i].rows = t[i].rows / 30 + 1000;
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 10 + 40 * fx_rand(&s2));
+      p.host_cap_bytes = 100e9;
+      assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
+      int choice[N];
+      static plan_table_plan plans[N], again[N];
+      for (size_t i = 0; i < N; i++) {
+        double best = INFINITY;
+        for (int o = 0; o < in.nopt; o++) {
+          const emb_opt *e = EOPT(&in, i, o);
+          double w = e->ms * (e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k);
+          if (e->ok && w < best) best = w, choice[i] = o;
+        }
+      }
+      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0) {
+        emb_inst_dispose(&in);
+        continue;
+      }
+      emb_budget b0 = {.deadline = INFINITY, .work = INFINITY};
+      emb_local_search(&in, plans, &b0);
+      plan_emb_result r, r2;
+      int fits = 0, f2 = 0;
+      assert_int_equal(emb_eval(&in, plans, &r, &fits, &err), 0);
+      if (!fits) {
+        plan_emb_result_dispose(&r);
+        emb_inst_dispose(&in);
+        continue;
+      }
+      memcpy(again, plans, sizeof again);
+      emb_budget b1 = {.deadline = INFINITY, .work = 2e7}, b2 = b1;
+      emb_ils(&in, plans, &b1, 500);
+      emb_ils(&in, again, &b2, 500);
+      assert_memory_equal(plans, again, sizeof again);
+      assert_int_equal(emb_eval(&in, plans, &r2, &f2, &err), 0);
+      if (!f2 || r2.max_ms > r.max_ms * (1 + 1e-12))
+        fail_msg("seed %llu shape %d: ils %.6f -> %.6f, fits %d", (unsigned long long)seed, sh,
+                 r.max_ms, r2.max_ms, f2);
+      lowered += r2.max_ms < r.max_ms * (1 - 1e-9), runs++;
+      plan_emb_result_dispose(&r2);
+      plan_emb_result_dispose(&r);
+      emb_inst_dispose(&in);
+    }
+  print_message("iterated local search lowered %d of %d searched packings\n", lowered, runs);
+  assert_true(runs >= 9);
+  assert_true(lowered > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_emb__exact_equals_brute_force),
@@ -669,6 +790,8 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
       cmocka_unit_test(test_planner_emb__target_packing_keeps_target_and_memory),
       cmocka_unit_test(test_planner_emb__split_bound_never_cuts_the_optimum),
+      cmocka_unit_test(test_planner_emb__lagrangian_lp_equals_simplex),
+      cmocka_unit_test(test_planner_emb__ils_never_worse_and_repeatable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
