@@ -17,8 +17,12 @@
  *   rows only (cost_step_p with the profile's other values) and prints
  *   the fit rows' median error at each value and the best
  * published_llm --check [rows.json]  the ctest: every row loads, every
- *   row not skipped by a stated rule prices without error, and the ids
- *   and roles are well formed; exit 1 otherwise. */
+ *   row not skipped by a stated rule prices without error, the ids and
+ *   roles are well formed and every ratio pairs two priced rows; exit 1
+ *   otherwise.
+ * The file's "ratios" pair two rows (num/den); the report prints the
+ * measured and the predicted ratio of each (issue 20's cross-vendor
+ * target). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,8 +64,9 @@ static const char *jstr(const cJSON *o, const char *k) {
 
 /* Why a row cannot be priced (LLM.md, "Rules"), or NULL. */
 static const char *skip_reason(const cJSON *s) {
-  const char *prec = jstr(s, "precision"), *hw = jstr(s, "hardware");
+  const char *prec = jstr(s, "precision"), *hw = jstr(s, "hardware"), *task = jstr(s, "task");
   if (prec && !strcmp(prec, "nvfp4")) return "nvfp4: no 4-bit dtype in cdplan";
+  if (task && !strcmp(task, "lora")) return "lora: frozen-weight adapters are not modelled";
   if (!hw) return "no cdplan descriptor for this system";
   return NULL;
 }
@@ -244,7 +249,8 @@ static void report(const lrow *m, int n) {
       printf("  %-44s %-5s %9.0f %9.0f %+7.1f%%\n", m[i].id, m[i].role, m[i].meas, m[i].pred,
              (m[i].pred / m[i].meas - 1) * 100);
   }
-  static const char *const systems[] = {"DGX-H100", "DGX-B200", "DGX-GB200"};
+  static const char *const systems[] = {"DGX-H100", "DGX-B200", "DGX-GB200", "AMD-MI355X",
+                                        "AMD-MI350X"};
   for (size_t k = 0; k < sizeof systems / sizeof systems[0]; k++)
     for (int j = 0; j < 2; j++) {
       int c;
@@ -266,6 +272,42 @@ static void report(const lrow *m, int n) {
          n, skipped, ef, mf, ec, mc);
 }
 
+static const lrow *find_row(const lrow *m, int n, const char *id) {
+  for (int i = 0; id && i < n; i++)
+    if (!strcmp(m[i].id, id)) return &m[i];
+  return NULL;
+}
+
+/* The file's "ratios" (fixed before the rows they pair were priced,
+ * LLM.md): measured num/den against predicted num/den. Returns the number
+ * of ratios that name a missing or unpriced row. */
+static int report_ratios(const lrow *m, int n, const cJSON *ratios, int print) {
+  static double e[MAX_LLM];
+  const cJSON *it;
+  int k = 0, bad = 0;
+  cJSON_ArrayForEach(it, ratios) {
+    const lrow *a = find_row(m, n, jstr(it, "num")), *b = find_row(m, n, jstr(it, "den"));
+    if (!a || !b || a->skip[0] || b->skip[0] || !(a->pred > 0) || !(b->pred > 0)) {
+      bad++;
+      continue;
+    }
+    double meas = a->meas / b->meas, pred = a->pred / b->pred;
+    if (k < MAX_LLM) e[k++] = fabs(pred / meas - 1);
+    if (print)
+      printf("  ratio %-40s measured %.3f predicted %.3f %+6.1f%%\n", jstr(it, "id"), meas, pred,
+             (pred / meas - 1) * 100);
+  }
+  if (print && k) {
+    double mx = 0;
+    for (int i = 0; i < k; i++) mx = fmax(mx, e[i]);
+    qsort(e, (size_t)k, sizeof *e, cmp_dbl);
+    printf("  ratios (n=%d): median |pred/meas - 1| %.1f%%, max %.1f%% (issue 20: median 10%%, "
+           "none over 20%%)\n",
+           k, (k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2])) * 100, mx * 100);
+  }
+  return bad;
+}
+
 int main(int argc, char **argv) {
   int check = argc > 1 && !strcmp(argv[1], "--check");
   int fit = argc > 1 && !strcmp(argv[1], "--fit");
@@ -279,6 +321,7 @@ int main(int argc, char **argv) {
   cJSON *doc = load_json(path);
   const cJSON *models = cJSON_GetObjectItemCaseSensitive(doc, "models");
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *it;
+  const cJSON *ratios = cJSON_GetObjectItemCaseSensitive(doc, "ratios");
   int n = 0, bad = 0, rc = 1;
   svc_log_threshold = SVC_LOG_WARN;
   if (!cJSON_IsObject(models) || !cJSON_IsArray(rows) || cJSON_GetArraySize(rows) < 1) {
@@ -306,13 +349,16 @@ int main(int argc, char **argv) {
   if (check) {
     int priced = 0;
     for (int i = 0; i < n; i++) priced += !m[i].skip[0] && m[i].pred > 0;
+    int rbad = report_ratios(m, n, ratios, 0);
     printf("published_llm --check: %d rows loaded, %d priced, %d skipped by a stated rule, %d "
-           "bad\n",
-           n, priced, n - priced - bad, bad);
+           "ratios, %d bad\n",
+           n, priced, n - priced - bad, cJSON_GetArraySize(ratios), bad + rbad);
+    bad += rbad;
     rc = bad || n != cJSON_GetArraySize(rows) || !priced ? 1 : 0;
     goto cleanup;
   }
   report(m, n);
+  bad += report_ratios(m, n, ratios, 1);
   rc = bad ? 1 : 0;
 cleanup:
   api_ctx_free(ctx);
