@@ -101,10 +101,15 @@ run(__filename, [
     await page.getByLabel("To", { exact: true }).fill("1048576");
     await page.getByLabel("Points at most").fill("16");
     const before = await page.evaluate(() => Number(document.body.dataset.sweepDone || 0));
+    // Each step call still reaches the real server, 250 ms late: on a loaded 2-core box the
+    // remaining points used to finish before the click on Stop landed (a flaky pass/fail).
+    const slow = async (route) => { await new Promise((r) => setTimeout(r, 250)); await route.continue(); };
+    await page.route("**/v1/step", slow);
     await page.getByRole("button", { name: "Run sweep" }).click();
     await page.waitForFunction(() => /^Point [2-9] of 26/.test(document.getElementById("sweep-status").textContent));
     await page.getByRole("button", { name: "Stop" }).click();
     await page.waitForFunction((b) => Number(document.body.dataset.sweepDone || 0) > b, before);
+    await page.unroute("**/v1/step", slow);
     const st = await page.textContent("#sweep-status");
     const m = /^Stopped after (\d+) of 26 points/.exec(st);
     assert(m && Number(m[1]) < 26, `stopped early: ${st}`);
