@@ -241,6 +241,7 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
   plan_solve_opts o = {.time_limit_s = tl, .mip_gap = 0.005};
   if (getenv("PLAN_WORK_S")) o.work_s = atof(getenv("PLAN_WORK_S"));
   if (getenv("PLAN_LP_METHOD")) o.lp_method = atoi(getenv("PLAN_LP_METHOD"));
+  if (getenv("PLAN_METHOD")) o.method = atoi(getenv("PLAN_METHOD")); /* diagnosis: plan_method */
   double t0 = svc_now();
   int rc = plan_emb_solve(&p, t, n, &o, &r, &err);
   double wall = svc_now() - t0;

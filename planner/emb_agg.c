@@ -31,6 +31,9 @@
  * root LP needs no simplex (heavy 3000 x 1024 with 1.5x the work: seeds 1
  * and 3 2.94 / 2.63 -> 2.12 / 1.92 %) */
 #define STAGE1_TO_STAGE2 0.25
+/* the share of the work left after stage 2 that stage 1's MILP gets again
+ * for its bound (rebound) */
+#define REBOUND_SHARE 0.9
 /* ... up to tables x ranks of 3000 x 4096: at 10000 x 4096 a unit costs
  * more time (2x and 4x the work moved seeds 1 and 3 by 0 and 2.4 points)
  * and the wall-clock margin is what keeps the answer work-limited */
@@ -482,6 +485,56 @@ static int lagr_root(const emb_inst *in, const plan_milp *m, const agg_layout *l
   return 1;
 }
 
+/* Stage 1's MILP again, for its bound only, with most of the work stage 2
+ * left turned into nodes (and iterations); its answer is not rounded, so
+ * the incumbent does not change. Options whose one piece (or uniform
+ * share) with the fixed work already exceeds the incumbent P are taken
+ * out: a plan better than P cannot use them, so min(P, the bound without
+ * them) is a bound (pruning by the incumbent, as branch and bound does;
+ * the LP relaxation mixed them in at fractions, 25-35 ms table-wise
+ * pieces beside a 15.5 ms answer on heavy 100 x 128 seed 1). Heavy 100 x
+ * 64 / 128 (2026-12-05): the first solve stopped at its node limit
+ * (53-75 nodes) and ended the whole answer at 0.2-0.8 s of 10 s. */
+static void rebound(const emb_inst *in, const agg_layout *ly, const plan_milp *m,
+                    const milp_opts *mo, double t0, double P, emb_budget *b, double *bound,
+                    int *status) {
+  if (b->work_hit || b->time_hit || b->work <= 0 || !mo->node_lim || !isfinite(P)) return;
+  double now = svc_now(), secs = REBOUND_SHARE * b->work / PLAN_WORK_UNITS_PER_S;
+  double size = (double)m->nrows + m->ncols;
+  milp_opts o2 = *mo;
+  o2.node_lim = (long)(secs * PLAN_NODE_WORK_PER_S / (size * size));
+  if (o2.node_lim <= mo->node_lim) return; /* nothing new to learn */
+  o2.it_lim = o2.bb_it_lim = mo->bb_it_lim + (long)(secs * PLAN_LP_ITERS_PER_S);
+  o2.time_limit_s = (now - t0) + 0.5 * fmax(0, b->deadline - now);
+  o2.progress = NULL;
+  o2.mip_gap = 1e-4; /* the bound is all it is for */
+  plan_milp m2 = *m; /* shares all but the column bounds */
+  if (!(m2.ub = malloc((m->ncols ? m->ncols : 1) * sizeof *m2.ub))) return;
+  memcpy(m2.ub, m->ub, m->ncols * sizeof *m2.ub);
+  int cut = 0;
+  for (size_t c = 0; c < in->nclass; c++)
+    for (int o = 0; o < in->nopt; o++) {
+      int col = ly->ncol[c * (size_t)in->nopt + (size_t)o];
+      if (col >= 0 && in->fixed_ms + EOPT(in, in->cls_rep[c], o)->ms > P * (1 + 1e-9))
+        m2.ub[col] = 0, cut++;
+    }
+  milp_sol s2 = {0};
+  svc_err e2;
+  b->work -= secs * PLAN_WORK_UNITS_PER_S;
+  if (!plan_milp_solve(&m2, &o2, &s2, &e2)) {
+    double v = s2.status == MILP_INFEASIBLE ? P : isfinite(s2.bound) ? fmin(P, s2.bound) : 0;
+    svc_log(SVC_LOG_DEBUG,
+            "planner: stage 1 again for the bound, %d options above the incumbent %.6f out: %ld "
+            "nodes, status %d, %.6f -> %.6f",
+            cut, P, s2.nodes, s2.status, *bound, v);
+    if (v > *bound) *bound = v;
+    if (s2.status == MILP_OPTIMAL && !cut) *status = MILP_OPTIMAL;
+    b->time_hit |= s2.hit_time;
+  }
+  milp_sol_dispose(&s2);
+  free(m2.ub);
+}
+
 int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_opts *o, double t0,
                          emb_budget *b, plan_table_plan *plans, int *have_plans, int *repaired,
                          double *bound, int *status, int *s1_time, int *s1_work, svc_err *err) {
@@ -518,7 +571,8 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     mo.it_lim = mo.bb_it_lim = (long)fmax(100, 0.7 * ws * PLAN_LP_ITERS_PER_S);
     mo.node_lim = (long)fmax(2, 0.15 * ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
-  if (lagr_root(in, &m, &ly, Lcol, o, &sol)) {
+  int lagr = lagr_root(in, &m, &ly, Lcol, o, &sol);
+  if (lagr) {
     /* no integer column: the LP through its Lagrangian dual (emb_lagr.c),
      * in a fraction of a second where GLPK's simplex took 1.6-3.9 s of the
      * time stage 1 may use; stage 2 gets a share of that as work */
@@ -617,6 +671,13 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     emb_ils(in, plans, &sub, ILS_ITERS);
     if (isfinite(b->work)) b->work -= sub.work0 - sub.work;
     b->time_hit |= sub.time_hit;
+  }
+  /* the work still left (small models end their search early): stage 1's
+   * MILP again with more nodes, for the bound only */
+  if (!lagr && *have_plans && isfinite(b->work)) {
+    int pf = 0;
+    double P = plans_max(in, plans, &pf);
+    if (pf) rebound(in, &ly, &m, &mo, t0, P, b, bound, status);
   }
 cleanup:
   free(choice[0]), free(choice[1]), free(cc), free(cp);

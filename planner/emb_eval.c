@@ -588,22 +588,29 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *
     double L = s.ms[top];
     /* the tables on top, biggest non-uniform share first: the first whose
      * new option lowers the maximum is changed */
-    int improved = 0;
-    size_t tried[8];
+    int improved = 0, phase = 0;
+    size_t tried[16];
     int ntried = 0;
-    while (!improved && ntried < 8) {
+    /* phase 1: the uniform tables (data-parallel, row-wise), whose work
+     * every rank pays: one placed elsewhere lowers the slowest rank by its
+     * share where another rank has the room (heavy 100 x 64 / 128, whose
+     * slowest rank is one big piece beside the uniform work, 2026-12-05) */
+    while (!improved && ntried < 16) {
       size_t best_t = (size_t)-1;
       double best_share = 0;
       for (size_t i = 0; i < in->n; i++) {
         const plan_table_plan *pl = &plans[i];
-        if (pl->shard == PLAN_SHARD_DP || pl->shard == PLAN_SHARD_RW || !touches(in, pl, top))
-          continue;
+        int uni = pl->shard == PLAN_SHARD_DP || pl->shard == PLAN_SHARD_RW;
+        if (uni != phase || !touches(in, pl, top)) continue;
         int seen = 0;
         for (int q = 0; q < ntried; q++) seen |= tried[q] == i;
         const emb_opt *e = EOPT(in, i, emb_opt_index(in, pl->shard, pl->place, pl->k));
         if (!seen && e->ms > best_share) best_share = e->ms, best_t = i;
       }
-      if (best_t == (size_t)-1) break;
+      if (best_t == (size_t)-1 || (phase == 0 && ntried == 8)) {
+        if (phase++) break;
+        continue;
+      }
       tried[ntried++] = best_t;
       apply(in, &s, best_t, &plans[best_t], -1);
       plan_table_plan cand, best_pl = plans[best_t];
