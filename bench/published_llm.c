@@ -33,6 +33,7 @@
 #include "api/api_hw.h"
 #include "api/api_meas.h"
 #include "api/api_step.h"
+#include "bench/bench_json.h"
 
 #define MAX_LLM 256
 
@@ -42,29 +43,10 @@ typedef struct {
   double meas, pred;
 } lrow;
 
-static cJSON *load_json(const char *path) {
-  char *t = NULL;
-  size_t len = 0;
-  svc_err err;
-  if (svc_read_file(path, 16u << 20, &t, &len, &err)) return NULL;
-  cJSON *d = cJSON_ParseWithLength(t, len);
-  free(t);
-  return d;
-}
-
-static double jnum(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *jstr(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Why a row cannot be priced (LLM.md, "Rules"), or NULL. */
 static const char *skip_reason(const cJSON *s) {
-  const char *prec = jstr(s, "precision"), *hw = jstr(s, "hardware"), *task = jstr(s, "task");
+  const char *prec = bench_jstr(s, "precision"), *hw = bench_jstr(s, "hardware"),
+             *task = bench_jstr(s, "task");
   if (prec && !strcmp(prec, "nvfp4")) return "nvfp4: no 4-bit dtype in cdplan";
   if (task && !strcmp(task, "lora")) return "lora: frozen-weight adapters are not modelled";
   if (!hw) return "no cdplan descriptor for this system";
@@ -74,28 +56,29 @@ static const char *skip_reason(const cJSON *s) {
 /* The POST /v1/step body for one row. Caller frees. */
 static char *request(const cJSON *model, const cJSON *s) {
   cJSON *req = cJSON_CreateObject(), *w = cJSON_Duplicate(model, 1), *r = cJSON_CreateObject();
-  const char *prec = jstr(s, "precision");
-  int tp = (int)jnum(s, "tp");
+  const char *prec = bench_jstr(s, "precision");
+  int tp = (int)bench_jnum(s, "tp");
   cJSON_AddStringToObject(w, "kind", "transformer");
-  cJSON_AddStringToObject(w, "name", jstr(s, "model_name") ? jstr(s, "model_name") : "");
-  cJSON_AddNumberToObject(w, "seq_len", jnum(s, "seq_len"));
+  cJSON_AddStringToObject(w, "name",
+                          bench_jstr(s, "model_name") ? bench_jstr(s, "model_name") : "");
+  cJSON_AddNumberToObject(w, "seq_len", bench_jnum(s, "seq_len"));
   cJSON_AddStringToObject(w, "attention", "flash");
   cJSON_AddStringToObject(w, "loss", "fused");
   cJSON_AddNumberToObject(w, "dropout", 0);
-  cJSON_AddStringToObject(req, "hardware", jstr(s, "hardware"));
+  cJSON_AddStringToObject(req, "hardware", bench_jstr(s, "hardware"));
   cJSON_AddItemToObject(req, "workload", w);
-  cJSON_AddNumberToObject(r, "gpus", jnum(s, "gpus"));
-  cJSON_AddNumberToObject(r, "gpus_per_node", jnum(s, "gpus_per_node"));
+  cJSON_AddNumberToObject(r, "gpus", bench_jnum(s, "gpus"));
+  cJSON_AddNumberToObject(r, "gpus_per_node", bench_jnum(s, "gpus_per_node"));
   cJSON_AddNumberToObject(r, "tp", tp);
-  cJSON_AddNumberToObject(r, "pp", jnum(s, "pp"));
-  cJSON_AddNumberToObject(r, "batch_per_gpu", jnum(s, "micro_batch"));
-  cJSON_AddNumberToObject(r, "global_batch", jnum(s, "global_batch"));
+  cJSON_AddNumberToObject(r, "pp", bench_jnum(s, "pp"));
+  cJSON_AddNumberToObject(r, "batch_per_gpu", bench_jnum(s, "micro_batch"));
+  cJSON_AddNumberToObject(r, "global_batch", bench_jnum(s, "global_batch"));
   cJSON_AddStringToObject(r, "precision", prec && !strcmp(prec, "mxfp8") ? "fp8" : prec);
   cJSON_AddStringToObject(r, "framework", "megatron");
   cJSON_AddStringToObject(r, "checkpointing", "none");
   cJSON_AddBoolToObject(r, "sequence_parallel", tp > 1);
-  if (jnum(s, "vp") > 1) cJSON_AddNumberToObject(r, "vp", jnum(s, "vp"));
-  if (jnum(s, "cp") > 1) cJSON_AddNumberToObject(r, "cp", jnum(s, "cp"));
+  if (bench_jnum(s, "vp") > 1) cJSON_AddNumberToObject(r, "vp", bench_jnum(s, "vp"));
+  if (bench_jnum(s, "cp") > 1) cJSON_AddNumberToObject(r, "cp", bench_jnum(s, "cp"));
   cJSON_AddItemToObject(req, "recipe", r);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
@@ -105,13 +88,13 @@ static char *request(const cJSON *model, const cJSON *s) {
 /* Prices one row into *r; 0, or -1 with the reason in stderr. */
 static int price(api_ctx *ctx, const cJSON *models, const cJSON *it, lrow *r) {
   const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "setup");
-  const char *mk = jstr(s, "model");
+  const char *mk = bench_jstr(s, "model");
   const cJSON *model = mk ? cJSON_GetObjectItemCaseSensitive(models, mk) : NULL;
-  snprintf(r->id, sizeof r->id, "%s", jstr(it, "id") ? jstr(it, "id") : "?");
-  snprintf(r->role, sizeof r->role, "%s", jstr(it, "role") ? jstr(it, "role") : "?");
-  snprintf(r->hw, sizeof r->hw, "%s", jstr(s, "system") ? jstr(s, "system") : "?");
-  r->gpus = (int)jnum(s, "gpus");
-  r->meas = jnum(it, "value");
+  snprintf(r->id, sizeof r->id, "%s", bench_jstr(it, "id") ? bench_jstr(it, "id") : "?");
+  snprintf(r->role, sizeof r->role, "%s", bench_jstr(it, "role") ? bench_jstr(it, "role") : "?");
+  snprintf(r->hw, sizeof r->hw, "%s", bench_jstr(s, "system") ? bench_jstr(s, "system") : "?");
+  r->gpus = (int)bench_jnum(s, "gpus");
+  r->meas = bench_jnum(it, "value");
   r->pred = NAN;
   r->skip[0] = 0;
   if (!cJSON_IsObject(model) || !(r->meas > 0) || !(r->gpus > 0)) {
@@ -134,7 +117,7 @@ static int price(api_ctx *ctx, const cJSON *models, const cJSON *it, lrow *r) {
   const char *dump = getenv("PUBLISHED_LLM_DUMP");
   if (dump && *dump && strstr(r->id, dump)) printf("%s\n%s\n", body, out);
   cJSON *res = cJSON_Parse(out);
-  r->pred = jnum(res, "tokens_per_s") / (double)r->gpus;
+  r->pred = bench_jnum(res, "tokens_per_s") / (double)r->gpus;
   cJSON_Delete(res);
   free(out);
   free(body);
@@ -175,18 +158,18 @@ static int fit_scan(api_ctx *ctx, const cJSON *models, const cJSON *rows) {
   int n = 0;
   cJSON_ArrayForEach(it, rows) {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "setup");
-    const char *role = jstr(it, "role"), *mk = jstr(s, "model");
+    const char *role = bench_jstr(it, "role"), *mk = bench_jstr(s, "model");
     const cJSON *model = mk ? cJSON_GetObjectItemCaseSensitive(models, mk) : NULL;
     if (n == MAX_LLM || !role || strcmp(role, "fit") || !model || skip_reason(s)) continue;
     char *body = request(model, s);
     svc_err err;
     if (!body || api_meas_case_decode(body, strlen(body), &fc[n].w, &fc[n].r, &err) ||
-        api_hw_lookup(ctx, jstr(s, "hardware"), 1, &fc[n].hw, &err)) {
+        api_hw_lookup(ctx, bench_jstr(s, "hardware"), 1, &fc[n].hw, &err)) {
       free(body);
       return -1;
     }
     free(body);
-    fc[n++].meas = jnum(it, "value");
+    fc[n++].meas = bench_jnum(it, "value");
   }
   double best = 0, be = fit_err(fc, n, 0);
   printf("step_fp8_cast_bytes on the %d fit rows: median |pred/meas - 1|\n ", n);
@@ -286,7 +269,8 @@ static int report_ratios(const lrow *m, int n, const cJSON *ratios, int print) {
   const cJSON *it;
   int k = 0, bad = 0;
   cJSON_ArrayForEach(it, ratios) {
-    const lrow *a = find_row(m, n, jstr(it, "num")), *b = find_row(m, n, jstr(it, "den"));
+    const lrow *a = find_row(m, n, bench_jstr(it, "num")),
+               *b = find_row(m, n, bench_jstr(it, "den"));
     if (!a || !b || a->skip[0] || b->skip[0] || !(a->pred > 0) || !(b->pred > 0)) {
       bad++;
       continue;
@@ -294,8 +278,8 @@ static int report_ratios(const lrow *m, int n, const cJSON *ratios, int print) {
     double meas = a->meas / b->meas, pred = a->pred / b->pred;
     if (k < MAX_LLM) e[k++] = fabs(pred / meas - 1);
     if (print)
-      printf("  ratio %-40s measured %.3f predicted %.3f %+6.1f%%\n", jstr(it, "id"), meas, pred,
-             (pred / meas - 1) * 100);
+      printf("  ratio %-40s measured %.3f predicted %.3f %+6.1f%%\n", bench_jstr(it, "id"), meas,
+             pred, (pred / meas - 1) * 100);
   }
   if (print && k) {
     double mx = 0;
@@ -318,7 +302,7 @@ int main(int argc, char **argv) {
   static lrow m[MAX_LLM];
   api_ctx *ctx = NULL;
   svc_err err;
-  cJSON *doc = load_json(path);
+  cJSON *doc = bench_json_load(path, 16u << 20);
   const cJSON *models = cJSON_GetObjectItemCaseSensitive(doc, "models");
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *it;
   const cJSON *ratios = cJSON_GetObjectItemCaseSensitive(doc, "ratios");

@@ -17,6 +17,7 @@
 
 #include "api/api.h"
 #include "api/api_step.h"
+#include "bench/bench_json.h"
 #include "bench/published_mlperf.h"
 
 #define MAX_MLPERF 128
@@ -27,32 +28,6 @@ typedef struct {
   double meas, pred;
 } mrow;
 
-/* The whole file (common's svc_read_file; *len bytes); NULL when it
- * cannot be read. */
-static char *slurp_file(const char *path, size_t *len) {
-  char *text = NULL;
-  svc_err err;
-  return svc_read_file(path, 64u << 20, &text, len, &err) ? NULL : text;
-}
-
-static cJSON *load_json(const char *path) {
-  size_t len = 0;
-  char *t = slurp_file(path, &len);
-  cJSON *d = t ? cJSON_ParseWithLength(t, len) : NULL;
-  free(t);
-  return d;
-}
-
-static double jnum(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *jstr(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* The step request for one row: the model with the row's optimizers and
  * table sharding, the row's recipe. Caller frees. */
 static char *request(const cJSON *model, const cJSON *s) {
@@ -61,20 +36,21 @@ static char *request(const cJSON *model, const cJSON *s) {
   cJSON *t;
   const cJSON *opt = cJSON_GetObjectItemCaseSensitive(s, "optimizers");
   cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(w, "tables")) {
-    const char *name = jstr(t, "name") ? jstr(t, "name") : "", *how = jstr(sh, name);
-    double k = jnum(cJSON_GetObjectItemCaseSensitive(s, "row_shards"), name);
+    const char *name = bench_jstr(t, "name") ? bench_jstr(t, "name") : "",
+               *how = bench_jstr(sh, name);
+    double k = bench_jnum(cJSON_GetObjectItemCaseSensitive(s, "row_shards"), name);
     if (how) cJSON_AddItemToObject(t, "sharding", cJSON_CreateString(how));
     if (k > 0) cJSON_AddNumberToObject(t, "row_shards", k);
   }
   if (opt) cJSON_ReplaceItemInObject(w, "optimizers", cJSON_Duplicate(opt, 1));
-  cJSON_AddItemToObject(req, "hardware", cJSON_CreateString(jstr(s, "hardware")));
+  cJSON_AddItemToObject(req, "hardware", cJSON_CreateString(bench_jstr(s, "hardware")));
   cJSON_AddItemToObject(req, "workload", w);
-  cJSON_AddNumberToObject(r, "gpus", jnum(s, "gpus"));
-  cJSON_AddNumberToObject(r, "gpus_per_node", jnum(s, "gpus_per_node"));
-  cJSON_AddNumberToObject(r, "batch_per_gpu", floor(jnum(s, "batch_per_gpu")));
+  cJSON_AddNumberToObject(r, "gpus", bench_jnum(s, "gpus"));
+  cJSON_AddNumberToObject(r, "gpus_per_node", bench_jnum(s, "gpus_per_node"));
+  cJSON_AddNumberToObject(r, "batch_per_gpu", floor(bench_jnum(s, "batch_per_gpu")));
   static const char *const strs[] = {"precision", "embedding_precision", "framework"};
   for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-    cJSON_AddItemToObject(r, strs[i], cJSON_CreateString(jstr(s, strs[i])));
+    cJSON_AddItemToObject(r, strs[i], cJSON_CreateString(bench_jstr(s, strs[i])));
   cJSON_AddItemToObject(req, "recipe", r);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
@@ -141,7 +117,7 @@ static void ordering(const mrow *m, int n, int gpus, int *pairs, int *right) {
 
 int mlperf_score(api_ctx *ctx, const char *rows_path, const char *model_path) {
   static mrow m[MAX_MLPERF];
-  cJSON *rows = load_json(rows_path), *wl = load_json(model_path);
+  cJSON *rows = bench_json_load(rows_path, 64u << 20), *wl = bench_json_load(model_path, 64u << 20);
   const cJSON *model = cJSON_GetObjectItemCaseSensitive(wl, "workload"), *it;
   int n = 0, rc = -1;
   if (!cJSON_IsArray(rows) || !cJSON_IsObject(model)) {
@@ -150,15 +126,16 @@ int mlperf_score(api_ctx *ctx, const char *rows_path, const char *model_path) {
   }
   cJSON_ArrayForEach(it, rows) {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "setup");
-    const char *metric = jstr(it, "metric"), *hw = jstr(s, "hardware"), *role = jstr(it, "role");
+    const char *metric = bench_jstr(it, "metric"), *hw = bench_jstr(s, "hardware"),
+               *role = bench_jstr(it, "role");
     if (n == MAX_MLPERF || !metric || strcmp(metric, "train_samples_per_s") || !hw || !role)
       continue;
     mrow *r = &m[n];
-    snprintf(r->id, sizeof r->id, "%s", jstr(it, "id") ? jstr(it, "id") : "?");
+    snprintf(r->id, sizeof r->id, "%s", bench_jstr(it, "id") ? bench_jstr(it, "id") : "?");
     snprintf(r->hw, sizeof r->hw, "%s", hw);
     snprintf(r->role, sizeof r->role, "%s", role);
-    r->gpus = (int)jnum(s, "gpus");
-    r->meas = jnum(it, "value");
+    r->gpus = (int)bench_jnum(s, "gpus");
+    r->meas = bench_jnum(it, "value");
     char *body = request(model, s), *out = NULL;
     svc_err err;
     if (!body || api_step(ctx, body, strlen(body), &out, &err)) {
@@ -168,7 +145,7 @@ int mlperf_score(api_ctx *ctx, const char *rows_path, const char *model_path) {
       continue;
     }
     cJSON *res = cJSON_Parse(out);
-    r->pred = jnum(res, "samples_per_s");
+    r->pred = bench_jnum(res, "samples_per_s");
     cJSON_Delete(res);
     free(out);
     free(body);
