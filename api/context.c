@@ -170,12 +170,6 @@ static int inheritable(const char *name) {
   return 0;
 }
 
-static int has_param(const cost_calib *c, const char *name) {
-  for (int i = 0; i < c->n; i++)
-    if (!strcmp(c->names[i], name)) return 1;
-  return 0;
-}
-
 static void inherit_measured(api_ctx *ctx, const char *arch, cost_hw *hw) {
   for (size_t i = 0; api_calibration_files[i].name; i++) {
     const embed_file *f = &api_calibration_files[i];
@@ -188,7 +182,8 @@ static void inherit_measured(api_ctx *ctx, const char *arch, cost_hw *hw) {
     if (same_arch) {
       cJSON_ArrayForEach(it, params) {
         if (hw->calib.n >= COST_MAX_CALIB) break;
-        if (!cJSON_IsNumber(it) || !inheritable(it->string) || has_param(&hw->calib, it->string))
+        if (!cJSON_IsNumber(it) || !inheritable(it->string) ||
+            cost_calib_has(&hw->calib, it->string))
           continue;
         svc_strlcpy(hw->calib.names[hw->calib.n], it->string, sizeof hw->calib.names[0]);
         hw->calib.values[hw->calib.n++] = it->valuedouble;

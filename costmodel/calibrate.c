@@ -425,12 +425,16 @@ int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
   return 0;
 }
 
+int cost_calib_has(const cost_calib *c, const char *name) {
+  for (int i = 0; i < c->n; i++)
+    if (!strcmp(c->names[i], name)) return 1;
+  return 0;
+}
+
 void cost_calib_fill(cost_calib *c, const cost_calib *base) {
   if (!c || !base) return;
   for (int i = 0; i < base->n && i < COST_MAX_CALIB; i++) {
-    int have = 0;
-    for (int j = 0; j < c->n && !have; j++) have = !strcmp(c->names[j], base->names[i]);
-    if (have || c->n >= COST_MAX_CALIB) continue;
+    if (cost_calib_has(c, base->names[i]) || c->n >= COST_MAX_CALIB) continue;
     memcpy(c->names[c->n], base->names[i], sizeof c->names[0]);
     c->values[c->n++] = base->values[i];
   }

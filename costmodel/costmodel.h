@@ -344,6 +344,9 @@ typedef struct {
 int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
                         cost_arch_fit_report *rep);
 
+/* Whether c sets the parameter called name (1) or not (0). */
+int cost_calib_has(const cost_calib *c, const char *name);
+
 /* Fills c with every parameter of base that c does not set (an arch's own
  * calibration over its fallback's, cost_arch_fallback: the CDNA4 fit has no
  * fp16 row, so its fp16 fraction is CDNA3's). c's other fields are kept. */
