@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/bench_json.h"
 #include "bench/costmodel_load.h"
 #include "bench/kernel_sweep.h"
 
@@ -131,11 +132,6 @@ static void sel_row(const cost_hw *hw, const ks_shape *sh, int n, int dt, const 
   free(sel);
 }
 
-static double jnum(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* The picks of a predictions file (written by --predict and committed
  * before its sweep ran) scored on the measured shapes sh (bf16 + fp16):
  * per shape, among the measured configs, the one the file ranks fastest,
@@ -160,7 +156,8 @@ static void picks_row(const char *src, const char *rel, const ks_shape *sh, int 
     cJSON_ArrayForEach(e, sel) {
       const char *lay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "layout"));
       const char *dt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "dtype"));
-      if (jnum(e, "m") == x->p.m && jnum(e, "n") == x->p.n && jnum(e, "k") == x->p.k && lay &&
+      if (bench_jnum(e, "m") == x->p.m && bench_jnum(e, "n") == x->p.n &&
+          bench_jnum(e, "k") == x->p.k && lay &&
           !strcmp(lay, x->p.layout[0] ? x->p.layout : "nn") && dt &&
           cost_dtype_parse(dt) == x->p.dtype)
         break;
@@ -171,11 +168,12 @@ static void picks_row(const char *src, const char *rel, const ks_shape *sh, int 
       const cJSON *r;
       best = fmin(best, x->ms[j]);
       cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(e, "ranked")) {
-        if (jnum(r, "bm") == c->block_m && jnum(r, "bn") == c->block_n &&
-            jnum(r, "bk") == c->block_k && jnum(r, "warps") == c->num_warps &&
-            jnum(r, "stages") == c->num_stages &&
-            jnum(r, "split_k") == (c->split_k > 1 ? c->split_k : 1) && isfinite(jnum(r, "ms"))) {
-          pred[m] = jnum(r, "ms");
+        if (bench_jnum(r, "bm") == c->block_m && bench_jnum(r, "bn") == c->block_n &&
+            bench_jnum(r, "bk") == c->block_k && bench_jnum(r, "warps") == c->num_warps &&
+            bench_jnum(r, "stages") == c->num_stages &&
+            bench_jnum(r, "split_k") == (c->split_k > 1 ? c->split_k : 1) &&
+            isfinite(bench_jnum(r, "ms"))) {
+          pred[m] = bench_jnum(r, "ms");
           meas[m++] = x->ms[j];
           if (pred[m - 1] < cp) {
             cp = pred[m - 1];
