@@ -56,9 +56,9 @@ import math
 import statistics
 import time
 
-from job_env import bce_train_step, fill_uniform, mlp, run_cases
+from job_env import bce_train_step, cuda_broken, fill_uniform, mlp, profile_steps, run_cases
 from job_schema import (JobError, check_cases, check_members, get_enum, get_int, progress, sub,
-                        v_int, v_num)
+                        v_bool, v_int, v_num)
 
 WL_FIELDS = {"kind", "name", "dense_features", "tables", "bottom_mlp", "top_mlp", "interaction",
              "cross_layers", "cross_rank", "pad_interaction_to", "optimizers"}
@@ -264,7 +264,8 @@ def check_case(c, field):
 
 
 def check_params(v, field):
-    allowed = {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense"}
+    allowed = {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense",
+               "profile"}
     return {"cases": check_cases(v, field, allowed, 64, check_case),
             "warmup": v_int(0, 1000)(v.get("warmup", 3), field + ".warmup"),
             "steps": v_int(1, 100000)(v.get("steps", 10), field + ".steps"),
@@ -272,7 +273,9 @@ def check_params(v, field):
             "time_budget_s": v_num(1, 86400)(v.get("time_budget_s", 3600),
                                              field + ".time_budget_s"),
             "lr_sparse": v_num(0, 100)(v.get("lr_sparse", 0.01), field + ".lr_sparse"),
-            "lr_dense": v_num(0, 100)(v.get("lr_dense", 0.001), field + ".lr_dense")}
+            "lr_dense": v_num(0, 100)(v.get("lr_dense", 0.001), field + ".lr_dense"),
+            # after the timed steps, a few more under torch.profiler (job_env.profile_steps)
+            "profile": v_bool(v.get("profile", False), field + ".profile")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,6 +561,14 @@ def _one_case(env, c, params):
     if not math.isfinite(lval):
         raise RuntimeError("loss is not finite (%r)" % lval)
     peak = int(t.cuda.max_memory_allocated()) if gpu else None
+    prof = {}
+    if params["profile"] and gpu:
+        try:
+            prof["profile"] = profile_steps(env, t, step, warm + steps)
+        except Exception as e:  # noqa: BLE001 -- the timed steps stand without it
+            prof["profile_error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+            if cuda_broken(e):
+                raise
     share = {"gpus": G, "processes": 1, "rank": rank, "whole_plan": G == 1,
              "rank_load": load[rank], "mean_load": sum(load) / G,
              "tables": len(specs), "of_tables": len(tabs)}
@@ -570,7 +581,8 @@ def _one_case(env, c, params):
             "step_ms_min": min(times), "samples_per_s": B * G / (step_ms * 1e-3),
             "peak_memory_bytes": peak, "peak_mem_bytes": peak, "steps": steps, "warmup": warm,
             "loss": lval, "share": share, "interaction_width": m["width"], "top_in": top_in,
-            "placements": {p: sum(s["placement"] == p for s in specs) for p in PLACEMENTS}}
+            "placements": {p: sum(s["placement"] == p for s in specs) for p in PLACEMENTS},
+            **prof}
 
 
 def device_info(env):

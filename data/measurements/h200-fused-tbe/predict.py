@@ -4,6 +4,9 @@ embedding kernel classes (embedding_fwd + embedding_bwd + sparse_optimizer) of a
 step with these tables (the MLPs are minimal and not counted), and the host dispatch of the step:
 
   python3 data/measurements/h200-fused-tbe/predict.py build/cli/cdplan [ROW_CAP] > predictions_prerun.json
+
+TBE_HW (default h200) names the catalog accelerator: TBE_HW=h100-sxm wrote
+../h100-fused-tbe/predictions_prerun.json.
 """
 import json
 import os
@@ -14,6 +17,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 cdplan = sys.argv[1]
 cap = int(sys.argv[2]) if len(sys.argv) > 2 else 2_000_000
+hw = os.environ.get("TBE_HW", "h200")
 tables = json.load(open(os.path.join(here, "tables.json")))["tables"]
 out = []
 with tempfile.TemporaryDirectory() as d:
@@ -27,7 +31,7 @@ with tempfile.TemporaryDirectory() as d:
                  "optimizers": {"dense": "adam", "sparse": opt}}
             r = {"gpus": 1, "batch_per_gpu": B, "precision": "fp32", "embedding_precision": "fp32",
                  "framework": "pytorch_eager" if fw == "eager" else fw}
-            req = json.dumps({"hardware": "h200", "workload": w, "recipe": r})
+            req = json.dumps({"hardware": hw, "workload": w, "recipe": r})
             p = subprocess.run([cdplan, "step", "-", "--db", db], input=req, capture_output=True,
                                text=True, check=True)
             res = json.loads(p.stdout)
@@ -39,4 +43,4 @@ with tempfile.TemporaryDirectory() as d:
                                            ("embedding_fwd", "embedding_bwd", "sparse_optimizer")
                                            if k in cl),
                         "step_host_ms": cl.get("host_dispatch", {}).get("ms")})
-print(json.dumps({"hardware": "h200", "row_cap": cap, "predictions": out}, indent=1))
+print(json.dumps({"hardware": hw, "row_cap": cap, "predictions": out}, indent=1))

@@ -4,12 +4,13 @@ pass (forward + backward + optimizer, CUDA events, median) against cdplan's GPU 
 embedding classes, and the fused/eager speed-up measured and predicted.
 
   python3 data/measurements/h200-fused-tbe/score.py
+  TBE_DIR=data/measurements/h100-fused-tbe python3 data/measurements/h200-fused-tbe/score.py
 """
 import json
 import os
 import statistics
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = os.environ.get("TBE_DIR") or os.path.dirname(os.path.abspath(__file__))
 pred = json.load(open(os.path.join(here, "predictions_prerun.json")))["predictions"]
 meas = json.load(open(os.path.join(here, "tbe.json")))
 print("check (Triton vs float64 reference): max rel err %s; fused_tbe_seg variant %s" % (
