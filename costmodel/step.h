@@ -317,6 +317,10 @@ typedef enum {
   COST_SP_UVM_LINK_SCALE, /* uvm tables: link-bound time in a whole step / the microbenchmark's */
   /* fitted on published throughputs (bench/published_llm, fit rows only): */
   COST_SP_FP8_CAST_B, /* fp8 GEMMs: HBM bytes of scaling + casting per element of each operand */
+  /* fitted on the fitting half of the H100 MLPerf-shaped DCN steps
+   * (data/measurements/h100-dcn-mlperf/fit_coalesce.py): */
+  COST_SP_COALESCE_SYNC_US, /* eager coalescing sparse optimizer: exposed time per table's syncs */
+  COST_SP_COALESCE_NS,      /* the same: GPU time per lookup beyond the op model's update */
   COST_SP__COUNT
 } cost_step_param;
 

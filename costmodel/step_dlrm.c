@@ -219,6 +219,10 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
     o->t_b = t_b;
     o->t_opt = upd_ops * a->launch_s + lookups * a->prof[COST_SP_SPARSE_UPD_NS] * 1e-9 +
                lookups * row_bytes * (1.0 + upd_rows) / a->bw;
+    if (d->sparse_optimizer != COST_OPT_SGD) { /* coalesce first: step_fit.c */
+      o->t_opt += lookups * a->prof[COST_SP_COALESCE_NS] * 1e-9;
+      o->host_s += a->prof[COST_SP_COALESCE_SYNC_US] * 1e-6;
+    }
     o->ops_fb = 13;
     o->ops_opt = upd_ops;
     /* GPU kernels per table, counted by torch.profiler
@@ -646,12 +650,20 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   }
   if ((rc = plan_tables(a, d, r, &pl))) return rc;
   if (a->err) return a->err;
-  /* No synchronization inside an eager step: the sparse SGD adds the
+  /* No synchronization inside an eager step with sparse SGD: it adds the
    * uncoalesced gradient with index_add_, and torch.profiler saw no
    * cudaStreamSynchronize/cudaMemcpy in HBM-only steps
    * (data/measurements/h200-probe/step_shared.json, "cuda_api"), so the
-   * host runs ahead through the whole step. */
-  a->sync_opt = 0;
+   * host runs ahead through the whole step. Adagrad, row-wise Adagrad and
+   * Adam first coalesce each table's sparse gradient, and coalesce reads
+   * the number of unique indices back to size its output: 130
+   * cudaStreamSynchronize and 52 device-to-host copies per step over 26
+   * tables, none with SGD (torch.profiler, the fitting half's
+   * dcn-fp32-r128-b4096 and its sgd variant in data/measurements/
+   * h100-dcn-mlperf/dcn_profile.json). The host then waits for the
+   * forward and backward before the first table's update and issues the
+   * updates at its own pace: the optimizer phase runs serially. */
+  a->sync_opt = eager && d->sparse_optimizer != COST_OPT_SGD;
 
   /* bottom MLP */
   int ck_full = r->checkpointing == COST_CKPT_FULL,
@@ -755,7 +767,12 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     int64_t dd = xdim + pl.interaction_dim;
     width = dd;
     double X = (double)B * (double)dd;
-    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * ab) * 2, 2, 2);
+    /* x0 = cat([x, embs]): cat promotes to the widest input type (PyTorch
+     * autocast docs, "CUDA Ops that can autocast ... promote to the widest
+     * input type": cat), so under autocast with fp32 embeddings x0 and
+     * every R are fp32 and only the layers' GEMMs run in bf16 */
+    double xb = ob > ab ? ob : ab;
+    step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * xb) * 2, 2, 2);
     /* Low rank (DCN V2, section 3.2; the MLPerf DLRM-DCNv2 reference's
      * rank 512): W x = U (V^T x), two GEMMs of d x r instead of one d x d,
      * and the B x r product is one more saved activation. */
@@ -772,13 +789,23 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
         step_tag(a, "cross[%lld]", (long long)l);
         linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
       }
-      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
-               3);
+      /* R' = x0 * y + R, y the layer's output (ab): forward the mul
+       * (x0, y -> xb) and the add; backward dy = g * x0, dx0 += g * y (a mul
+       * and the accumulation into x0's gradient) and dR += the layer's
+       * dgrad. Autocast adds the cast of R into the layer and of its dgrad
+       * back. Each is one eager elementwise kernel over X elements
+       * (torch.profiler: mul/add/copy kernels of ~X elements per layer in
+       * data/measurements/h100-dcn-mlperf/dcn_profile.json, fitting half). */
+      double c1 = cast ? step_stream(a, X * (xb + ab)) : 0;
+      double xf = step_stream(a, X * (2 * xb + ab)) + step_stream(a, 3 * X * xb) + c1;
+      double xg = step_stream(a, 3 * X * xb) + step_stream(a, X * (2 * xb + ab)) +
+                  2 * step_stream(a, 3 * X * xb) + 2 * c1;
+      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, xf + xg, 6 + 3 * cast, 6 + 3 * cast);
       mb.params += mc.params;
-      inter_saved += 2 * X * ab;
+      inter_saved += 2 * X * xb + (cast ? X * ab : 0);
     }
-    inter_saved += X * ab;
-    inter_bwd_bytes = X * ab;
+    inter_saved += X * xb;
+    inter_bwd_bytes = X * xb;
   }
   int64_t top_in = width;
   if (d->pad_interaction_to > 0) {

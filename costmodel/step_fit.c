@@ -124,7 +124,20 @@ typedef struct {
  *    of data/measurements/h200-transformer-llama): the multiplier of the
  *    step's forward-backward host time, fitted on the fitting halves' full-
  *    recompute cases only (h200-transformer-llama/fit_ckpt_host.py: 3.73).
- *    Not profiled yet: a hypothesis with one fitted number. */
+ *    Not profiled yet: a hypothesis with one fitted number.
+ *  coalesce_sync_us, coalesce_ns: eager Adagrad, row-wise Adagrad and Adam
+ *    coalesce each table's sparse gradient first, and coalesce reads the
+ *    unique count back to the host (torch.profiler: 5 cudaStreamSynchronize
+ *    per table, none with SGD; data/measurements/h100-dcn-mlperf/
+ *    dcn_profile.json), so the optimizer phase runs serially (step_dlrm.c,
+ *    sync_opt) and each table adds the host's wait and the GPU's restart
+ *    after its syncs (coalesce_sync_us) and the merge sort and segment
+ *    reduction of its lookups (coalesce_ns per lookup; CUB merge sort
+ *    kernels and coalesceValuesKernel in the same profile). Both fitted by
+ *    least squares on log step time over the fitting half of the 18 H100
+ *    MLPerf-shaped DCN steps only (fit_coalesce.py there: 225 us, 2.47 ns);
+ *    the check half scores them. Measured on one lent H100 host: another
+ *    host's CPU moves coalesce_sync_us. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -156,6 +169,8 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_DLRM_GPU_SCALE] = {"step_dlrm_gpu_scale", 1.0, 0.5, 2.5},
     [COST_SP_UVM_LINK_SCALE] = {"step_uvm_link_scale", 1.0, 0.5, 4.0},
     [COST_SP_FP8_CAST_B] = {"step_fp8_cast_bytes", 2.5, 0.0, 64.0},
+    [COST_SP_COALESCE_SYNC_US] = {"step_coalesce_sync_us", 225.0, 0.0, 20000.0},
+    [COST_SP_COALESCE_NS] = {"step_coalesce_ns", 2.47, 0.0, 100.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""A second, blind set of MLPerf-shaped DCN steps on one H100 (issue 21): shapes none of the
+18 first cases had, to check the model refitted on the first set's fitting half
+(step_coalesce_sync_us, step_coalesce_ns; sync_opt; fp32 cross layers under autocast).
+
+Knobs: batch 8192 or 24576 (the first set had 4096/16384/32768), cross rank 256 (first:
+full, 512, 128) or full, two cross layers instead of three on half of them, sparse optimizer
+row-wise Adagrad or torch's Adagrad (the first: row-wise only), dense Adam on some, tables
+capped at 10M rows (first: 20M). Eight cases:
+
+  python3 blind2.py predict build/cli/cdplan > blind2_predictions.json   # before the run
+  python3 blind2.py job > blind2_job.json
+  python3 blind2.py score                                                # after: blind2.json
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WL = os.path.join(HERE, "..", "..", "workloads", "mlperf_dcnv2.json")
+GRID = [  # precision, rank (0 full), cross layers, batch, sparse opt, dense opt
+    ("fp32", 256, 3, 8192, "rowwise_adagrad", "adagrad"),
+    ("bf16", 256, 3, 24576, "rowwise_adagrad", "adagrad"),
+    ("fp32", 0, 2, 24576, "adagrad", "adagrad"),
+    ("bf16", 0, 2, 8192, "adagrad", "adam"),
+    ("bf16", 256, 2, 8192, "rowwise_adagrad", "adam"),
+    ("fp32", 256, 2, 24576, "adagrad", "adam"),
+    ("bf16", 0, 3, 24576, "rowwise_adagrad", "adagrad"),
+    ("fp32", 0, 3, 8192, "adagrad", "adagrad"),
+]
+
+
+def cases():
+    out = []
+    for prec, rank, layers, B, so, do in GRID:
+        w = json.loads(json.dumps(json.load(open(WL))["workload"]))
+        w.pop("cross_rank", None)
+        if rank:
+            w["cross_rank"] = rank
+        w["cross_layers"] = layers
+        w["optimizers"] = {"dense": do, "sparse": so}
+        for t in w["tables"]:
+            t["rows"] = min(t["rows"], 10_000_000)
+        cid = "b2-%s-%s-l%d-b%d-%s-%s" % (prec, "full" if not rank else "r%d" % rank, layers, B,
+                                          so, do)
+        w["name"] = "MLPerf DLRM-DCNv2 tables capped at 10M, " + cid
+        out.append({"id": cid, "workload": w,
+                    "recipe": {"gpus": 1, "batch_per_gpu": B, "precision": prec,
+                               "embedding_precision": "fp32", "framework": "pytorch_eager"}})
+    return out
+
+
+def predict(cdplan):
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        for c in cases():
+            req = {"hardware": "h100-sxm", "workload": c["workload"], "recipe": c["recipe"]}
+            p = subprocess.run([cdplan, "step", "-", "--db", os.path.join(d, "p.db")],
+                               input=json.dumps(req), capture_output=True, text=True, check=True)
+            r = json.loads(p.stdout)
+            out.append({"id": c["id"], "step_ms": r["step_ms"], "gpu_ms": r.get("gpu_ms"),
+                        "host_ms": r.get("host_ms"), "peak_memory_bytes": r["peak_memory_bytes"],
+                        "calibration": r.get("calibration")})
+    return {"hardware": "h100-sxm", "what": "cdplan step, made before the device run",
+            "predictions": out}
+
+
+def score():
+    pred = {p["id"]: p for p in json.load(open(os.path.join(HERE, "blind2_predictions.json")))["predictions"]}
+    rows = json.load(open(os.path.join(HERE, "blind2.json")))["rows"]
+    e, em = [], []
+    for r in rows:
+        p = pred[r["label"]]
+        x = p["step_ms"] / r["step_ms"] - 1
+        y = p["peak_memory_bytes"] / r["peak_memory_bytes"] - 1
+        e.append(abs(x))
+        em.append(abs(y))
+        print("%-44s measured %8.2f ms  predicted %8.2f  %+6.1f %%   peak %+5.1f %%" % (
+            r["label"], r["step_ms"], p["step_ms"], 100 * x, 100 * y))
+    print("blind n=%d step median %.1f %% max %.1f %%   peak median %.1f %% max %.1f %%" % (
+        len(e), 100 * statistics.median(e), 100 * max(e), 100 * statistics.median(em), 100 * max(em)))
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "predict":
+        print(json.dumps(predict(argv[2]), indent=1))
+    elif len(argv) >= 2 and argv[1] == "job":
+        print(json.dumps({"kind": "dlrm_step", "id": "h100-dcn-blind2",
+                          "params": {"steps": 12, "warmup": 4, "seed": 0, "time_budget_s": 200,
+                                     "cases": [{"label": c["id"], "workload": c["workload"],
+                                                "recipe": c["recipe"]} for c in cases()]}},
+                         separators=(",", ":")))
+    elif len(argv) >= 2 and argv[1] == "score":
+        score()
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
