@@ -771,7 +771,7 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
      * autocast docs, "CUDA Ops that can autocast ... promote to the widest
      * input type": cat), so under autocast with fp32 embeddings x0 and
      * every R are fp32 and only the layers' GEMMs run in bf16 */
-    double xb = ob > ab ? ob : ab;
+    double xb = deager && ob > ab ? ob : ab;
     step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * xb) * 2, 2, 2);
     /* Low rank (DCN V2, section 3.2; the MLPerf DLRM-DCNv2 reference's
      * rank 512): W x = U (V^T x), two GEMMs of d x r instead of one d x d,
@@ -796,11 +796,17 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
        * back. Each is one eager elementwise kernel over X elements
        * (torch.profiler: mul/add/copy kernels of ~X elements per layer in
        * data/measurements/h100-dcn-mlperf/dcn_profile.json, fitting half). */
-      double c1 = cast ? step_stream(a, X * (xb + ab)) : 0;
-      double xf = step_stream(a, X * (2 * xb + ab)) + step_stream(a, 3 * X * xb) + c1;
-      double xg = step_stream(a, 3 * X * xb) + step_stream(a, X * (2 * xb + ab)) +
-                  2 * step_stream(a, 3 * X * xb) + 2 * c1;
-      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, xf + xg, 6 + 3 * cast, 6 + 3 * cast);
+      if (deager) {
+        double c1 = cast ? step_stream(a, X * (xb + ab)) : 0;
+        double xf = step_stream(a, X * (2 * xb + ab)) + step_stream(a, 3 * X * xb) + c1;
+        double xg = step_stream(a, 3 * X * xb) + step_stream(a, X * (2 * xb + ab)) +
+                    2 * step_stream(a, 3 * X * xb) + 2 * c1;
+        step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, xf + xg, 6 + 3 * cast,
+                 6 + 3 * cast);
+      } else { /* fused frameworks (HugeCTR's MultiCrossLayer): 3 passes */
+        step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
+                 3);
+      }
       mb.params += mc.params;
       inter_saved += 2 * X * xb + (cast ? X * ab : 0);
     }
