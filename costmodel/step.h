@@ -321,6 +321,8 @@ typedef enum {
    * (data/measurements/h100-dcn-mlperf/fit_coalesce.py): */
   COST_SP_COALESCE_SYNC_US, /* eager coalescing sparse optimizer: exposed time per table's syncs */
   COST_SP_COALESCE_NS,      /* the same: GPU time per lookup beyond the op model's update */
+  /* fitted on the H100 fused-TBE bench's B = 16384 rows (data/measurements/h100-fused-tbe): */
+  COST_SP_FUSED_TBE_NS, /* fused_triton: GPU time per lookup of the runner's Triton TBE */
   COST_SP__COUNT
 } cost_step_param;
 

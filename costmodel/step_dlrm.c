@@ -257,6 +257,8 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
                   uniq * 2.0 * (row_bytes + st_row);
     o->t_f = t_f - a->launch_s;
     o->t_b = bwd_bytes / a->bw;
+    if (r->framework == COST_FW_FUSED_TRITON) /* latency-bound programs: step_fit.c */
+      o->t_b += lookups * a->prof[COST_SP_FUSED_TBE_NS] * 1e-9;
     o->saved_bytes = lookups * 8.0;
   }
 }

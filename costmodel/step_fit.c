@@ -137,7 +137,16 @@ typedef struct {
  *    least squares on log step time over the fitting half of the 18 H100
  *    MLPerf-shaped DCN steps only (fit_coalesce.py there: 225 us, 2.47 ns);
  *    the check half scores them. Measured on one lent H100 host: another
- *    host's CPU moves coalesce_sync_us. */
+ *    host's CPU moves coalesce_sync_us.
+ *  fused_tbe_ns: the runner's Triton TBE (validate/gpu/fused_tbe.py) is
+ *    one program per bag in the forward, walking its lookups one dependent
+ *    load (index, then row) at a time, and one program per sorted lookup in
+ *    the backward: latency, not bandwidth, sets its pace, which the byte
+ *    count prices as if it streamed. GPU time per lookup on top of it,
+ *    fitted on the H100 fused-TBE bench's B = 16384 rows only
+ *    (data/measurements/h100-fused-tbe/tbe.json: 5.90 / 5.95 ms measured,
+ *    3.18 / 3.19 ms priced, 3.51M lookups: 0.78 ns); its B = 65536 rows
+ *    check it. FBGEMM's TBE (torchrec_fbgemm) does not get this term. */
 static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_EAGER_OP_US] = {"step_eager_op_us", 8.0, 1.0, 50.0},
     [COST_SP_SPARSE_UPD_NS] = {"step_sparse_update_ns", 2.0, 0.05, 100.0},
@@ -171,6 +180,7 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_FP8_CAST_B] = {"step_fp8_cast_bytes", 2.5, 0.0, 64.0},
     [COST_SP_COALESCE_SYNC_US] = {"step_coalesce_sync_us", 225.0, 0.0, 20000.0},
     [COST_SP_COALESCE_NS] = {"step_coalesce_ns", 2.47, 0.0, 100.0},
+    [COST_SP_FUSED_TBE_NS] = {"step_fused_tbe_ns", 0.78, 0.0, 100.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {

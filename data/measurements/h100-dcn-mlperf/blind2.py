@@ -11,6 +11,11 @@ capped at 10M rows (first: 20M). Eight cases:
   python3 blind2.py predict build/cli/cdplan > blind2_predictions.json   # before the run
   python3 blind2.py job > blind2_job.json
   python3 blind2.py score                                                # after: blind2.json
+
+BLIND_SET=3 (blind3_*.json, blind3.json): six steps with framework fused_triton (the runner's
+Triton TBE, validate/gpu/fused_tbe.py) instead of eager EmbeddingBag, the "fused-embedding
+steps" of issue 21: fp32/bf16, full rank or 512, batch 4096/16384/32768, sparse row-wise
+Adagrad or SGD, tables capped at 20M rows.
 """
 import json
 import os
@@ -33,23 +38,38 @@ GRID = [  # precision, rank (0 full), cross layers, batch, sparse opt, dense opt
 ]
 
 
+GRID3 = [
+    ("fp32", 0, 3, 4096, "rowwise_adagrad", "adagrad"),
+    ("bf16", 512, 3, 16384, "rowwise_adagrad", "adagrad"),
+    ("fp32", 512, 3, 32768, "sgd", "adagrad"),
+    ("bf16", 0, 3, 32768, "rowwise_adagrad", "adagrad"),
+    ("bf16", 512, 3, 4096, "sgd", "adagrad"),
+    ("fp32", 0, 3, 16384, "rowwise_adagrad", "adagrad"),
+]
+SET = os.environ.get("BLIND_SET", "2")
+PREFIX = "blind%s" % SET
+
+
 def cases():
     out = []
-    for prec, rank, layers, B, so, do in GRID:
+    fused = SET == "3"
+    for prec, rank, layers, B, so, do in (GRID3 if fused else GRID):
         w = json.loads(json.dumps(json.load(open(WL))["workload"]))
         w.pop("cross_rank", None)
         if rank:
             w["cross_rank"] = rank
         w["cross_layers"] = layers
         w["optimizers"] = {"dense": do, "sparse": so}
+        cap = 20_000_000 if fused else 10_000_000
         for t in w["tables"]:
-            t["rows"] = min(t["rows"], 10_000_000)
-        cid = "b2-%s-%s-l%d-b%d-%s-%s" % (prec, "full" if not rank else "r%d" % rank, layers, B,
-                                          so, do)
-        w["name"] = "MLPerf DLRM-DCNv2 tables capped at 10M, " + cid
+            t["rows"] = min(t["rows"], cap)
+        cid = "b%s-%s-%s-l%d-b%d-%s-%s" % (SET, prec, "full" if not rank else "r%d" % rank, layers,
+                                           B, so, do)
+        w["name"] = "MLPerf DLRM-DCNv2 tables capped at %dM, %s" % (cap // 1000000, cid)
         out.append({"id": cid, "workload": w,
                     "recipe": {"gpus": 1, "batch_per_gpu": B, "precision": prec,
-                               "embedding_precision": "fp32", "framework": "pytorch_eager"}})
+                               "embedding_precision": "fp32",
+                               "framework": "fused_triton" if fused else "pytorch_eager"}})
     return out
 
 
@@ -69,8 +89,8 @@ def predict(cdplan):
 
 
 def score():
-    pred = {p["id"]: p for p in json.load(open(os.path.join(HERE, "blind2_predictions.json")))["predictions"]}
-    rows = json.load(open(os.path.join(HERE, "blind2.json")))["rows"]
+    pred = {p["id"]: p for p in json.load(open(os.path.join(HERE, PREFIX + "_predictions.json")))["predictions"]}
+    rows = json.load(open(os.path.join(HERE, PREFIX + ".json")))["rows"]
     e, em = [], []
     for r in rows:
         p = pred[r["label"]]
@@ -88,7 +108,7 @@ def main(argv):
     if len(argv) >= 3 and argv[1] == "predict":
         print(json.dumps(predict(argv[2]), indent=1))
     elif len(argv) >= 2 and argv[1] == "job":
-        print(json.dumps({"kind": "dlrm_step", "id": "h100-dcn-blind2",
+        print(json.dumps({"kind": "dlrm_step", "id": "h100-dcn-" + PREFIX,
                           "params": {"steps": 12, "warmup": 4, "seed": 0, "time_budget_s": 200,
                                      "cases": [{"label": c["id"], "workload": c["workload"],
                                                 "recipe": c["recipe"]} for c in cases()]}},
