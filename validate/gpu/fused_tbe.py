@@ -401,12 +401,11 @@ def build(torch, specs, dev, cpu_mode, optimizer, lr):
                                          device=ind.device) for i in pos])
             off = torch.zeros(len(pos) * B + 1, dtype=torch.int64, device=ind.device)
             off[1:] = torch.cumsum(lens, 0)
-            out = tbe(ind, off)
-            c = 0
-            for i in pos:
-                d = specs[i]["dim"]
-                outs[i] = out[:, c:c + d].float()
-                c += d
+            out = tbe(ind, off).float()
+            # one split: its backward is one cat of the tables' gradients (a slice per table
+            # would zero-fill and add a full [B, sum(dims)] gradient per table: quadratic)
+            for i, o in zip(pos, out.split([specs[i]["dim"] for i in pos], dim=1)):
+                outs[i] = o
         return outs
 
     return call
