@@ -97,10 +97,11 @@ void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int frame
    * submissions' train.py: use_cuda_graph=True; HugeCTR v3.1 release
    * notes, "Holistic CUDA graph - full iteration graph capture to reduce
    * launch latencies"): no op is dispatched from the host in a step. */
-  a->op_s = framework == COST_FW_HUGECTR ? 0.0
-            : framework == COST_FW_TORCHREC_FBGEMM || framework == COST_FW_FUSED_TRITON
-                ? prof[COST_SP_FUSED_OP_US] * 1e-6
-                : prof[COST_SP_EAGER_OP_US] * 1e-6;
+  /* the runner's fused_triton step is eager PyTorch but for its embedding
+   * kernels (validate/gpu/dlrm_step.py): its ops dispatch as eager's */
+  a->op_s = framework == COST_FW_HUGECTR           ? 0.0
+            : framework == COST_FW_TORCHREC_FBGEMM ? prof[COST_SP_FUSED_OP_US] * 1e-6
+                                                   : prof[COST_SP_EAGER_OP_US] * 1e-6;
   a->graph = framework == COST_FW_HUGECTR;
   a->gpu_scale = 1.0;
 }

@@ -702,8 +702,15 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   if (!eager) step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 3 * a->launch_s, 3, 3);
   /* fused_triton's backward: the bag ids, the global row ids (3 small
    * kernels), torch.sort's radix sort (~4 kernels) before the update */
-  if (r->framework == COST_FW_FUSED_TRITON)
+  if (r->framework == COST_FW_FUSED_TRITON) {
     step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 7 * a->launch_s, 7, 7);
+    /* its forward wrapper (validate/gpu/fused_tbe.py build): the indices'
+     * cat, one torch.full of bag lengths per table, their cat, the offsets'
+     * zeros, cumsum and store, the output's cast and split */
+    int64_t wrap = E.n_local + 6;
+    step_add(a, COST_KC_EMB_FWD, COST_COMP_EMBEDDING, PH_FB, (double)wrap * a->launch_s, wrap,
+             wrap);
+  }
 
   /* communication of the embeddings (on the critical path). HugeCTR runs
    * the exchange on its own stream beside the bottom MLP, forward and
