@@ -13,7 +13,9 @@
  *              architectures data/calibration/ ships (arch-<arch>.json),
  *              datasheet for the others -- its figures are the bands that
  *              api/provenance.c quotes.
- * Rows are priced at the clock their source states, where it states one.
+ * Rows are priced at the clock their source states, where it states one;
+ * a bf16/fp16 row whose harness holds the GPU under sustained load
+ * (setup.load) at its accelerator's clock under load (load_clock_mhz).
  * Scored: check rows whose source no fit rests on; a row of a fitted
  * source is refused (counted, never scored). Printed per accelerator: the
  * median |pred/meas - 1|, and the ratios' errors under both models.

@@ -434,10 +434,14 @@ static void test_api_hw__published_calibration_rejects_bad_rows(void **state) {
       "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi300x\",\"m\":8,"
       "\"n\":8,\"k\":8,\"dtype\":\"bf16\",\"c_major\":\"diag\"},\"metric\":\"tflops\","
       "\"value\":1,\"role\":\"fit\"}]",
+      /* a harness load that is neither sustained nor short */
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":8,"
+      "\"n\":8,\"k\":8,\"dtype\":\"bf16\",\"load\":\"always\"},\"metric\":\"tflops\","
+      "\"value\":1,\"role\":\"fit\"}]",
   };
   static const char *const field[] = {
-      "[0].setup.m/n/k", "[0].setup.hardware",  "[0].value",        "[0].role",
-      "files",           "[0].setup.clock_mhz", "[0].setup.c_major"};
+      "[0].setup.m/n/k", "[0].setup.hardware",  "[0].value",         "[0].role",
+      "files",           "[0].setup.clock_mhz", "[0].setup.c_major", "[0].setup.load"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const char *texts[1] = {bad[i]}, *labels[1] = {"pub.json"};
     size_t lens[1] = {strlen(bad[i])};
@@ -474,6 +478,54 @@ static void test_api_hw__published_rows_column_major_c(void **state) {
   assert_string_equal(rows[1].s.u.gemm.layout, "nn");
   assert_true(rows[2].s.u.gemm.m == 64 && rows[2].s.u.gemm.n == 32);
   assert_string_equal(rows[2].s.u.gemm.layout, "tn");
+  free(rows);
+}
+
+/* A row whose harness keeps the GPU under back-to-back GEMMs for seconds
+ * ("load": "sustained") runs at the descriptor's clock under load
+ * (b200.json: 1580 MHz, measured under BF16 work), bf16/fp16 rows only;
+ * a short harness, an fp8 row, an accelerator without a load clock and a
+ * row that states its clock keep the clock they had. */
+static void test_api_hw__published_rows_sustained_load(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  api_pub_row *rows = NULL;
+  size_t n = 0;
+  static const char doc[] =
+      "["
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"sustained\"},\"metric\":\"tflops\","
+      "\"value\":1000,"
+      "\"role\":\"fit\"},"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"fp8\",\"load\":\"sustained\"},\"metric\":\"tflops\","
+      "\"value\":1000,"
+      "\"role\":\"fit\"},"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"short\"},\"metric\":\"tflops\","
+      "\"value\":1000,"
+      "\"role\":\"fit\"},"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"gb200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"sustained\"},\"metric\":\"tflops\","
+      "\"value\":1000,"
+      "\"role\":\"fit\"},"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"sustained\",\"clock_mhz\":1700},"
+      "\"metric\":\"tflops\",\"value\":1000,"
+      "\"role\":\"fit\"}]";
+  assert_int_equal(api_published_rows(ctx, doc, sizeof doc - 1, "t", &rows, &n, &err), 0);
+  assert_int_equal(n, 5);
+  assert_true(fabs(rows[0].hw.sustained_clock_hz - 1580e6) < 1);
+  assert_true(fabs(rows[0].hw.peak_clock_hz - 1965e6) < 1);
+  assert_true(rows[1].hw.sustained_clock_hz == 0);
+  assert_true(rows[2].hw.sustained_clock_hz == 0);
+  assert_true(rows[3].hw.sustained_clock_hz == 0);
+  assert_true(fabs(rows[4].hw.sustained_clock_hz - 1700e6) < 1);
+  /* The sustained row is priced 1965/1580 slower than the short one. */
+  cost_result a, b;
+  assert_int_equal(cost_gemm(&rows[0].hw, &rows[0].s.u.gemm, &a), 0);
+  assert_int_equal(cost_gemm(&rows[2].hw, &rows[2].s.u.gemm, &b), 0);
+  assert_true(a.ms > b.ms * 1.1 && a.ms < b.ms * 1965.0 / 1580.0 * 1.001);
   free(rows);
 }
 
@@ -565,6 +617,7 @@ int main(void) {
       T(test_api_hw__published_calibration_per_arch),
       T(test_api_hw__published_calibration_rejects_bad_rows),
       T(test_api_hw__published_rows_column_major_c),
+      T(test_api_hw__published_rows_sustained_load),
       T(test_api_hw__decode_converts_units),
       T(test_api_hw__rules_name_the_field),
       T(test_api_hw__implausible_clocks_and_bandwidths),
