@@ -131,6 +131,24 @@ static void by_source(const models *M, const api_pub_row *rows, size_t n, double
   }
 }
 
+/* The bf16 clock each AMD board's GEMMs are priced at: the descriptor's
+ * measured sustained clock, else the power model's at its TDP
+ * (costmodel/gemm_arch.c; CDNA4 at CDNA3's P0 and k: no CDNA4 clock under
+ * load states its board power, GEMM.md). */
+static void power_clocks(api_ctx *ctx) {
+  static const char *const amd[] = {"mi300x", "mi325x", "mi350x", "mi355x"};
+  printf("bf16 clock under load (measured, else power model at TDP):");
+  for (size_t i = 0; i < sizeof amd / sizeof amd[0]; i++) {
+    cost_hw hw;
+    svc_err err;
+    if (api_hw_lookup(ctx, amd[i], 0, &hw, &err)) continue;
+    double peak = hw.peak_clock_hz > 0 ? hw.peak_clock_hz : hw.clock_hz;
+    printf(" %s %.0f MHz (%s, %.0f W)", amd[i], cost_clock_ratio_dt(&hw, COST_DT_BF16) * peak / 1e6,
+           hw.sustained_clock_hz > 0 ? "measured" : "model", hw.tdp_w);
+  }
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
   const char *gp = argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm.json";
   const char *rp =
@@ -163,6 +181,7 @@ int main(int argc, char **argv) {
       printf(" %s=%.3f", fits[f].calib.names[k], fits[f].calib.values[k]);
     printf("\n");
   }
+  power_clocks(ctx);
   printf("check rows of a fitted source, refused (not scored): %d\n", refused);
   static const char *const hws[] = {"h100-sxm", "h200",   "b200",   "gb200",
                                     "mi300x",   "mi325x", "mi350x", "mi355x"};
