@@ -149,6 +149,98 @@ static void power_clocks(api_ctx *ctx) {
   printf("\n");
 }
 
+/* CDNA4 static power, a sensitivity that ships nothing (GEMM.md, h-amd6):
+ * CDNA4 rows without a stated clock are priced at the clock a CDNA4 power
+ * model with static power p0 gives (k's of fp16/fp8 at CDNA3's ratios to
+ * bf16), k_bf16 bisected so that the CDNA4 fit on the fit rows prices the
+ * clock-stated rocmlib4026 row exactly (that row measures the fraction,
+ * HipKittens' rows the MI355X clock); then the MI350X/MI355X check rows are
+ * scored. Both p0's were chosen after the MI350X check rows were seen. */
+static double sens_fit(const models *M, const api_pub_row *rows, size_t n,
+                       const cost_power_model *pm, api_pub_row *tmp, api_arch_fit *fits, int *nf) {
+  memcpy(tmp, rows, n * sizeof *tmp);
+  for (size_t i = 0; i < n; i++) {
+    cost_hw *h = &tmp[i].hw;
+    if (strcmp(h->arch, "cdna4") || h->sustained_clock_hz > 0) continue;
+    int d = tmp[i].s.u.gemm.dtype;
+    if (!(pm->k_w_per_tflops[d] > 0)) d = COST_DT_BF16;
+    double peak = h->peak_clock_hz > 0 ? h->peak_clock_hz : h->clock_hz;
+    h->peak_clock_hz = peak;
+    h->sustained_clock_hz = peak * cost_power_clock_ratio(pm, h->tdp_w, h->peak_flops[d], d);
+  }
+  *nf = 0;
+  api_published_fit(tmp, n, 0, "cdna4", fits, API_FIT_MAX_ARCH - 1, nf);
+  for (int f = 0; f < M->nfits; f++)
+    if (!strcmp(M->fits[f].arch, "cdna3")) fits[(*nf)++] = M->fits[f];
+  for (size_t i = 0; i < n; i++)
+    if (!strncmp(tmp[i].id, "rocmlib4026", 11)) {
+      cost_hw hw;
+      api_published_apply(&tmp[i], fits, *nf, &hw);
+      return predict(&hw, &tmp[i]) / tmp[i].tflops - 1;
+    }
+  return NAN;
+}
+
+static void cdna4_sensitivity(const models *M, const api_pub_row *rows, size_t n) {
+  static const struct {
+    double p0;
+    const char *why;
+  } var[] = {{611, "the rocmlib4026 board read as an MI350X at 1000 W"},
+             {713, "CDNA3's 419.5 W x idle power 238 W (MI355X) / 140 W (MI325X)"}};
+  cost_hw c3 = {.vendor = "amd", .arch = "cdna3"};
+  const cost_power_model *base = cost_power_model_of(&c3);
+  api_pub_row *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  static api_arch_fit fits[API_FIT_MAX_ARCH];
+  double *e = malloc((n ? n : 1) * sizeof *e);
+  if (!tmp || !e || !base) goto cleanup;
+  printf("CDNA4 static power, sensitivity (NOT shipped; both P0 chosen after the MI350X check rows "
+         "were seen):\n");
+  for (size_t v = 0; v < sizeof var / sizeof var[0]; v++) {
+    cost_power_model pm = {.p0_w = var[v].p0};
+    double lo = 0.2, hi = 3.0, b = base->k_w_per_tflops[COST_DT_BF16];
+    int nf = 0;
+    for (int it = 0; it < 40; it++) {
+      double k = 0.5 * (lo + hi);
+      for (int d = 0; d < COST_DT__COUNT; d++)
+        pm.k_w_per_tflops[d] = base->k_w_per_tflops[d] * k / b;
+      if (sens_fit(M, rows, n, &pm, tmp, fits, &nf) > 0)
+        hi = k;
+      else
+        lo = k;
+    }
+    sens_fit(M, rows, n, &pm, tmp, fits, &nf);
+    printf("  P0 %.0f W (%s): k_bf16 %.3f, bf16 clock MI350X %.0f / MI355X %.0f MHz", pm.p0_w,
+           var[v].why, pm.k_w_per_tflops[COST_DT_BF16],
+           2200 * cost_power_clock_ratio(&pm, 1000, 2306.9e12, COST_DT_BF16),
+           2400 * cost_power_clock_ratio(&pm, 1400, 2516.6e12, COST_DT_BF16));
+    for (int f = 0; f < nf; f++)
+      if (!strcmp(fits[f].arch, "cdna4"))
+        printf(", cdna4 fit bf16 %.3f fp8 %.3f",
+               cost_param_value(&(cost_hw){.calib = fits[f].calib}, "gemm_eff_bf16"),
+               cost_param_value(&(cost_hw){.calib = fits[f].calib}, "gemm_eff_fp8"));
+    static const char *const hws[] = {"mi350x", "mi355x"};
+    for (int h = 0; h < 2; h++) {
+      int cnt = 0;
+      double sg = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (tmp[i].fit || strcmp(tmp[i].hw.name, hws[h]) ||
+            api_published_fitted_source(fits, nf, tmp[i].url))
+          continue;
+        cost_hw hw;
+        api_published_apply(&tmp[i], fits, nf, &hw);
+        double rel = predict(&hw, &tmp[i]) / tmp[i].tflops - 1;
+        e[cnt++] = fabs(rel);
+        sg += rel;
+      }
+      if (cnt) printf("; %s check %.1f%% (%+.1f%%)", hws[h], median(e, cnt) * 100, sg / cnt * 100);
+    }
+    printf("\n");
+  }
+cleanup:
+  free(tmp);
+  free(e);
+}
+
 int main(int argc, char **argv) {
   const char *gp = argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm.json";
   const char *rp =
@@ -230,6 +322,7 @@ int main(int argc, char **argv) {
     printf("  all scored check rows (n=%d), %-9s: median %.1f%%\n", nc[m], mname[m], chk[m] * 100);
   }
   by_source(&M, rows, n, e[M_SHIP]);
+  cdna4_sensitivity(&M, rows, n);
   if (getenv("PG_ROWS"))
     for (size_t i = 0; i < n; i++)
       printf("    %-36s %-9s %-5s %-5s %6lldx%6lldx%6lld meas %7.1f datasheet %7.1f fit-only "
