@@ -209,16 +209,22 @@ static void cdna4_sensitivity(const models *M, const api_pub_row *rows, size_t n
         lo = k;
     }
     sens_fit(M, rows, n, &pm, tmp, fits, &nf);
-    printf("  P0 %.0f W (%s): k_bf16 %.3f, bf16 clock MI350X %.0f / MI355X %.0f MHz", pm.p0_w,
-           var[v].why, pm.k_w_per_tflops[COST_DT_BF16],
-           2200 * cost_power_clock_ratio(&pm, 1000, 2306.9e12, COST_DT_BF16),
-           2400 * cost_power_clock_ratio(&pm, 1400, 2516.6e12, COST_DT_BF16));
+    printf("  P0 %.0f W (%s): k_bf16 %.3f, bf16 clock", pm.p0_w, var[v].why,
+           pm.k_w_per_tflops[COST_DT_BF16]);
+    static const char *const hws[] = {"mi350x", "mi355x"};
+    for (int h = 0; h < 2; h++) {
+      cost_hw d;
+      svc_err err;
+      if (api_hw_lookup(M->ctx, hws[h], 0, &d, &err) == 0)
+        printf(" %s %.0f MHz", hws[h],
+               d.clock_hz / 1e6 *
+                   cost_power_clock_ratio(&pm, d.tdp_w, d.peak_flops[COST_DT_BF16], COST_DT_BF16));
+    }
     for (int f = 0; f < nf; f++)
       if (!strcmp(fits[f].arch, "cdna4"))
         printf(", cdna4 fit bf16 %.3f fp8 %.3f",
                cost_param_value(&(cost_hw){.calib = fits[f].calib}, "gemm_eff_bf16"),
                cost_param_value(&(cost_hw){.calib = fits[f].calib}, "gemm_eff_fp8"));
-    static const char *const hws[] = {"mi350x", "mi355x"};
     for (int h = 0; h < 2; h++) {
       int cnt = 0;
       double sg = 0;
