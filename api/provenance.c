@@ -47,13 +47,14 @@ static const gemm_band gemm_bands[] = {
 };
 
 /* The per-architecture fit on fit rows only, scored on check rows
- * (bench/published_gemm, 2026-12-05, gemm_bench_6_cdna4_fit.txt; MI350X
- * and MI355X: CDNA4's own fit on the HipKittens MI355X rows, fp16 from
- * CDNA3's -- on MI350X's 14 rows it still predicts 15 % too fast, signed;
- * H200's 1 row moved with h200.json's regeneration for issue 25). */
+ * (bench/published_gemm, 2026-12-05, gemm_bench_7_gfx950_clock_row.txt;
+ * MI350X and MI355X: CDNA4's own fit on the HipKittens MI355X rows and the
+ * clock-stated gfx950 row of rocm-libraries PR #4026, fp16 from CDNA3's --
+ * on MI350X's 14 rows it still predicts 15 % too fast, signed; H200's 1
+ * row moved with h200.json's regeneration for issue 25). */
 static const gemm_band arch_bands[] = {
     {"h100-sxm", 0.032, 12}, {"h200", 0.073, 1},   {"b200", 0.224, 2},    {"gb200", 0.203, 2},
-    {"mi300x", 0.184, 12},   {"mi325x", 0.028, 1}, {"mi350x", 0.142, 14}, {"mi355x", 0.013, 2},
+    {"mi300x", 0.184, 12},   {"mi325x", 0.028, 1}, {"mi350x", 0.140, 14}, {"mi355x", 0.014, 2},
 };
 
 static const gemm_band *lookup_row(const gemm_band *t, size_t n, const char *hw) {
@@ -191,7 +192,7 @@ cJSON *api_provenance_json(const cost_hw *hw) {
  * measured with one harness (gemm_ratios.json, check rows), as a fresh
  * database prices them ("shipped": the H200's own calibration, the Hopper
  * CDNA3 and CDNA4 arch calibrations, datasheet elsewhere), 2026-12-05
- * (gemm_bench_6_cdna4_fit): median 3.3 %, worst 28.8 % (Azure MI300X / H100
+ * (gemm_bench_7_gfx950_clock_row): median 3.1 %, worst 28.8 % (Azure MI300X / H100
  * fp8, 16384^3: that MI300X run is 12 % below its own 8192^3, which no
  * term explains; 14 ratios, 4 of them from that one harness). A whole
  * step's ratio has no published check yet: said so. compare's
@@ -199,7 +200,7 @@ cJSON *api_provenance_json(const cost_hw *hw) {
 cJSON *api_ratio_confidence_json(const cost_hw *from, const cost_hw *to) {
   cJSON *o = cJSON_CreateObject();
   int same = !strcmp(from->name, to->name);
-  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.033);
+  cJSON_AddNumberToObject(o, "gemm_ratio_band", same ? 0 : 0.031);
   cJSON_AddNumberToObject(o, "gemm_ratio_worst", same ? 0 : 0.288);
   cJSON_AddStringToObject(o, "note",
                           same ? "the same accelerator on both sides: the ratio is the recipes'"

@@ -22,8 +22,12 @@
  * HipKittens' MI355X rows prices the MI355X within ~2 % and the MI350X
  * 15 % fast (bench/published_gemm, GEMM.md): P0 alone sets the split
  * between the 1000 W and 1400 W boards, and CDNA3's may be too low for
- * CDNA4. A descriptor's measured sustained clock always wins over the
- * model.
+ * CDNA4. The one CDNA4 clock under load found (rocm-libraries PR #4026,
+ * gfx950 at 1205 MHz) names neither board nor power, so it is a fit row of
+ * the fraction, not a power point; P0 = 611 or 713 W would price the
+ * MI350X rows at 9 or 3 % but its MLPerf training rows 10 or 14 % slow
+ * (GEMM.md, printed by bench/published_gemm, not used here). A
+ * descriptor's measured sustained clock always wins over the model.
  *
  * Tile fill on Blackwell. tcgen05 MMAs accumulate in tensor memory, 512
  * columns per SM: two 256-column accumulators, so a persistent kernel
