@@ -573,6 +573,54 @@ static void linear(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int
   m->fwd_s += f;
 }
 
+/* The cross layers R' = x0 * layer(R) + R over x0 (B x dd, xb bytes per
+ * element; ab: the layers' compute dtype): their GEMMs and elementwise
+ * kernels. Adds the layers' parameters to *params; returns the bytes they
+ * save for the backward. */
+static double dcn_layers(step_acc *a, const cost_dlrm *d, const cost_recipe *r, int64_t B,
+                         int64_t dd, double ab, double xb, int ck_full, double *params) {
+  int deager = dense_eager(r), dt = r->precision;
+  int cast = deager && dt != COST_DT_FP32 && dt != COST_DT_FP8;
+  double X = (double)B * (double)dd, saved = 0;
+  /* Low rank (DCN V2, section 3.2; the MLPerf DLRM-DCNv2 reference's
+   * rank 512): W x = U (V^T x), two GEMMs of d x r instead of one d x d,
+   * and the B x r product is one more saved activation. */
+  int64_t rank = d->cross_rank > 0 && d->cross_rank < dd ? d->cross_rank : 0;
+  for (int64_t l = 0; l < d->cross_layers; l++) {
+    mlp_acc mc = {0};
+    if (rank) {
+      step_tag(a, "cross[%lld] V", (long long)l);
+      linear(a, r, B, dd, rank, 0, 1, ck_full, &mc);
+      step_tag(a, "cross[%lld] U", (long long)l);
+      linear(a, r, B, rank, dd, 0, 1, ck_full, &mc);
+      saved += (double)B * (double)rank * ab;
+    } else {
+      step_tag(a, "cross[%lld]", (long long)l);
+      linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
+    }
+    /* R' = x0 * y + R, y the layer's output (ab): forward the mul
+     * (x0, y -> xb) and the add; backward dy = g * x0, dx0 += g * y (a mul
+     * and the accumulation into x0's gradient) and dR += the layer's
+     * dgrad. Autocast adds the cast of R into the layer and of its dgrad
+     * back. Each is one eager elementwise kernel over X elements
+     * (torch.profiler: mul/add/copy kernels of ~X elements per layer in
+     * data/measurements/h100-dcn-mlperf/dcn_profile.json, fitting half). */
+    if (deager) {
+      double c1 = cast ? step_stream(a, X * (xb + ab)) : 0;
+      double xf = step_stream(a, X * (2 * xb + ab)) + step_stream(a, 3 * X * xb) + c1;
+      double xg = step_stream(a, 3 * X * xb) + step_stream(a, X * (2 * xb + ab)) +
+                  2 * step_stream(a, 3 * X * xb) + 2 * c1;
+      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, xf + xg, 6 + 3 * cast, 6 + 3 * cast);
+    } else { /* fused frameworks (HugeCTR's MultiCrossLayer): 3 passes */
+      step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
+               3);
+    }
+    *params += mc.params;
+    saved += 2 * X * xb + (cast ? X * ab : 0);
+  }
+  return saved;
+}
+
 int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
                             int placement, int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
                             double *extra_ms) {
@@ -782,43 +830,7 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
      * every R are fp32 and only the layers' GEMMs run in bf16 */
     double xb = deager && ob > ab ? ob : ab;
     step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * xb) * 2, 2, 2);
-    /* Low rank (DCN V2, section 3.2; the MLPerf DLRM-DCNv2 reference's
-     * rank 512): W x = U (V^T x), two GEMMs of d x r instead of one d x d,
-     * and the B x r product is one more saved activation. */
-    int64_t rank = d->cross_rank > 0 && d->cross_rank < dd ? d->cross_rank : 0;
-    for (int64_t l = 0; l < d->cross_layers; l++) {
-      mlp_acc mc = {0};
-      if (rank) {
-        step_tag(a, "cross[%lld] V", (long long)l);
-        linear(a, r, B, dd, rank, 0, 1, ck_full, &mc);
-        step_tag(a, "cross[%lld] U", (long long)l);
-        linear(a, r, B, rank, dd, 0, 1, ck_full, &mc);
-        inter_saved += (double)B * (double)rank * ab;
-      } else {
-        step_tag(a, "cross[%lld]", (long long)l);
-        linear(a, r, B, dd, dd, 0, 1, ck_full, &mc);
-      }
-      /* R' = x0 * y + R, y the layer's output (ab): forward the mul
-       * (x0, y -> xb) and the add; backward dy = g * x0, dx0 += g * y (a mul
-       * and the accumulation into x0's gradient) and dR += the layer's
-       * dgrad. Autocast adds the cast of R into the layer and of its dgrad
-       * back. Each is one eager elementwise kernel over X elements
-       * (torch.profiler: mul/add/copy kernels of ~X elements per layer in
-       * data/measurements/h100-dcn-mlperf/dcn_profile.json, fitting half). */
-      if (deager) {
-        double c1 = cast ? step_stream(a, X * (xb + ab)) : 0;
-        double xf = step_stream(a, X * (2 * xb + ab)) + step_stream(a, 3 * X * xb) + c1;
-        double xg = step_stream(a, 3 * X * xb) + step_stream(a, X * (2 * xb + ab)) +
-                    2 * step_stream(a, 3 * X * xb) + 2 * c1;
-        step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, xf + xg, 6 + 3 * cast,
-                 6 + 3 * cast);
-      } else { /* fused frameworks (HugeCTR's MultiCrossLayer): 3 passes */
-        step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 3 * X * ab) * 3, 3,
-                 3);
-      }
-      mb.params += mc.params;
-      inter_saved += 2 * X * xb + (cast ? X * ab : 0);
-    }
+    inter_saved += dcn_layers(a, d, r, B, dd, ab, xb, ck_full, &mb.params);
     inter_saved += X * xb;
     inter_bwd_bytes = X * xb;
   }
