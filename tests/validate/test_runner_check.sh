@@ -57,3 +57,14 @@ expect "$T/lay.json" "params.shapes[0].layout"
 echo "{$KS,\"configs\":[{\"bm\":16,\"bn\":64,\"bk\":64,\"warps\":4,\"stages\":3,\"split_k\":65}]}}" > "$T/sk.json"
 expect "$T/sk.json" "params.configs[0].split_k"
 echo ok
+
+# dlrm_step's job-level profile flag (torch.profiler after the timed steps): a
+# boolean is kept in the normalized job, anything else names params.profile.
+DW='{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8,"pooling":2}],"bottom_mlp":[8],"top_mlp":[4,1]}'
+DC="\"cases\":[{\"workload\":$DW,\"recipe\":{\"gpus\":1,\"batch_per_gpu\":4}}]"
+echo "{\"kind\":\"dlrm_step\",\"params\":{$DC,\"profile\":true}}" > "$T/dp.json"
+python3 "$R" --check "$T/dp.json" > "$T/dp.out" || fail "a dlrm_step job with profile was refused"
+grep -q '"profile": true' "$T/dp.out" || fail "profile missing from the normalized dlrm_step job"
+echo "{\"kind\":\"dlrm_step\",\"params\":{$DC,\"profile\":\"yes\"}}" > "$T/dpb.json"
+expect "$T/dpb.json" params.profile
+echo ok
