@@ -27,6 +27,10 @@
 #define MAX_LARGE 400
 #define LP_ONLY_CLASSES 1500
 #define ILS_ITERS 3000
+/* the ILS's share of stage 2's work (heavy 100 x 64 and 100 x 128:
+ * 2.3-4.8 % -> 2.3-4.1 %; 20000 perturbations found no more than 3000;
+ * on a loaded box all of it took heavy 1000 x 512 from 2.7 to 9.8 s) */
+#define ILS_SHARE 0.25
 /* The share of the work (per second of work_s) stage 2 gains when the
  * root LP needs no simplex (heavy 3000 x 1024 with 1.5x the work: seeds 1
  * and 3 2.94 / 2.63 -> 2.12 / 1.92 %) */
@@ -36,8 +40,16 @@
 #define REBOUND_SHARE 0.9
 /* ... up to tables x ranks of 3000 x 4096: at 10000 x 4096 a unit costs
  * more time (2x and 4x the work moved seeds 1 and 3 by 0 and 2.4 points)
- * and the wall-clock margin is what keeps the answer work-limited */
+ * and the wall-clock margin is what keeps the answer work-limited; the
+ * same bound for the greedy repair's leftover work going to the ILS */
 #define STAGE2_EXTRA_MAX_SIZE 1.3e7
+/* stage 1's share of the time left when the work limits are on and its
+ * model is small (rows + columns; the heavy 100-table models are ~2700
+ * wide, 300 tables ~8000): there stage 2 is cheap. On the larger models
+ * 0.7 starved stage 2 at load ~10 (heavy 1000 x 1024 fell back to the
+ * repaired greedy, 24 % gap, 2026-12-05) */
+#define STAGE1_CLOCK_SHARE_WORK 0.7
+#define STAGE1_SMALL_MODEL 4000
 
 typedef struct {
   int *ncol; /* nclass * nopt, -1 when the option is not ok */
@@ -557,7 +569,14 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
    * this loaded box, 2026-12-05, where the clock then cut them) and move
    * the bound little (the closed-form bounds are higher there), while the
    * packing (stage 2) is where the gap was. */
-  double now = svc_now(), budget = (b->deadline - now) * 0.4;
+  /* With the work limits on (the default) the clock is only the cap, so
+   * stage 1 may use 0.7 of what is left: at 0.4 its clock cut the heavy
+   * 100 x 128 solves (seeds 1, 3) under three busy loops with the bench
+   * niced (~6 % of a core, 2026-12-05), though their work fits the limit,
+   * and the answer said "time limit". */
+  double share =
+      o->work_s >= 0 && m.nrows + m.ncols <= STAGE1_SMALL_MODEL ? STAGE1_CLOCK_SHARE_WORK : 0.4;
+  double now = svc_now(), budget = (b->deadline - now) * share;
   double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   milp_opts mo = {.time_limit_s = (now - t0) + budget,
                   .mip_gap = o->mip_gap * 0.5,
@@ -661,17 +680,10 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     }
   }
   if (B > 0) bisect(in, NULL, 1, B, b, cc, cp, &best, plans, have_plans, repaired);
-  /* the work left: perturb and search again (heavy 100 x 64 and 100 x
-   * 128: 2.3-4.8 % -> 2.3-4.1 %; 20000 perturbations found no more than 3000) */
-  if (*have_plans && !b->time_hit && !b->work_hit) {
-    /* at most a quarter of the stage's work: on a loaded box the whole of
-     * it took heavy 1000 x 512 from 2.7 to 9.8 s */
-    emb_budget sub = *b;
-    sub.work = fmin(b->work, 0.25 * b->work0), sub.work0 = sub.work;
-    emb_ils(in, plans, &sub, ILS_ITERS);
-    if (isfinite(b->work)) b->work -= sub.work0 - sub.work;
-    b->time_hit |= sub.time_hit;
-  }
+  /* the work left: perturb and search again (emb_ils.c) */
+  if (*have_plans)
+    emb_ils_stage2(in, plans, b, ILS_SHARE, ILS_ITERS,
+                   (double)in->n * in->R <= STAGE2_EXTRA_MAX_SIZE ? b->ils_extra : 0);
   /* the work still left (small models end their search early): stage 1's
    * MILP again with more nodes, for the bound only */
   if (!lagr && *have_plans && isfinite(b->work)) {

@@ -355,6 +355,10 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   plan_table_plan *warm = grc ? NULL : gplans;
   double warm_ms = gms;
   int have_start = 0;
+  /* the greedy repair's share of the work, what it leaves (all of it when
+   * there is no greedy plan) going to the iterated local search */
+  double left =
+      o.work_s < 0 ? 0 : 0.3 * (o.work_s > 0 ? o.work_s : o.time_limit_s) * PLAN_WORK_UNITS_PER_S;
   if (grc && method != PLAN_METHOD_GREEDY && !emb_greedy_mem(&in, splans, NULL)) {
     emb_budget b = budget(&o, 0.05, deadline);
     emb_local_search(&in, splans, &b);
@@ -381,6 +385,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     emb_repair_options(&in, lplans, &b);
     emb_local_search(&in, lplans, &b);
     note(&time_hit, &work_hit, &b, "greedy repair");
+    left = isfinite(b.work) ? fmax(0, b.work) : 0;
     if (!emb_eval(&in, lplans, &lres, &fits, NULL)) {
       lhave = fits && lres.max_ms < gms;
       if (lhave)
@@ -401,6 +406,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     }
   } else if (method == PLAN_METHOD_DECOMPOSED) {
     emb_budget b = budget(&o, 0.6, deadline);
+    b.ils_extra = left;
     rc = emb_solve_decomposed(&in, warm_ms, &o, t0, &b, splans, &have, &repaired, &bound, &status,
                               &time_hit, &work_hit, err);
     note(&time_hit, &work_hit, &b, "decomposition");

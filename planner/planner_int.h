@@ -75,6 +75,7 @@ typedef struct {
   double work; /* units left */
   int time_hit, work_hit;
   double work0, t_start; /* for the debug log */
+  double ils_extra;      /* work an earlier phase left, for the iterated local search */
 } emb_budget;
 /* Spend units; 1 when the work or the time is gone (and says which). */
 int emb_spend(emb_budget *b, double units);
@@ -89,6 +90,10 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *
  * followed by emb_local_search; plans becomes the best that fits, within
  * b. */
 void emb_ils(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int max_iter);
+/* emb_ils after stage 2 with at most share of b's work0 (what is left of
+ * it) plus extra units that b is not charged for (emb_ils.c). */
+void emb_ils_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double share,
+                    int max_iter, double extra);
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3
