@@ -85,6 +85,18 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b)
 /* Re-choose options of the tables on the slowest rank while the maximum
  * drops (splits, host placement), within b. */
 void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+/* Option choices (emb_choice.c). emb_round_choice: the LP's counts per
+ * class and option (column ncol[c * nopt + o] of x, -1 when none) rounded
+ * by largest remainder, one option per table; 0 or -1 (no memory).
+ * emb_cap_choice: from base (or each table's cheapest total when NULL),
+ * every table whose piece cannot fit under T beside the uniform work takes
+ * its cheapest-total option whose piece does. emb_cap_choice_fixed: the
+ * same with the uniform work the re-chosen tables add counted. */
+int emb_round_choice(const emb_inst *in, const int *ncol, const double *x, int *choice);
+/* An option's work over all the ranks it touches (ms). */
+double emb_total_ms(const emb_inst *in, const emb_opt *e);
+void emb_cap_choice(const emb_inst *in, const int *base, double T, int *choice);
+void emb_cap_choice_fixed(const emb_inst *in, const int *base, double T, int *choice);
 /* Iterated local search (emb_ils.c): up to max_iter perturbations of
  * plans (a few tables moved or swapped, one on the slowest rank), each
  * followed by emb_local_search; plans becomes the best that fits, within
