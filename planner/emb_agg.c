@@ -40,8 +40,7 @@
 #define REBOUND_SHARE 0.9
 /* ... up to tables x ranks of 3000 x 4096: at 10000 x 4096 a unit costs
  * more time (2x and 4x the work moved seeds 1 and 3 by 0 and 2.4 points)
- * and the wall-clock margin is what keeps the answer work-limited; the
- * same bound for the greedy repair's leftover work going to the ILS */
+ * and the wall-clock margin is what keeps the answer work-limited */
 #define STAGE2_EXTRA_MAX_SIZE 1.3e7
 /* stage 1's share of the time left when the work limits are on and its
  * model is small (rows + columns; the heavy 100-table models are ~2700
@@ -548,9 +547,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   }
   if (B > 0) bisect(in, NULL, 1, B, b, cc, cp, &best, plans, have_plans, repaired);
   /* the work left: perturb and search again (emb_ils.c) */
-  if (*have_plans)
-    emb_ils_stage2(in, plans, b, ILS_SHARE, ILS_ITERS,
-                   (double)in->n * in->R <= STAGE2_EXTRA_MAX_SIZE ? b->ils_extra : 0);
+  if (*have_plans) emb_ils_stage2(in, plans, b, ILS_SHARE, ILS_ITERS, b->ils_extra);
   /* the work still left (small models end their search early): stage 1's
    * MILP again with more nodes, for the bound only */
   if (!lagr && *have_plans && isfinite(b->work)) {

@@ -239,8 +239,9 @@ cleanup:
  * left of it) plus extra, work an earlier phase left (the greedy repair's
  * share: heavy 1000 x 1024 and 3000 x 512 / 1024 had stopped at their
  * work limit after 32-200 perturbations, keeping 4-26 of them; with it,
- * 200-660, 2026-12-05). The solve's total work is unchanged; extra is not
- * charged to b. */
+ * 200-660; at 10000 x 4096, where stage 2 had left none, 300-540, seed 3
+ * 10.76 -> 6.89 %, 2026-12-05). The solve's total work is unchanged;
+ * extra is not charged to b. */
 void emb_ils_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double share,
                     int max_iter, double extra) {
   extra = isfinite(b->work) ? fmax(0, extra) : 0;
