@@ -27,6 +27,10 @@
 #define MAX_LARGE 400
 #define LP_ONLY_CLASSES 1500
 #define ILS_ITERS 3000
+/* the ILS's share of stage 2's work (heavy 100 x 64 and 100 x 128:
+ * 2.3-4.8 % -> 2.3-4.1 %; 20000 perturbations found no more than 3000;
+ * on a loaded box all of it took heavy 1000 x 512 from 2.7 to 9.8 s) */
+#define ILS_SHARE 0.25
 /* The share of the work (per second of work_s) stage 2 gains when the
  * root LP needs no simplex (heavy 3000 x 1024 with 1.5x the work: seeds 1
  * and 3 2.94 / 2.63 -> 2.12 / 1.92 %) */
@@ -38,6 +42,13 @@
  * more time (2x and 4x the work moved seeds 1 and 3 by 0 and 2.4 points)
  * and the wall-clock margin is what keeps the answer work-limited */
 #define STAGE2_EXTRA_MAX_SIZE 1.3e7
+/* stage 1's share of the time left when the work limits are on and its
+ * model is small (rows + columns; the heavy 100-table models are ~2700
+ * wide, 300 tables ~8000): there stage 2 is cheap. On the larger models
+ * 0.7 starved stage 2 at load ~10 (heavy 1000 x 1024 fell back to the
+ * repaired greedy, 24 % gap, 2026-12-05) */
+#define STAGE1_CLOCK_SHARE_WORK 0.7
+#define STAGE1_SMALL_MODEL 4000
 
 typedef struct {
   int *ncol; /* nclass * nopt, -1 when the option is not ok */
@@ -139,139 +150,6 @@ static int build(const emb_inst *in, double warm_ms, plan_milp *m, agg_layout *l
   return m->oom ? -1 : 0;
 }
 
-/* Integer counts per class by largest remainder, then one option per
- * table (the class's tables dealt out in index order). */
-static int round_choice(const emb_inst *in, const agg_layout *ly, const double *x, int *choice) {
-  size_t *fill = calloc(in->nclass ? in->nclass : 1, sizeof *fill);
-  long *cnt = malloc((size_t)in->nopt * sizeof *cnt);
-  double *frac = malloc((size_t)in->nopt * sizeof *frac);
-  size_t **members = calloc(in->nclass ? in->nclass : 1, sizeof *members);
-  int rc = -1;
-  if (!fill || !cnt || !frac || !members) goto cleanup;
-  for (size_t c = 0; c < in->nclass; c++)
-    if (!(members[c] = malloc(in->cls_count[c] * sizeof **members))) goto cleanup;
-  for (size_t i = 0; i < in->n; i++) members[in->cls_of[i]][fill[in->cls_of[i]]++] = i;
-  for (size_t c = 0; c < in->nclass; c++) {
-    long total = 0, want = (long)in->cls_count[c];
-    for (int o = 0; o < in->nopt; o++) {
-      int col = ly->ncol[c * (size_t)in->nopt + (size_t)o];
-      double v = col >= 0 ? fmax(0, x[col]) : 0;
-      cnt[o] = (long)floor(v + 1e-6);
-      frac[o] = col >= 0 ? v - (double)cnt[o] : -1;
-      total += cnt[o];
-    }
-    while (total < want) {
-      int best = -1;
-      for (int o = 0; o < in->nopt; o++)
-        if (frac[o] >= 0 && (best < 0 || frac[o] > frac[best])) best = o;
-      if (best < 0) goto cleanup;
-      cnt[best]++, frac[best] = -0.5, total++;
-    }
-    while (total > want) { /* numerical excess: drop from the smallest remainder */
-      int o = 0;
-      while (o < in->nopt && cnt[o] == 0) o++;
-      cnt[o]--, total--;
-    }
-    size_t q = 0;
-    for (int o = 0; o < in->nopt; o++)
-      for (long j = 0; j < cnt[o]; j++) choice[members[c][q++]] = o;
-  }
-  rc = 0;
-cleanup:
-  if (members)
-    for (size_t c = 0; c < in->nclass; c++) free(members[c]);
-  free(members), free(fill), free(cnt), free(frac);
-  return rc;
-}
-
-static double total_ms(const emb_inst *in, const emb_opt *e) {
-  double pcs = e->kind == EK_UNIFORM ? in->R : piece_count(in, e);
-  return e->ms * pcs;
-}
-
-/* Re-choose, from base, the option of every table whose piece cannot fit
- * under the target T (piece + fixed + uniform work > T): the cheapest
- * total among the options whose piece does fit (the smallest piece when
- * none does). With base == NULL every table takes its cheapest such
- * option. */
-static void cap_choice(const emb_inst *in, const int *base, double T, int *choice) {
-  double U = in->fixed_ms;
-  if (base)
-    for (size_t i = 0; i < in->n; i++) {
-      const emb_opt *e = EOPT(in, i, base[i]);
-      if (e->kind == EK_UNIFORM) U += e->ms;
-    }
-  /* without a base the uniform work is what the choices themselves put on
-   * every rank: a second pass re-checks the pieces against it */
-  for (int pass = 0; pass < (base ? 1 : 2); pass++) {
-    double U2 = in->fixed_ms;
-    for (size_t i = 0; i < in->n; i++) {
-      if (base) {
-        const emb_opt *e = EOPT(in, i, base[i]);
-        if (e->kind == EK_UNIFORM || e->ms + U <= T) {
-          choice[i] = base[i];
-          continue;
-        }
-      }
-      int best = -1, small = -1;
-      for (int o = 0; o < in->nopt; o++) {
-        const emb_opt *e = EOPT(in, i, o);
-        if (!e->ok) continue;
-        if (small < 0 || e->ms < EOPT(in, i, small)->ms) small = o;
-        if (e->ms + (e->kind == EK_UNIFORM ? in->fixed_ms : U) > T) continue;
-        if (best < 0 || total_ms(in, e) < total_ms(in, EOPT(in, i, best)) - 1e-12) best = o;
-      }
-      choice[i] = best >= 0 ? best : small;
-      const emb_opt *c = EOPT(in, i, choice[i]);
-      if (c->kind == EK_UNIFORM) U2 += c->ms;
-    }
-    if (!base) U = U2;
-  }
-}
-
-/* As cap_choice, with the uniform work the re-chosen tables add counted:
- * a table whose piece cannot fit under T takes its cheapest-total option
- * whose piece does fit beside all the uniform work, a uniform option when
- * none does; repeated while the uniform work grows (it only grows). Where
- * cap_choice checked the pieces against the base's uniform work only, a
- * table moved to row-wise under a low T left every other piece too big
- * (heavy 300 x 512 seed 1: 278 of 290 tables repaired at every T). */
-static void cap_choice_fixed(const emb_inst *in, const int *base, double T, int *choice) {
-  if (base)
-    memcpy(choice, base, in->n * sizeof *choice);
-  else
-    cap_choice(in, NULL, INFINITY, choice);
-  for (int pass = 0; pass < 8; pass++) {
-    double U = in->fixed_ms;
-    for (size_t i = 0; i < in->n; i++) {
-      const emb_opt *e = EOPT(in, i, choice[i]);
-      if (e->kind == EK_UNIFORM) U += e->ms;
-    }
-    int changed = 0;
-    for (size_t i = 0; i < in->n; i++) {
-      const emb_opt *e = EOPT(in, i, choice[i]);
-      if (e->kind == EK_UNIFORM || e->ms + U <= T) continue;
-      int best = -1, uni = -1;
-      for (int o = 0; o < in->nopt; o++) {
-        const emb_opt *x = EOPT(in, i, o);
-        if (!x->ok) continue;
-        if (x->kind == EK_UNIFORM) {
-          if (uni < 0 || x->ms < EOPT(in, i, uni)->ms) uni = o;
-        } else if (x->ms + U <= T &&
-                   (best < 0 || total_ms(in, x) < total_ms(in, EOPT(in, i, best)) - 1e-12)) {
-          best = o;
-        }
-      }
-      if (best < 0) best = uni;
-      if (best < 0) continue;
-      changed |= best != choice[i];
-      choice[i] = best;
-      if (EOPT(in, i, best)->kind == EK_UNIFORM) U += EOPT(in, i, best)->ms;
-    }
-    if (!changed) break;
-  }
-}
-
 static double plans_max(const emb_inst *in, const plan_table_plan *plans, int *fits) {
   plan_emb_result r;
   *fits = 0;
@@ -333,9 +211,9 @@ static int pack_at(const emb_inst *in, const int *from, int fixed, double T, emb
   int rc = -1;
   for (size_t k = 0; k < sizeof fill / sizeof fill[0] && rc; k++) {
     if (fixed)
-      cap_choice_fixed(in, from, T, cc);
+      emb_cap_choice_fixed(in, from, T, cc);
     else
-      cap_choice(in, from, T, cc);
+      emb_cap_choice(in, from, T, cc);
     if (k > 0 && hbm_fill(in, cc) <= fill[k]) continue; /* no diet: the same packing again */
     int r = emb_pack_target(in, cc, T, fill[k], cp, b, rep);
     if (r == 1 && rc < 0) { /* over T: improved and kept when better */
@@ -406,8 +284,8 @@ static void bisect_split(const emb_inst *in, double B, double warm_ms, emb_budge
     } else {
       for (int o = 0; o < in->nopt; o++) {
         const emb_opt *e = EOPT(in, i, o);
-        if (e->ok && total_ms(in, e) < w)
-          w = total_ms(in, e), pc = e->kind == EK_UNIFORM ? 0 : e->ms;
+        if (e->ok && emb_total_ms(in, e) < w)
+          w = emb_total_ms(in, e), pc = e->kind == EK_UNIFORM ? 0 : e->ms;
       }
     }
     for (int j = 0; j < 3; j++)
@@ -557,7 +435,14 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
    * this loaded box, 2026-12-05, where the clock then cut them) and move
    * the bound little (the closed-form bounds are higher there), while the
    * packing (stage 2) is where the gap was. */
-  double now = svc_now(), budget = (b->deadline - now) * 0.4;
+  /* With the work limits on (the default) the clock is only the cap, so
+   * stage 1 may use 0.7 of what is left: at 0.4 its clock cut the heavy
+   * 100 x 128 solves (seeds 1, 3) under three busy loops with the bench
+   * niced (~6 % of a core, 2026-12-05), though their work fits the limit,
+   * and the answer said "time limit". */
+  double share =
+      o->work_s >= 0 && m.nrows + m.ncols <= STAGE1_SMALL_MODEL ? STAGE1_CLOCK_SHARE_WORK : 0.4;
+  double now = svc_now(), budget = (b->deadline - now) * share;
   double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
   milp_opts mo = {.time_limit_s = (now - t0) + budget,
                   .mip_gap = o->mip_gap * 0.5,
@@ -608,7 +493,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
       rc = svc_err_set(err, SVC_NOMEM, "", NULL);
       goto cleanup;
     }
-    if (round_choice(in, &ly, base[k], choice[k]) ||
+    if (emb_round_choice(in, ly.ncol, base[k], choice[k]) ||
         (k == 1 && choice[0] && !memcmp(choice[0], choice[1], in->n * sizeof *choice[1])))
       free(choice[k]), choice[k] = NULL; /* no rounding, or the same one twice */
   }
@@ -633,7 +518,7 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
   double best = INFINITY;
   for (int v = 1; v >= 0; v--)
     if (choice[v]) {
-      cap_choice(in, choice[v], INFINITY, cc);
+      emb_cap_choice(in, choice[v], INFINITY, cc);
       try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
     }
   /* both re-choices (cap_choice_fixed, cap_choice): neither wins everywhere
@@ -656,22 +541,13 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     const int *from = v < 2 ? choice[v] : NULL;
     if (v < 2 && !from) continue;
     for (size_t q = 0; q < nt && !b->time_hit && !b->work_hit; q++) {
-      cap_choice(in, from, B * (1 + target[q]), cc);
+      emb_cap_choice(in, from, B * (1 + target[q]), cc);
       try_choice(in, cc, cp, b, &best, plans, have_plans, repaired);
     }
   }
   if (B > 0) bisect(in, NULL, 1, B, b, cc, cp, &best, plans, have_plans, repaired);
-  /* the work left: perturb and search again (heavy 100 x 64 and 100 x
-   * 128: 2.3-4.8 % -> 2.3-4.1 %; 20000 perturbations found no more than 3000) */
-  if (*have_plans && !b->time_hit && !b->work_hit) {
-    /* at most a quarter of the stage's work: on a loaded box the whole of
-     * it took heavy 1000 x 512 from 2.7 to 9.8 s */
-    emb_budget sub = *b;
-    sub.work = fmin(b->work, 0.25 * b->work0), sub.work0 = sub.work;
-    emb_ils(in, plans, &sub, ILS_ITERS);
-    if (isfinite(b->work)) b->work -= sub.work0 - sub.work;
-    b->time_hit |= sub.time_hit;
-  }
+  /* the work left: perturb and search again (emb_ils.c) */
+  if (*have_plans) emb_ils_stage2(in, plans, b, ILS_SHARE, ILS_ITERS, b->ils_extra);
   /* the work still left (small models end their search early): stage 1's
    * MILP again with more nodes, for the bound only */
   if (!lagr && *have_plans && isfinite(b->work)) {

@@ -75,6 +75,7 @@ typedef struct {
   double work; /* units left */
   int time_hit, work_hit;
   double work0, t_start; /* for the debug log */
+  double ils_extra;      /* work an earlier phase left, for the iterated local search */
 } emb_budget;
 /* Spend units; 1 when the work or the time is gone (and says which). */
 int emb_spend(emb_budget *b, double units);
@@ -84,11 +85,27 @@ void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b)
 /* Re-choose options of the tables on the slowest rank while the maximum
  * drops (splits, host placement), within b. */
 void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+/* Option choices (emb_choice.c). emb_round_choice: the LP's counts per
+ * class and option (column ncol[c * nopt + o] of x, -1 when none) rounded
+ * by largest remainder, one option per table; 0 or -1 (no memory).
+ * emb_cap_choice: from base (or each table's cheapest total when NULL),
+ * every table whose piece cannot fit under T beside the uniform work takes
+ * its cheapest-total option whose piece does. emb_cap_choice_fixed: the
+ * same with the uniform work the re-chosen tables add counted. */
+int emb_round_choice(const emb_inst *in, const int *ncol, const double *x, int *choice);
+/* An option's work over all the ranks it touches (ms). */
+double emb_total_ms(const emb_inst *in, const emb_opt *e);
+void emb_cap_choice(const emb_inst *in, const int *base, double T, int *choice);
+void emb_cap_choice_fixed(const emb_inst *in, const int *base, double T, int *choice);
 /* Iterated local search (emb_ils.c): up to max_iter perturbations of
  * plans (a few tables moved or swapped, one on the slowest rank), each
  * followed by emb_local_search; plans becomes the best that fits, within
  * b. */
 void emb_ils(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int max_iter);
+/* emb_ils after stage 2 with at most share of b's work0 (what is left of
+ * it) plus extra units that b is not charged for (emb_ils.c). */
+void emb_ils_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double share,
+                    int max_iter, double extra);
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3

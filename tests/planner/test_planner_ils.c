@@ -1,0 +1,158 @@
+/* The iterated local search's moves of the sixth pass (issue 24,
+ * planner/emb_ils.c): re-optioning a table on the slowest rank into
+ * smaller pieces, and the plateau step (the same maximum with fewer ranks
+ * near it). Random heavy-like instances priced by the real cost model; no
+ * part of the planner is stubbed. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tests/planner/planner_fixture.h"
+
+enum { N = 60 };
+
+/* rows log-uniform 1e3..3e7, dims 32..512, pooling 1..100 */
+static void tables(plan_table *t, uint64_t *seed) {
+  static const int dims[] = {32, 64, 128, 256, 512};
+  for (size_t i = 0; i < N; i++) {
+    snprintf(t[i].name, sizeof t[i].name, "t%zu", i);
+    t[i].rows = (int64_t)exp(log(1e3) + (log(3e7) - log(1e3)) * fx_rand(seed));
+    t[i].dim = dims[(int)(fx_rand(seed) * 5) % 5];
+    t[i].pooling = exp(log(100.0) * fx_rand(seed));
+  }
+}
+
+/* The ranks within PLAN_TIE_TOL of the maximum (as emb_ils counts them). */
+static int near_max(const plan_emb_result *r) {
+  int c = 0;
+  for (int k = 0; k < r->ranks; k++) c += r->rank_ms[k] >= r->max_ms * (1 - PLAN_TIE_TOL);
+  return c;
+}
+
+/* Column-wise shards of one table on distinct ranks, every rank and node
+ * in range. */
+static int well_formed(const emb_inst *in, const plan_table_plan *plans) {
+  for (size_t i = 0; i < in->n; i++) {
+    const plan_table_plan *pl = &plans[i];
+    if (emb_opt_index(in, pl->shard, pl->place, pl->k) < 0) return 0;
+    if (pl->shard == PLAN_SHARD_TW && (pl->rank < 0 || pl->rank >= in->R)) return 0;
+    if (pl->shard == PLAN_SHARD_TWRW && (pl->node < 0 || pl->node >= in->N)) return 0;
+    if (pl->shard != PLAN_SHARD_CW) continue;
+    for (int j = 0; j < pl->k; j++) {
+      if (pl->cw_ranks[j] < 0 || pl->cw_ranks[j] >= in->R) return 0;
+      for (int q = 0; q < j; q++)
+        if (pl->cw_ranks[q] == pl->cw_ranks[j]) return 0;
+    }
+  }
+  return 1;
+}
+
+/* From a packing of each table's least-work option (which leaves big
+ * table-wise pieces), the search ends no worse in (maximum, ranks near
+ * it) order, fits the memory, keeps the plans well formed, changes some
+ * tables' options (the re-option move: moves and swaps alone never do)
+ * and lowers some maxima. */
+static void test_planner_ils__reoptions_and_never_worse(void **state) {
+  (void)state;
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 2}, {4, 3}, {8, 2}};
+  int lowered = 0, runs = 0, reoptioned = 0, flatter = 0;
+  for (uint64_t seed = 1; seed <= 8; seed++)
+    for (int sh = 0; sh < 3; sh++) {
+      uint64_t s2 = seed * 7919 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      tables(t, &s2);
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 10 + 40 * fx_rand(&s2));
+      p.host_cap_bytes = 100e9;
+      assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
+      int choice[N];
+      static plan_table_plan plans[N], start[N];
+      for (size_t i = 0; i < N; i++) {
+        double best = INFINITY;
+        for (int o = 0; o < in.nopt; o++) {
+          const emb_opt *e = EOPT(&in, i, o);
+          double w = e->ms * (e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k);
+          if (e->ok && w < best) best = w, choice[i] = o;
+        }
+      }
+      plan_emb_result r, r2;
+      int fits = 0, f2 = 0;
+      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
+          emb_eval(&in, plans, &r, &fits, &err)) {
+        emb_inst_dispose(&in);
+        continue;
+      }
+      if (!fits) {
+        plan_emb_result_dispose(&r);
+        emb_inst_dispose(&in);
+        continue;
+      }
+      memcpy(start, plans, sizeof start);
+      emb_budget b = {.deadline = INFINITY, .work = 3e7};
+      emb_ils(&in, plans, &b, 800);
+      assert_int_equal(emb_eval(&in, plans, &r2, &f2, &err), 0);
+      if (!f2 || !well_formed(&in, plans))
+        fail_msg("seed %llu shape %d: fits %d, well formed %d", (unsigned long long)seed, sh, f2,
+                 well_formed(&in, plans));
+      int c0 = near_max(&r), c1 = near_max(&r2);
+      if (r2.max_ms > r.max_ms * (1 + 1e-12) || (r2.max_ms >= r.max_ms && c1 > c0))
+        fail_msg("seed %llu shape %d: %.6f (%d near) -> %.6f (%d near)", (unsigned long long)seed,
+                 sh, r.max_ms, c0, r2.max_ms, c1);
+      for (size_t i = 0; i < N; i++)
+        if (plans[i].shard != start[i].shard || plans[i].place != start[i].place ||
+            plans[i].k != start[i].k) {
+          reoptioned++;
+          break;
+        }
+      lowered += r2.max_ms < r.max_ms * (1 - 1e-9), runs++;
+      flatter += r2.max_ms >= r.max_ms * (1 - 1e-9) && c1 < c0;
+      plan_emb_result_dispose(&r2);
+      plan_emb_result_dispose(&r);
+      emb_inst_dispose(&in);
+    }
+  print_message("%d searched packings: %d lowered, %d with options changed, %d flatter only\n",
+                runs, lowered, reoptioned, flatter);
+  assert_true(runs >= 12);
+  assert_true(lowered > 0);
+  assert_true(reoptioned > 0);
+}
+
+/* A decomposed solve on the work limit, where the search after stage 2
+ * also gets the work the greedy repair left, gives the same plan twice,
+ * ends by work (not the clock), and its bound stays below its answer. */
+static void test_planner_ils__leftover_work_repeatable(void **state) {
+  (void)state;
+  static plan_table t[N];
+  uint64_t s2 = 424242;
+  plan_emb_problem p;
+  plan_emb_result a, b;
+  svc_err err;
+  tables(t, &s2);
+  fx_problem(&p, 8, 3, 30);
+  p.host_cap_bytes = 100e9;
+  plan_solve_opts o = {.method = PLAN_METHOD_DECOMPOSED, .time_limit_s = 60, .work_s = 0.5};
+  assert_int_equal(plan_emb_solve(&p, t, N, &o, &a, &err), 0);
+  assert_int_equal(plan_emb_solve(&p, t, N, &o, &b, &err), 0);
+  assert_int_not_equal(a.limit, PLAN_LIMIT_TIME);
+  assert_true(a.max_ms == b.max_ms);
+  assert_memory_equal(a.tables, b.tables, N * sizeof *a.tables);
+  assert_true(a.bound_ms <= a.max_ms * (1 + 1e-12));
+  plan_emb_result_dispose(&a);
+  plan_emb_result_dispose(&b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_planner_ils__reoptions_and_never_worse),
+      cmocka_unit_test(test_planner_ils__leftover_work_repeatable),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
