@@ -14,7 +14,7 @@
  * |pred/meas - 1| over all rows and over the unaligned ones (K or N not a
  * multiple of 8, the issue's class).
  * Usage: kernel_awkward [--fit] [--predict FILE] [--picks FILE] [--verbose] [--configs]
- *                       [--splits N] [--jobs DIR] [source_dir]
+ *                       [--splits N] [--jobs DIR] [--hw NAME] [--blind-dir DIR] [source_dir]
  *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
  *              (--verbose: also every CV-held-out shape under 0.85, chosen
  *              against best; --configs: every config's time, measured and
@@ -24,6 +24,18 @@
  * predictions_v2.json) is scored on its blind sweep once that exists;
  * --picks FILE scores another such file (relative to source_dir) on the
  * first blind half.
+ *   --hw NAME  the accelerator the model prices (h200 by default: the H200
+ *              sweeps above and the calibration fitted on
+ *              data/measurements/h200). Another catalog descriptor is
+ *              priced as cdplan resolves it (api_hw_lookup: its own
+ *              calibration, else its architecture's shipped one, e.g.
+ *              arch-hopper for h100-sxm); the H200 sweeps are not scored
+ *              with it, only --predict and --blind-dir.
+ *   --blind-dir DIR  (relative to source_dir) a blind sweep of the same
+ *              job files on that accelerator: its blind_kernel_*.json
+ *              scored under the current model, its committed picks
+ *              (DIR/predictions.json, DIR/predictions_v2.json) on the
+ *              bf16 + fp16 rows, and its blind_gemm.json's GEMM times.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -32,6 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api_hw.h"
 #include "bench/bench_json.h"
 #include "bench/costmodel_load.h"
 #include "bench/kernel_sweep.h"
@@ -204,7 +217,7 @@ static int load_half(const char *src, const char *dir, const char *half, ks_shap
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     ks_shape *s = NULL;
     int n = 0;
-    snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, dir, half, kinds[i]);
+    snprintf(path, sizeof path, "%s/%s/%s_%s.json", src, dir, half, kinds[i]);
     if (access(path, F_OK) != 0) continue;
     if (ks_load(path, &s, &n)) return -1;
     ks_shape *g = realloc(*all, (size_t)(*n_all + n + 1) * sizeof *g);
@@ -530,7 +543,7 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
 /* A blind set's picks and predicted times, from its job files alone
  * (JOBS/blind_*.json, JOBS relative to src), under the shipped model. */
 static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, const char *jobdir,
-                      const char *out) {
+                      const char *out, const char *calib_note) {
   static const char *const jobs[] = {"blind_kernel_16bit", "blind_kernel_tf32", "blind_kernel_fp8",
                                      "blind_gemm"};
   cJSON *res = cJSON_CreateObject(), *sel = cJSON_AddArrayToObject(res, "selection"),
@@ -538,6 +551,10 @@ static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, co
   static cost_kcfg cfg[KS_MAX_CFG];
   static cost_kpred pred[KS_MAX_CFG];
   cJSON_AddStringToObject(res, "model", "shipped kernel model + calibrated GEMM model");
+  if (calib_note) { /* not the H200 default: say what it priced */
+    cJSON_AddStringToObject(res, "hardware", hw->name);
+    cJSON_AddStringToObject(res, "calibration", calib_note);
+  }
   for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
     char path[1024];
     size_t len = 0;
@@ -626,7 +643,7 @@ static void gemm_rows(const cost_hw *cal, const char *src, const char *dir, cons
   char path[1024], name[64];
   cost_sample *g = NULL;
   size_t n = 0;
-  snprintf(path, sizeof path, "%s/data/measurements/%s/%s", src, dir, file);
+  snprintf(path, sizeof path, "%s/%s/%s", src, dir, file);
   if (access(path, F_OK) != 0 || load_gemm(path, &g, &n)) return;
   snprintf(name, sizeof name, "%s all", set);
   gemm_err(cal, g, n, -1, 0, name, verbose);
@@ -650,10 +667,67 @@ static void sel_rows(const cost_hw *hw, const ks_shape *sh, int n, const char *s
   if (verbose) ks_detail_print(hw, sh, n, set);
 }
 
+/* A catalog accelerator other than the H200 as cdplan prices it
+ * (api_hw_lookup with calibration, as POST /v1/kernels and the planner
+ * do): its own calibration, else its architecture's shipped one with the
+ * measured terms of the same architecture's measured accelerator. The
+ * kernel model reads only kernel_* terms, which no shipped calibration
+ * carries, so its picks are the descriptor's. note: what priced it. */
+static int load_other(const char *name, cost_hw *hw, char *note, size_t cap) {
+  api_ctx *ctx = NULL;
+  svc_err err = {0};
+  int rc = -1;
+  svc_log_threshold = SVC_LOG_WARN;
+  if (api_ctx_new(&ctx, ":memory:", &err) || api_hw_lookup(ctx, name, 1, hw, &err)) {
+    fprintf(stderr, "kernel_awkward: --hw %s: %s\n", name, err.message);
+    goto cleanup;
+  }
+  if (hw->calib.version <= 0)
+    snprintf(note, cap, "datasheet figures: no calibration shipped for it or its architecture");
+  else if (!hw->calib.per_arch)
+    snprintf(note, cap, "its own shipped calibration");
+  else
+    snprintf(note, cap, "data/calibration/arch-%s.json (published GEMMs)%s%s",
+             hw->calib.per_arch == 2 ? cost_arch_fallback(hw->arch) : hw->arch,
+             hw->calib.inherited_from[0] ? ", measured terms from " : "", hw->calib.inherited_from);
+  rc = 0;
+cleanup:
+  api_ctx_free(ctx);
+  return rc;
+}
+
+/* A blind sweep of the h200-awkward2 job files in DIR (relative to src) on
+ * the accelerator hw prices: the current model's selection rows, each
+ * committed predictions file's picks (bf16 + fp16), cuBLAS times under cal. */
+static int blind_rows(const cost_hw *hw, const cost_hw *cal, const char *src, const char *dir,
+                      int verbose) {
+  static const char *const files[] = {"predictions.json", "predictions_v2.json"};
+  char rel[1024];
+  ks_shape *sh = NULL;
+  int n = 0;
+  if (load_half(src, dir, "blind", &sh, &n)) {
+    fprintf(stderr, "kernel_awkward: cannot read the blind_kernel_*.json of %s\n", dir);
+    free(sh);
+    return -1;
+  }
+  printf("blind sweep %s, model priced for %s: %d kernel shape rows%s\n", dir, hw->name, n,
+         n ? " (chosen among measured configs)" : " (no blind_kernel_*.json there yet)");
+  sel_rows(hw, sh, n, "blind", verbose);
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    snprintf(rel, sizeof rel, "%s/%s", dir, files[i]);
+    picks_row(src, rel, sh, n, "blind bf16+fp16");
+  }
+  printf("GEMM time (cuBLAS), |pred/meas - 1|; unaligned = K or N not a multiple of 8\n");
+  gemm_rows(cal, src, dir, "blind_gemm.json", "blind", verbose);
+  free(sh);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
   int verbose = 0, do_fit_mode = 0;
   const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs", *picks = NULL;
+  const char *hwname = "h200", *blind_dir = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
@@ -669,18 +743,39 @@ int main(int argc, char **argv) {
       picks = argv[++i];
     else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
       jobs = argv[++i];
+    else if (!strcmp(argv[i], "--hw") && i + 1 < argc)
+      hwname = argv[++i];
+    else if (!strcmp(argv[i], "--blind-dir") && i + 1 < argc)
+      blind_dir = argv[++i];
     else
       src = argv[i];
   }
   char path[1024], dir[1024];
   cost_hw hw, cal;
   ks_shape *fit = NULL, *blind = NULL, *refit = NULL, *blind2 = NULL;
-  int n_fit = 0, n_blind = 0, n_refit = 0, n_blind2 = 0;
+  int n_fit = 0, n_blind = 0, n_refit = 0, n_blind2 = 0, rc = 0;
+  if (strcmp(hwname, "h200")) {
+    /* Another accelerator: the H200 sweeps are not its to score. */
+    char note[256];
+    if (do_fit_mode) {
+      fprintf(stderr, "kernel_awkward: --fit fits the H200 sweeps; not with --hw %s\n", hwname);
+      return 2;
+    }
+    if (load_other(hwname, &cal, note, sizeof note)) return 1;
+    hw = cal;
+    printf(
+        "kernel selection and GEMM time priced for %s (%s); the Triton terms were fitted on H200 "
+        "sweeps only\n",
+        hw.name, note);
+    if (predict && do_predict(&hw, &cal, src, jobs, predict, note)) return 1;
+    return blind_dir && blind_rows(&hw, &cal, src, blind_dir, verbose) ? 1 : 0;
+  }
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
-  if (ks_load_hw(path, &hw) || load_half(src, "h200-awkward", "fit", &fit, &n_fit) ||
-      load_half(src, "h200-awkward", "blind", &blind, &n_blind) ||
-      load_half(src, "h200-awkward", "refit", &refit, &n_refit) ||
-      load_half(src, "h200-awkward2", "blind", &blind2, &n_blind2))
+  if (ks_load_hw(path, &hw) ||
+      load_half(src, "data/measurements/h200-awkward", "fit", &fit, &n_fit) ||
+      load_half(src, "data/measurements/h200-awkward", "blind", &blind, &n_blind) ||
+      load_half(src, "data/measurements/h200-awkward", "refit", &refit, &n_refit) ||
+      load_half(src, "data/measurements/h200-awkward2", "blind", &blind2, &n_blind2))
     return 1;
   if (do_fit_mode) return do_fit(&hw, src, verbose);
   printf("kernel selection on awkward H200 sweeps (chosen among measured configs)\n"
@@ -710,15 +805,16 @@ int main(int argc, char **argv) {
   cost_calibrate(&hw, s, n, &call, NULL);
   cal = hw;
   cal.calib = call;
-  if (predict && do_predict(&hw, &cal, src, jobs, predict)) return 1;
+  if (predict && do_predict(&hw, &cal, src, jobs, predict, NULL)) return 1;
   printf("GEMM time (cuBLAS), |pred/meas - 1|; unaligned = K or N not a multiple of 8\n");
-  gemm_rows(&cal, src, "h200-awkward", "fit_gemm.json", "r1 fit", verbose);
-  gemm_rows(&cal, src, "h200-awkward", "blind_gemm.json", "r1 blind", verbose);
-  gemm_rows(&cal, src, "h200-awkward2", "blind_gemm.json", "r2 blind", verbose);
+  gemm_rows(&cal, src, "data/measurements/h200-awkward", "fit_gemm.json", "r1 fit", verbose);
+  gemm_rows(&cal, src, "data/measurements/h200-awkward", "blind_gemm.json", "r1 blind", verbose);
+  gemm_rows(&cal, src, "data/measurements/h200-awkward2", "blind_gemm.json", "r2 blind", verbose);
+  if (blind_dir && blind_rows(&hw, &cal, src, blind_dir, verbose)) rc = 1;
   free(s);
   free(fit);
   free(blind);
   free(refit);
   free(blind2);
-  return 0;
+  return rc;
 }

@@ -6,3 +6,30 @@ target_link_libraries(kernel_awkward PRIVATE cdplan_api cdplan_costmodel cdplan_
   cdplan_warnings)
 target_compile_definitions(kernel_awkward PRIVATE CDPLAN_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 list(APPEND CDPLAN_BENCH_RUN kernel_awkward)
+# --blind-dir reads and scores a blind folder the way the built-in rows do:
+# pointed at the first round's (data/measurements/h200-awkward), its current
+# model and GEMM rows must equal the "r1 blind" ones, and its committed picks
+# row the "r1 blind, r1 picks" one.
+add_test(NAME kernel_awkward_blind_dir
+  COMMAND sh -c "o=$(\"$1\" --blind-dir data/measurements/h200-awkward) || exit 1
+    for p in 'bf16+fp16 ' 'tf32 ' 'all ' 'unaligned '; do
+      a=$(printf '%s\\n' \"$o\" | grep \"^r1 blind $p\" | head -1 | sed \"s/^r1 blind $p *//\")
+      b=$(printf '%s\\n' \"$o\" | grep \"^blind $p\" | head -1 | sed \"s/^blind $p *//\")
+      [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] || { echo \"differ: $p [$a] [$b]\"; exit 1; }
+    done
+    a=$(printf '%s\\n' \"$o\" | grep '^r1 blind, r1 picks' | sed 's/^r1 blind, r1 picks *//')
+    b=$(printf '%s\\n' \"$o\" | grep '^blind bf16+fp16.*committed picks' | sed 's/^blind bf16+fp16 *//')
+    [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] && echo same-scores" sh $<TARGET_FILE:kernel_awkward>
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(kernel_awkward_blind_dir PROPERTIES TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "same-scores")
+# --hw prices another catalog accelerator with its shipped calibration (the
+# H100 SXM: arch-hopper's, measured terms from the H200's) and writes its
+# picks; an unknown name is refused with exit status 1.
+add_test(NAME kernel_awkward_hw
+  COMMAND sh -c "\"$1\" --hw h100-sxm --predict \"$2\" && grep -c '\"hardware\":.*\"h100-sxm\"' \"$2\"
+    \"$1\" --hw no-such-gpu; echo rc=$?" sh $<TARGET_FILE:kernel_awkward>
+    ${CMAKE_CURRENT_BINARY_DIR}/kernel_awkward_h100_predictions.json)
+set_tests_properties(kernel_awkward_hw PROPERTIES TIMEOUT 120
+  PASS_REGULAR_EXPRESSION
+  "priced for h100-sxm \\(data/calibration/arch-hopper.json \\(published GEMMs\\), measured terms from h200\\).*wrote [^\n]*kernel_awkward_h100_predictions.json\n1\n.*rc=1")
