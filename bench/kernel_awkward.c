@@ -23,7 +23,9 @@
  * Each committed predictions file (round 1's, round 2's, round 4's
  * predictions_v2.json) is scored on its blind sweep once that exists;
  * --picks FILE scores another such file (relative to source_dir) on the
- * first blind half.
+ * first blind half. The third blind set (h200-awkward3/) gets the same rows ("r3")
+ * once its sweep is there; "backlog" rows score cost_gemm against the kernel
+ * sweeps' cuBLAS times (cublas_ms, timed after the 100 us backlog).
  */
 #include <cjson/cJSON.h>
 #include <math.h>
