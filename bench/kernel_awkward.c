@@ -36,6 +36,9 @@
  *              scored under the current model, its committed picks
  *              (DIR/predictions.json, DIR/predictions_v2.json) on the
  *              bf16 + fp16 rows, and its blind_gemm.json's GEMM times.
+ *   The third blind set (h200-awkward3/) gets the same rows ("r3") once its
+ *   sweep is there; "backlog" rows score cost_gemm against the kernel
+ *   sweeps' cuBLAS times (cublas_ms, timed after the 100 us backlog).
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -559,6 +562,7 @@ static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, co
     char path[1024];
     size_t len = 0;
     snprintf(path, sizeof path, "%s/%s/%s.json", src, jobdir, jobs[j]);
+    if (access(path, F_OK) != 0) continue; /* e.g. no fp8 shape in the set */
     char *text = cm_slurp(path, &len);
     cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
     free(text);
@@ -723,6 +727,109 @@ static int blind_rows(const cost_hw *hw, const cost_hw *cal, const char *src, co
   return 0;
 }
 
+/* The cuBLAS time each kernel_sweep row carries (cublas_ms: the same
+ * torch.matmul timed inside the Triton sweep, after the 100 us backlog that
+ * hides the host's launch path, data/measurements/h200-awkward/README.md)
+ * as GEMM samples; 16-bit and tf32 sweeps only (the fp8 one times
+ * torch._scaled_mm). 0 (none when the file is absent) or -1. */
+static int load_cublas_ms(const char *path, cost_sample **out, size_t *n) {
+  size_t len = 0;
+  char *text = cm_slurp(path, &len);
+  *out = NULL;
+  *n = 0;
+  if (!text) return access(path, F_OK) == 0 ? -1 : 0;
+  cJSON *doc = cJSON_ParseWithLength(text, len);
+  free(text);
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *r;
+  int cap = cJSON_GetArraySize(rows);
+  *out = calloc((size_t)(cap > 0 ? cap : 1), sizeof **out);
+  if (!*out) {
+    cJSON_Delete(doc);
+    return -1;
+  }
+  cJSON_ArrayForEach(r, rows) {
+    const char *dt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "dtype"));
+    const char *lay = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "layout"));
+    int d = dt ? cost_dtype_parse(dt) : -1;
+    double ms = bench_jnum(r, "cublas_ms");
+    if (d < 0 || !(ms > 0)) continue;
+    cost_sample *x = &(*out)[*n];
+    x->kind = COST_OP_GEMM;
+    x->u.gemm = (cost_gemm_op){.m = (int64_t)bench_jnum(r, "m"),
+                               .n = (int64_t)bench_jnum(r, "n"),
+                               .k = (int64_t)bench_jnum(r, "k"),
+                               .dtype = d,
+                               .batch = 1};
+    snprintf(x->u.gemm.layout, sizeof x->u.gemm.layout, "%s", lay && strlen(lay) == 2 ? lay : "nn");
+    x->ms = ms;
+    (*n)++;
+  }
+  cJSON_Delete(doc);
+  return 0;
+}
+
+/* GEMM time against the backlog-timed cuBLAS rows of a set's kernel sweeps
+ * (prefix: "blind" or "refit"): all rows and the unaligned ones. The
+ * gemm_sweep (gemm_rows) times cuBLAS without the backlog, so a kernel of
+ * a few microseconds there can be timed with the host's launch path in it
+ * (h200-awkward2: 1x256x24 tn fp16 8.5 us there, 5.1 us in the sweep). */
+static void backlog_rows(const cost_hw *cal, const char *src, const char *dir, const char *prefix,
+                         const char *set) {
+  static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
+  cost_sample *all = NULL;
+  size_t n_all = 0;
+  char path[1024], name[64];
+  for (size_t i = 0; i < 2; i++) {
+    cost_sample *s = NULL, *g;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, dir, prefix, kk[i]);
+    if (load_cublas_ms(path, &s, &n) || !n) {
+      free(s);
+      continue;
+    }
+    g = realloc(all, (n_all + n) * sizeof *g);
+    if (!g) {
+      free(s);
+      break;
+    }
+    all = g;
+    memcpy(all + n_all, s, n * sizeof *s);
+    n_all += n;
+    free(s);
+  }
+  if (n_all) {
+    snprintf(name, sizeof name, "%s backlog all", set);
+    gemm_err(cal, all, n_all, -1, 0, name, 0);
+    snprintf(name, sizeof name, "%s backlog unal", set);
+    gemm_err(cal, all, n_all, -1, 1, name, 0);
+  }
+  free(all);
+}
+
+/* The third blind set (h200-awkward3, issue 25): its selection rows and
+ * the committed picks' score once its blind_*.json exist. */
+static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
+  ks_shape *b3 = NULL;
+  int n3 = 0;
+  if (load_half(src, "data/measurements/h200-awkward3", "blind", &b3, &n3) == 0 && n3) {
+    sel_rows(hw, b3, n3, "r3 blind", verbose);
+    picks_row(src, "data/measurements/h200-awkward3/predictions.json", b3, n3,
+              "r3 blind, r3 picks");
+  }
+  free(b3);
+}
+
+/* GEMM time rows of the third blind set and, for every set swept with the
+ * backlog, the model against the kernel sweeps' cuBLAS times. */
+static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
+  gemm_rows(cal, src, "data/measurements/h200-awkward3", "blind_gemm.json", "r3 blind", verbose);
+  printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
+  backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
+  backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
+  backlog_rows(cal, src, "h200-awkward2", "blind", "r2 blind");
+  backlog_rows(cal, src, "h200-awkward3", "blind", "r3 blind");
+}
+
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
   int verbose = 0, do_fit_mode = 0;
@@ -795,6 +902,7 @@ int main(int argc, char **argv) {
   picks_row(src, "data/measurements/h200-awkward2/predictions_v2.json", blind2, n_blind2,
             "r2 blind, r4 picks");
   if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
+  r3_sel_rows(&hw, src, verbose);
 
   /* GEMM time: the descriptor calibrated on data/measurements/h200. */
   cost_sample *s = NULL;
@@ -811,6 +919,7 @@ int main(int argc, char **argv) {
   gemm_rows(&cal, src, "data/measurements/h200-awkward", "blind_gemm.json", "r1 blind", verbose);
   gemm_rows(&cal, src, "data/measurements/h200-awkward2", "blind_gemm.json", "r2 blind", verbose);
   if (blind_dir && blind_rows(&hw, &cal, src, blind_dir, verbose)) rc = 1;
+  r3_gemm_rows(&cal, src, verbose);
   free(s);
   free(fit);
   free(blind);
