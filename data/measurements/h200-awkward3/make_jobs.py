@@ -1,50 +1,21 @@
 #!/usr/bin/env python3
-"""Writes the h200-awkward3 sweep jobs (issue 25, third blind set) from
-problems.json beside this file, with the config space (CONFIGS) and timing
-parameters of validate/gpu/jobs/h200-awkward/make_jobs.py, imported from there
-so the space is the same: a kernel_sweep in bf16 + fp16 over every shape, one in
-tf32 on the first 6, one in fp8 on the shapes with M, N, K multiples of 16
-(backlog_us 100, as the first blind call), and a gemm_sweep (cuBLAS) of every
-shape in bf16, fp16, tf32, fp8.
+"""Writes the h200-awkward3 sweep jobs (issue 25, third blind set) from problems.json beside
+this file: ../h200-awkward2/make_jobs.py's write(), the same config space and timing (no
+shape of this set has M, N, K multiples of 16, so there is no fp8 kernel job).
 Usage: make_jobs.py OUTDIR"""
 import importlib.util
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(HERE, "..", "..", "..")
 
 
 def main():
     spec = importlib.util.spec_from_file_location(
-        "mj", os.path.join(SRC, "validate", "gpu", "jobs", "h200-awkward", "make_jobs.py"))
-    mj = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mj)
-    outdir = sys.argv[1]
-    prob = json.load(open(os.path.join(HERE, "problems.json")))
-    shapes = [{"m": g["m"], "n": g["n"], "k": g["k"], "layout": g["layout"]} for g in prob["blind"]]
-    f8 = [s for s in shapes if all(s[x] % 16 == 0 for x in "mnk")]
-    base = {"warmup": 2, "iters": 15, "shape_budget_s": 20, "flush_mib": 128,
-            "precompile_timeout_s": 150, "configs": mj.CONFIGS, "backlog_us": 100.0}
-    jobs = {
-        "kernel_16bit": dict(base, dtypes=["bf16", "fp16"], shapes=shapes),
-        "kernel_tf32": dict(base, dtypes=["tf32"], shapes=shapes[:6]),
-    }
-    # fp8 only where a shape has M, N, K multiples of 16 (none in this
-    # set: the runner refuses an empty shape list, so no fp8 job then)
-    if f8:
-        jobs["kernel_fp8"] = dict(base, dtypes=["fp8"], shapes=f8)
-    os.makedirs(outdir, exist_ok=True)
-    for kind, p in jobs.items():
-        with open(os.path.join(outdir, "blind_%s.json" % kind), "w") as f:
-            json.dump({"kind": "kernel_sweep", "id": "h200-awkward3-blind-%s" % kind,
-                       "params": p}, f, indent=1)
-    with open(os.path.join(outdir, "blind_gemm.json"), "w") as f:
-        json.dump({"kind": "gemm_sweep", "id": "h200-awkward3-blind-gemm",
-                   "params": {"shapes": shapes, "dtypes": ["bf16", "fp16", "tf32", "fp8"],
-                              "warmup": 3, "min_iters": 20, "max_iters": 100,
-                              "flush_mib": 128}}, f, indent=1)
+        "mj2", os.path.join(HERE, "..", "h200-awkward2", "make_jobs.py"))
+    mj2 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mj2)
+    mj2.write(os.path.join(HERE, "problems.json"), sys.argv[1], "h200-awkward3")
 
 
 if __name__ == "__main__":
