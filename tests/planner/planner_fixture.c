@@ -1,4 +1,5 @@
 /* Planner test fixtures: see planner_fixture.h. */
+#include <math.h>
 #include <string.h>
 
 #include "tests/planner/planner_fixture.h"
@@ -48,4 +49,15 @@ void fx_problem(plan_emb_problem *p, int gpn, int nodes, double cap_gb) {
   p->cap_bytes = cap_gb * 1e9;
   p->allow_host = 1;
   p->cw_max = 2;
+}
+
+void fx_cheapest(const emb_inst *in, size_t n, int *choice) {
+  for (size_t i = 0; i < n; i++) {
+    double best = INFINITY;
+    for (int o = 0; o < in->nopt; o++) {
+      const emb_opt *e = EOPT(in, i, o);
+      double w = e->ms * (e->kind == EK_UNIFORM ? in->R : e->kind == EK_NODE ? in->G : e->k);
+      if (e->ok && w < best) best = w, choice[i] = o;
+    }
+  }
 }

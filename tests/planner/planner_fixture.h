@@ -10,5 +10,8 @@ void fx_hw(cost_hw *hw, double usable_gb);
 double fx_rand(uint64_t *s);
 /* A problem on gpn x nodes GPUs with cap_gb for the embeddings. */
 void fx_problem(plan_emb_problem *p, int gpn, int nodes, double cap_gb);
+/* choice[i]: table i's option of least total work (ms x pieces) among the
+ * feasible ones, for i < n. */
+void fx_cheapest(const emb_inst *in, size_t n, int *choice);
 
 #endif

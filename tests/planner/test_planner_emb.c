@@ -599,14 +599,7 @@ static void test_planner_emb__target_packing_keeps_target_and_memory(void **stat
       double B = emb_trivial_bound(&in);
       int choice[N];
       plan_table_plan plans[N];
-      for (size_t i = 0; i < N; i++) { /* each table's cheapest total work */
-        double best = INFINITY;
-        for (int o = 0; o < in.nopt; o++) {
-          const emb_opt *e = EOPT(&in, i, o);
-          double w = e->ms * (e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k);
-          if (e->ok && w < best) best = w, choice[i] = o;
-        }
-      }
+      fx_cheapest(&in, N, choice); /* each table's cheapest total work */
       static const double mult[] = {1.0, 1.05, 1.2, 1.5, 3.0};
       static const double fill[] = {0, 0.9, 0.7};
       for (size_t k = 0; k < 5; k++)
@@ -730,14 +723,7 @@ static void test_planner_emb__ils_never_worse_and_repeatable(void **state) {
       assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
       int choice[N];
       static plan_table_plan plans[N], again[N];
-      for (size_t i = 0; i < N; i++) {
-        double best = INFINITY;
-        for (int o = 0; o < in.nopt; o++) {
-          const emb_opt *e = EOPT(&in, i, o);
-          double w = e->ms * (e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k);
-          if (e->ok && w < best) best = w, choice[i] = o;
-        }
-      }
+      fx_cheapest(&in, N, choice); /* each table's cheapest total work */
       if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0) {
         emb_inst_dispose(&in);
         continue;

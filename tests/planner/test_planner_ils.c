@@ -75,14 +75,7 @@ static void test_planner_ils__reoptions_and_never_worse(void **state) {
       assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
       int choice[N];
       static plan_table_plan plans[N], start[N];
-      for (size_t i = 0; i < N; i++) {
-        double best = INFINITY;
-        for (int o = 0; o < in.nopt; o++) {
-          const emb_opt *e = EOPT(&in, i, o);
-          double w = e->ms * (e->kind == EK_UNIFORM ? in.R : e->kind == EK_NODE ? in.G : e->k);
-          if (e->ok && w < best) best = w, choice[i] = o;
-        }
-      }
+      fx_cheapest(&in, N, choice); /* each table's cheapest total work */
       plan_emb_result r, r2;
       int fits = 0, f2 = 0;
       if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
