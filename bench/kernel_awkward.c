@@ -13,12 +13,17 @@
  * bench/costmodel_accuracy's held-out column), median / p90 of
  * |pred/meas - 1| over all rows and over the unaligned ones (K or N not a
  * multiple of 8, the issue's class).
- * Usage: kernel_awkward [--fit] [--predict FILE] [--picks FILE] [--verbose] [--configs]
- *                       [--splits N] [--jobs DIR] [--hw NAME] [--blind-dir DIR] [source_dir]
+ * Usage: kernel_awkward [--fit | --fit-all [--set N]] [--predict FILE] [--picks FILE]
+ *                       [--verbose] [--configs] [--splits N] [--jobs DIR] [--hw NAME]
+ *                       [--blind-dir DIR] [source_dir]
  *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
  *              (--verbose: also every CV-held-out shape under 0.85, chosen
  *              against best; --configs: every config's time, measured and
  *              predicted, instead; --splits: CV splits, 6 by default)
+ *   --fit-all  the same over every H200 awkward sweep now fitting data
+ *              (h200-awkward refit + blind, h200-awkward2 blind), with a
+ *              leave-one-set-out CV beside the 2-fold one (fifth round);
+ *              --set N: only the shipped set and set N, N fitted at the end
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
  * predictions_v2.json) is scored on its blind sweep once that exists;
@@ -37,7 +42,8 @@
  *              (DIR/predictions.json, DIR/predictions_v2.json) on the
  *              bf16 + fp16 rows, and its blind_gemm.json's GEMM times.
  *   The third blind set (h200-awkward3/) gets the same rows ("r3") once its
- *   sweep is there; "backlog" rows score cost_gemm against the kernel
+ *   sweep is there, its predictions.json (round 4's model) and
+ *   predictions_v2.json (round 5's) each scored; "backlog" rows score cost_gemm against the kernel
  *   sweeps' cuBLAS times (cublas_ms, timed after the 100 us backlog).
  */
 #include <cjson/cJSON.h>
@@ -897,6 +903,9 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
     sel_rows(hw, b3, n3, "r3 blind", verbose);
     picks_row(src, "data/measurements/h200-awkward3/predictions.json", b3, n3,
               "r3 blind, r3 picks");
+    /* the fifth round's model (kernel_alias_clk), committed beside it */
+    picks_row(src, "data/measurements/h200-awkward3/predictions_v2.json", b3, n3,
+              "r3 blind, r5 picks");
   }
   free(b3);
 }
