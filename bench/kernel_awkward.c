@@ -13,12 +13,17 @@
  * bench/costmodel_accuracy's held-out column), median / p90 of
  * |pred/meas - 1| over all rows and over the unaligned ones (K or N not a
  * multiple of 8, the issue's class).
- * Usage: kernel_awkward [--fit] [--predict FILE] [--picks FILE] [--verbose] [--configs]
- *                       [--splits N] [--jobs DIR] [--hw NAME] [--blind-dir DIR] [source_dir]
+ * Usage: kernel_awkward [--fit | --fit-all [--set N]] [--predict FILE] [--picks FILE]
+ *                       [--verbose] [--configs] [--splits N] [--jobs DIR] [--hw NAME]
+ *                       [--blind-dir DIR] [source_dir]
  *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
  *              (--verbose: also every CV-held-out shape under 0.85, chosen
  *              against best; --configs: every config's time, measured and
  *              predicted, instead; --splits: CV splits, 6 by default)
+ *   --fit-all  the same over every H200 awkward sweep now fitting data
+ *              (h200-awkward refit + blind, h200-awkward2 blind), with a
+ *              leave-one-set-out CV beside the 2-fold one (fifth round);
+ *              --set N: only the shipped set and set N, N fitted at the end
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
  * predictions_v2.json) is scored on its blind sweep once that exists;
@@ -37,7 +42,8 @@
  *              (DIR/predictions.json, DIR/predictions_v2.json) on the
  *              bf16 + fp16 rows, and its blind_gemm.json's GEMM times.
  *   The third blind set (h200-awkward3/) gets the same rows ("r3") once its
- *   sweep is there; "backlog" rows score cost_gemm against the kernel
+ *   sweep is there, its predictions.json (round 4's model) and
+ *   predictions_v2.json (round 5's) each scored; "backlog" rows score cost_gemm against the kernel
  *   sweeps' cuBLAS times (cublas_ms, timed after the 100 us backlog).
  */
 #include <cjson/cJSON.h>
@@ -254,7 +260,11 @@ static const int set_ids[][MAX_SET] = {
      COST_KP_ISSUE_KB, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
      COST_KP_LAT_KB, COST_KP_ISSUE_KB, -1},
-    {COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SK_US, COST_KP_SK_EPI, -1}};
+    {COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SK_US, COST_KP_SK_EPI, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SMALLM},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK}};
 static const char *const set_names[] = {"none",
                                         "reg_sc_kb",
                                         "reg_sc_kb+sc_kb",
@@ -267,9 +277,11 @@ static const char *const set_names[] = {"none",
                                         "reg/sc/spill_kb+splitk+lat_kb",
                                         "reg/sc/spill_kb+splitk+issue_kb",
                                         "reg/sc/spill_kb+splitk+lat/issue_kb",
-                                        "lat/issue_kb+splitk"};
+                                        "lat/issue_kb+splitk",
+                                        "reg/sc/spill_kb+splitk+lat/issue_kb+smallm",
+                                        "reg/sc/spill_kb+splitk+lat/issue_kb+alias"};
 #define N_SETS ((int)(sizeof set_names / sizeof set_names[0]))
-#define PREV_SET 5 /* the second round's choice */
+#define PREV_SET 11 /* the shipped set (fourth round) */
 #define CV_SPLITS 6
 static int cv_splits = CV_SPLITS; /* --splits N: more shuffled splits, a robustness check */
 
@@ -338,6 +350,8 @@ static void grid_search(const cost_hw *hw, double *kp, const ks_shape *sh, int n
 static void fit_set(const cost_hw *hw, double *kp, int ts, const ks_shape *sh, int n, int rounds) {
   int ids[MAX_SET], k = 0, grid = 0;
   for (int i = 0; i < set_size(ts); i++) {
+    if (set_ids[ts][i] == COST_KP_ALIAS_CLK)
+      kp[COST_KP_ALIAS_CLK] = 350.0; /* ~0.7 TB/s at 1.98 GHz: a first guess */
     if (set_ids[ts][i] == COST_KP_REG_SC_KB || set_ids[ts][i] == COST_KP_SPILL_KB)
       grid = 1;
     else
@@ -363,6 +377,7 @@ static void prior(const cost_hw *hw, double *kp) {
   kp[COST_KP_SMALLM] = 0.1;
   kp[COST_KP_LAT_KB] = 1.0;
   kp[COST_KP_ISSUE_KB] = 1.0;
+  kp[COST_KP_ALIAS_CLK] = 1e9; /* off unless the set fits it (fit_set: from 350) */
 }
 
 /* One shape under kp (the built-in family table applied): the chosen
@@ -470,6 +485,53 @@ static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts, dou
   return tot;
 }
 
+/* Leave-one-set-out CV of term set ts: grp[i] (0..ngrp-1) is the sweep a
+ * shape row came from; each sweep is scored under the terms fitted from the
+ * priors on the others. */
+static ks_score cv_loso(const cost_hw *hw, const ks_shape *sh, int n, const int *grp, int ngrp,
+                        int ts, double detail) {
+  ks_score tot = {0};
+  ks_shape *tr = calloc((size_t)n, sizeof *sh), *te = calloc((size_t)n, sizeof *sh);
+  double geo = 0, tau = 0, worst = INFINITY;
+  for (int g = 0; g < ngrp && tr && te; g++) {
+    int nt = 0, ne = 0;
+    double kp[COST_KP__COUNT], effs[KS_MAX_CFG];
+    ks_score sc = {0};
+    for (int i = 0; i < n; i++) {
+      if (grp[i] == g)
+        te[ne++] = sh[i];
+      else
+        tr[nt++] = sh[i];
+    }
+    if (!ne || !nt) continue;
+    prior(hw, kp);
+    fit_set(hw, kp, ts, tr, nt, 6);
+    sc.effs = ne <= KS_MAX_CFG ? effs : NULL;
+    ks_evaluate(hw, kp, NULL, -1, te, ne, &sc);
+    if (detail > 0)
+      printf("  loso set %d: top1 %.3f worst %.3f tau %.3f\n", g, sc.eff_geo, sc.eff_min,
+             sc.tau_mean);
+    for (int i = 0; detail > 0 && sc.effs && i < ne; i++)
+      if (effs[i] < detail) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "  loso%d", g);
+        shape_detail(hw, kp, &te[i], tag);
+      }
+    geo += sc.n * log(sc.eff_geo);
+    tau += sc.n * sc.tau_mean;
+    worst = fmin(worst, sc.eff_min);
+    tot.n += sc.n;
+  }
+  if (tot.n) {
+    tot.eff_geo = exp(geo / tot.n);
+    tot.tau_mean = tau / tot.n;
+    tot.eff_min = worst;
+  }
+  free(tr);
+  free(te);
+  return tot;
+}
+
 /* Appends the stable configs of SRC/data/measurements/h200-awkward/NAME to
  * *sh (bf16/fp16 sweeps timed with the backlog). */
 static int add_stable(const char *src, const char *name, ks_shape **sh, int *n) {
@@ -494,17 +556,26 @@ static int add_stable(const char *src, const char *name, ks_shape **sh, int *n) 
 /* Fitting data: the first fitting half timed with the backlog
  * (refit_kernel_16bit.json) and the first blind half (blind_kernel_16bit.json,
  * scored once in 336ee1c's round, fitting data since). */
-static const char *const fit_files[] = {"refit_kernel_16bit.json", "blind_kernel_16bit.json"};
+static const char *const fit_files[] = {"refit_kernel_16bit.json", "blind_kernel_16bit.json",
+                                        "../h200-awkward2/blind_kernel_16bit.json"};
+/* --fit uses the first two; --fit-all (fifth round) all three, and adds a
+ * leave-one-set-out CV over them. */
+static int fit_all = 0;
+static int force_set = -1; /* --set N: fit and detail term set N whatever the CV chose */
 
 static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   ks_shape *sh = NULL;
-  int n = 0, best = 0;
+  int n = 0, best = 0, grp[3 * KS_MAX_CFG], nfiles = fit_all ? 3 : 2;
   double best_score = -INFINITY;
-  for (size_t i = 0; i < sizeof fit_files / sizeof fit_files[0]; i++)
+  for (int i = 0; i < nfiles; i++) {
+    int n0 = n;
     if (add_stable(src, fit_files[i], &sh, &n)) return 1;
-  printf("fitting data (%s + %s), bf16+fp16, configs within %.2fx of their fastest iteration: "
-         "%d shape rows\n",
-         fit_files[0], fit_files[1], AWK_SPREAD, n);
+    for (int j = n0; j < n && j < 3 * KS_MAX_CFG; j++) grp[j] = i;
+  }
+  printf("fitting data (%s + %s%s%s), bf16+fp16, configs within %.2fx of their fastest "
+         "iteration: %d shape rows\n",
+         fit_files[0], fit_files[1], fit_all ? " + " : "", fit_all ? fit_files[2] : "", AWK_SPREAD,
+         n);
   if (verbose > 1) {
     configs_print(hw, sh, n);
     free(sh);
@@ -512,19 +583,27 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   }
   if (verbose) ks_detail_print(hw, sh, n, "fitdata");
   for (int s = 0; s < N_SETS; s++) {
+    if (force_set >= 0 && s != force_set && s != PREV_SET) continue;
     ks_score c = cv_set(hw, sh, n, s, 0);
     double score = c.eff_geo + 0.5 * c.tau_mean;
     printf("  cv %-30s top1 %.3f worst %.3f tau %.3f\n", set_names[s], c.eff_geo, c.eff_min,
            c.tau_mean);
+    if (fit_all && n <= 3 * KS_MAX_CFG) {
+      ks_score l = cv_loso(hw, sh, n, grp, nfiles, s, 0);
+      printf("     loso %-28s top1 %.3f worst %.3f tau %.3f\n", "", l.eff_geo, l.eff_min,
+             l.tau_mean);
+    }
     if (score > best_score + 1e-3) {
       best_score = score;
       best = s;
     }
   }
+  if (force_set >= 0 && force_set < N_SETS) best = force_set;
   for (int v = 0; verbose && v < 2; v++) {
     int ts = v ? best : PREV_SET;
     printf("CV of %s, held-out shapes under 0.85 (chosen vs best measured):\n", set_names[ts]);
     cv_set(hw, sh, n, ts, 0.85);
+    if (fit_all) cv_loso(hw, sh, n, grp, nfiles, ts, 0.85);
   }
   double kp[COST_KP__COUNT];
   prior(hw, kp);
@@ -669,6 +748,15 @@ static void sel_rows(const cost_hw *hw, const ks_shape *sh, int n, const char *s
     sel_row(hw, sh, n, dts[d], name);
   }
   if (verbose) ks_detail_print(hw, sh, n, set);
+  /* --verbose: each bf16/fp16 shape's Kendall tau (low-tau shapes) */
+  for (int i = 0; verbose && i < n; i++) {
+    ks_score t = {0};
+    if (sh[i].p.dtype != COST_DT_BF16 && sh[i].p.dtype != COST_DT_FP16) continue;
+    ks_evaluate(hw, NULL, NULL, -1, &sh[i], 1, &t);
+    printf("%s tau %6lld %6lld %6lld %-2s %-4s tau %.3f top1 %.3f\n", set, (long long)sh[i].p.m,
+           (long long)sh[i].p.n, (long long)sh[i].p.k, sh[i].p.layout[0] ? sh[i].p.layout : "nn",
+           cost_dtype_name((cost_dtype)sh[i].p.dtype), t.tau_mean, t.eff_geo);
+  }
 }
 
 /* A catalog accelerator other than the H200 as cdplan prices it
@@ -815,6 +903,9 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
     sel_rows(hw, b3, n3, "r3 blind", verbose);
     picks_row(src, "data/measurements/h200-awkward3/predictions.json", b3, n3,
               "r3 blind, r3 picks");
+    /* the fifth round's model (kernel_alias_clk), committed beside it */
+    picks_row(src, "data/measurements/h200-awkward3/predictions_v2.json", b3, n3,
+              "r3 blind, r5 picks");
   }
   free(b3);
 }
@@ -844,6 +935,10 @@ int main(int argc, char **argv) {
       cv_splits = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fit"))
       do_fit_mode = 1;
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc)
+      force_set = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--fit-all"))
+      do_fit_mode = fit_all = 1;
     else if (!strcmp(argv[i], "--predict") && i + 1 < argc)
       predict = argv[++i];
     else if (!strcmp(argv[i], "--picks") && i + 1 < argc)

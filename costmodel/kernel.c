@@ -329,7 +329,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   /* A K-major scalar B is contiguous along K, as A is: its K-step chain
    * and load rate are its own (lat_kb, issue_kb, in the N-major B's units;
    * fitted by kernel_awkward --fit on data/measurements/h200-awkward/:
-   * 0.72 and the rate's bound, one warp load per clock per SM). */
+   * 0.69 and the rate's bound, one warp load per clock per SM). */
   double issue_b = kp[COST_KP_ISSUE_B] * (b_kmaj ? kp[COST_KP_ISSUE_KB] : 1.0);
   double lat_b = kp[COST_KP_LAT_SC_B_NS] * (b_kmaj ? kp[COST_KP_LAT_KB] : 1.0);
   double t_issue = (ea / kp[COST_KP_ISSUE] + eb / issue_b) / a.warp / clk;
@@ -369,6 +369,14 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   double bytes = dram_bytes(hw, p, c, cu * occ, b);
   if (s > 1) bytes += (double)p->m * p->n * (4.0 * s - out_bytes(p->dtype));
   double t_dram = bytes / (hw->hbm_bw * kp[COST_KP_DRAM_EFF]);
+  /* N < BN: the kernel's offs_bn % N aims every column of a B tile at the
+   * N real ones, so the whole grid re-reads a few L2 lines; those requests
+   * (BK x BN per K step per tile) pass at N x alias_clk bytes per clock for
+   * the GPU (N distinct columns spread them over L2 lines; fitted on the
+   * awkward sweeps, where N = 1 logit GEMMs carry it). */
+  double alias = p->n < c->block_n ? b_bytes : 0.0;
+  t_dram = fmax(t_dram, alias * (double)out->tiles * s * (double)ksteps /
+                            (kp[COST_KP_ALIAS_CLK] * clk * (double)p->n));
   out->ms =
       (fmax(t_sm, t_dram) + kp[COST_KP_LAUNCH_US] * 1e-6 + splitk_reduce_s(hw, kp, p, s)) * 1e3;
   out->feasible = 1;

@@ -117,6 +117,7 @@ typedef enum {
   COST_KP_SPILL_KB,     /* spill slowdown of a tile with a K-major scalar B, in spill units */
   COST_KP_LAT_KB,       /* exposed K-step latency of a K-major scalar B, in lat_sc_b units */
   COST_KP_ISSUE_KB,     /* warp-load rate of a K-major scalar B, in issue_b units */
+  COST_KP_ALIAS_CLK, /* GPU-wide bytes per clock of tile loads aliasing a few rows (N<BN, M<BM) */
   COST_KP__COUNT
 } cost_kparam_id;
 

@@ -45,8 +45,10 @@ static const kparam_def kparams[COST_KP__COUNT] = {
     [COST_KP_SC_ELEM_NS] = {"kernel_sc_elem_ns", 9.027, 0.1, 200.0},
     /* issue 25 terms (awkward shapes): split-K refitted and small-M kept by
      * `kernel_awkward --fit` in its second round (refit + first blind
-     * sweeps of data/measurements/h200-awkward/, fit2_kernel_awkward.txt) */
-    [COST_KP_SK_US] = {"kernel_splitk_us", 3.933, 0.0, 20.0},
+     * sweeps of data/measurements/h200-awkward/, fit2_kernel_awkward.txt);
+     * splitk_us / splitk_epi / lat_kb refitted in the fifth round with
+     * h200-awkward2's blind sweep added (fit5_kernel_awkward.txt there) */
+    [COST_KP_SK_US] = {"kernel_splitk_us", 3.663, 0.0, 20.0},
     [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.5, 0.1, 10.0},
     [COST_KP_SMALLM] = {"kernel_smallm", 0.1, 0.0, 1.0},
     /* issue 25, second round: a K-major B (forward nt GEMMs) whose stride K
@@ -63,8 +65,19 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * SM (1 / kernel_issue_b = 10.9: an SM's L1 serves 128 bytes a clock,
      * NVIDIA H100 whitepaper), which the fit reaches: on these sweeps the
      * K-contiguous B is not load-rate bound. docs/kernels.md, "Fourth round". */
-    [COST_KP_LAT_KB] = {"kernel_lat_kb", 0.7188, 0.1, 4.0},
+    [COST_KP_LAT_KB] = {"kernel_lat_kb", 0.688, 0.1, 4.0},
     [COST_KP_ISSUE_KB] = {"kernel_issue_kb", 10.9, 0.25, 10.9},
+    /* issue 25, fifth round: N < BN makes the kernel's offs_bn % N point a
+     * tile's BN columns at the N real ones, so every tile of the grid
+     * re-reads the same few L2 lines of B (N = 1 logit layers, N = 13):
+     * those requests, BK x BN per K step per tile, pass at this GPU-wide
+     * rate times N (the distinct columns spread them over L2 lines):
+     * 445.7 B/clk = 0.88 TB/s on an H200 at N = 1. Chosen and fitted, with
+     * the terms above refitted, by `kernel_awkward --fit-all` on every H200
+     * awkward sweep (h200-awkward refit + blind, h200-awkward2 blind;
+     * h200-awkward2/fit5_kernel_awkward.txt, docs/kernels.md "Fifth round").
+     * 1e9 turns it off. */
+    [COST_KP_ALIAS_CLK] = {"kernel_alias_clk", 445.7, 10.0, 1e9},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {
