@@ -437,13 +437,45 @@ static void configs_print(const cost_hw *hw, const ks_shape *sh, int n) {
   }
 }
 
+/* Held-out scores pooled over CV folds: shape-weighted geo-mean and tau,
+ * the worst of the worsts. */
+typedef struct {
+  double geo, tau, worst;
+  int n;
+} cv_acc;
+
+static void cv_add(cv_acc *a, const ks_score *sc) {
+  a->geo += sc->n * log(sc->eff_geo);
+  a->tau += sc->n * sc->tau_mean;
+  a->worst = fmin(a->worst, sc->eff_min);
+  a->n += sc->n;
+}
+
+static ks_score cv_total(const cv_acc *a) {
+  ks_score tot = {0};
+  tot.n = a->n;
+  if (a->n) {
+    tot.eff_geo = exp(a->geo / a->n);
+    tot.tau_mean = a->tau / a->n;
+    tot.eff_min = a->worst;
+  }
+  return tot;
+}
+
+/* Every held-out shape of te[0..n) whose efficiency (effs, when scored)
+ * is under detail, with the fold's terms kp. */
+static void cv_detail(const cost_hw *hw, const double *kp, const ks_shape *te, int n,
+                      const double *effs, double detail, const char *tag) {
+  for (int i = 0; detail > 0 && effs && i < n; i++)
+    if (effs[i] < detail) shape_detail(hw, kp, &te[i], tag);
+}
+
 /* 2-fold CV (CV_SPLITS splits by shape) of term set ts: each fold's terms
  * fitted from the defaults on one half, scored on the other. */
 static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts, double detail) {
-  ks_score tot = {0};
+  cv_acc acc = {.worst = INFINITY};
   ks_shape *fold[2] = {calloc((size_t)n, sizeof *sh), calloc((size_t)n, sizeof *sh)};
   int *which = calloc((size_t)n, sizeof(int));
-  double geo = 0, tau = 0, worst = INFINITY;
   for (int sp = 0; sp < cv_splits && fold[0] && fold[1] && which; sp++) {
     int nf[2] = {0, 0};
     shape_split(sh, n, sp, which);
@@ -462,27 +494,16 @@ static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts, dou
       }
       if (detail > 0) printf("\n");
       ks_evaluate(hw, kp, NULL, -1, fold[1 - f], nf[1 - f], &sc);
-      for (int i = 0; detail > 0 && sc.effs && i < nf[1 - f]; i++)
-        if (effs[i] < detail) {
-          char tag[32];
-          snprintf(tag, sizeof tag, "  cv%d/%d", sp, f);
-          shape_detail(hw, kp, &fold[1 - f][i], tag);
-        }
-      geo += sc.n * log(sc.eff_geo);
-      tau += sc.n * sc.tau_mean;
-      worst = fmin(worst, sc.eff_min);
-      tot.n += sc.n;
+      char tag[32];
+      snprintf(tag, sizeof tag, "  cv%d/%d", sp, f);
+      cv_detail(hw, kp, fold[1 - f], nf[1 - f], sc.effs, detail, tag);
+      cv_add(&acc, &sc);
     }
-  }
-  if (tot.n) {
-    tot.eff_geo = exp(geo / tot.n);
-    tot.tau_mean = tau / tot.n;
-    tot.eff_min = worst;
   }
   free(fold[0]);
   free(fold[1]);
   free(which);
-  return tot;
+  return cv_total(&acc);
 }
 
 /* Leave-one-set-out CV of term set ts: grp[i] (0..ngrp-1) is the sweep a
@@ -490,9 +511,8 @@ static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts, dou
  * priors on the others. */
 static ks_score cv_loso(const cost_hw *hw, const ks_shape *sh, int n, const int *grp, int ngrp,
                         int ts, double detail) {
-  ks_score tot = {0};
+  cv_acc acc = {.worst = INFINITY};
   ks_shape *tr = calloc((size_t)n, sizeof *sh), *te = calloc((size_t)n, sizeof *sh);
-  double geo = 0, tau = 0, worst = INFINITY;
   for (int g = 0; g < ngrp && tr && te; g++) {
     int nt = 0, ne = 0;
     double kp[COST_KP__COUNT], effs[KS_MAX_CFG];
@@ -511,25 +531,14 @@ static ks_score cv_loso(const cost_hw *hw, const ks_shape *sh, int n, const int 
     if (detail > 0)
       printf("  loso set %d: top1 %.3f worst %.3f tau %.3f\n", g, sc.eff_geo, sc.eff_min,
              sc.tau_mean);
-    for (int i = 0; detail > 0 && sc.effs && i < ne; i++)
-      if (effs[i] < detail) {
-        char tag[32];
-        snprintf(tag, sizeof tag, "  loso%d", g);
-        shape_detail(hw, kp, &te[i], tag);
-      }
-    geo += sc.n * log(sc.eff_geo);
-    tau += sc.n * sc.tau_mean;
-    worst = fmin(worst, sc.eff_min);
-    tot.n += sc.n;
-  }
-  if (tot.n) {
-    tot.eff_geo = exp(geo / tot.n);
-    tot.tau_mean = tau / tot.n;
-    tot.eff_min = worst;
+    char tag[32];
+    snprintf(tag, sizeof tag, "  loso%d", g);
+    cv_detail(hw, kp, te, ne, sc.effs, detail, tag);
+    cv_add(&acc, &sc);
   }
   free(tr);
   free(te);
-  return tot;
+  return cv_total(&acc);
 }
 
 /* Appends the stable configs of SRC/data/measurements/h200-awkward/NAME to
