@@ -53,7 +53,6 @@ the job logic and numerics are checked).
 
 import contextlib
 import math
-import os
 import statistics
 import time
 
@@ -547,8 +546,6 @@ def _one_case(env, c, params):
     for i in range(warm):
         step(i)
     env.sync()
-    if gpu and os.environ.get("CDPLAN_SYNC_DEBUG"):
-        sync_sites(t, lambda: step(warm))
     if gpu:
         t.cuda.reset_peak_memory_stats()
     times = []
@@ -586,31 +583,6 @@ def _one_case(env, c, params):
             "loss": lval, "share": share, "interaction_width": m["width"], "top_in": top_in,
             "placements": {p: sum(s["placement"] == p for s in specs) for p in PLACEMENTS},
             **prof}
-
-
-def sync_sites(t, run):
-    """Diagnostic (CDPLAN_SYNC_DEBUG set): runs one more step with torch's sync debug mode
-    on and writes to stderr the Python stack of every call that synchronizes the host
-    with the GPU (torch.cuda.set_sync_debug_mode), the timed steps untouched."""
-    import sys  # noqa: PLC0415
-    import traceback  # noqa: PLC0415
-    import warnings  # noqa: PLC0415
-
-    def show(msg, *_a, **_k):
-        sys.stderr.write("sync: %s\n%s" % (msg, "".join(traceback.format_stack(limit=9)[:-2])))
-
-    old = warnings.showwarning
-    warnings.showwarning = show
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("always")
-            warnings.showwarning = show
-            t.cuda.set_sync_debug_mode("warn")
-            run()
-            t.cuda.synchronize()
-    finally:
-        t.cuda.set_sync_debug_mode(0)
-        warnings.showwarning = old
 
 
 def device_info(env):
