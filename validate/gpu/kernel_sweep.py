@@ -238,6 +238,8 @@ def run(job, env, state):
                         rec_err = None
                     ms, mn, it = env.bench(run, p, max_call_ms=p["max_call_ms"])
                     rec.update(ms=ms, min_ms=mn, iters=it)
+                    if getattr(env, "last_backlog_us", 0) > p.get("backlog_us", 0):
+                        rec["backlog_us"] = env.last_backlog_us
                     if rec_err is not None:
                         rec["rel_err"] = rec_err
                     row["configs"].append(rec)
