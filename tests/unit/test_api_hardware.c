@@ -483,9 +483,10 @@ static void test_api_hw__published_rows_column_major_c(void **state) {
 
 /* A row whose harness keeps the GPU under back-to-back GEMMs for seconds
  * ("load": "sustained") runs at the descriptor's clock under load
- * (b200.json: 1580 MHz, measured under BF16 work), bf16/fp16 rows only;
- * a short harness, an fp8 row, an accelerator without a load clock and a
- * row that states its clock keep the clock they had. */
+ * (b200.json: 1580 MHz), every dtype (fp8 included: the board's power cap
+ * binds whatever the dtype); a short harness, an accelerator without a
+ * load clock (mi355x) and a row that states its clock keep the clock they
+ * had; the GB200 runs at its derived 1692 MHz. */
 static void test_api_hw__published_rows_sustained_load(void **state) {
   api_ctx *ctx = *state;
   svc_err err;
@@ -505,8 +506,12 @@ static void test_api_hw__published_rows_sustained_load(void **state) {
       "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"short\"},\"metric\":\"tflops\","
       "\"value\":1000,"
       "\"role\":\"fit\"},"
-      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"gb200\",\"m\":4096,"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":4096,"
       "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"sustained\"},\"metric\":\"tflops\","
+      "\"value\":1000,"
+      "\"role\":\"fit\"},"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"gb200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"fp8\",\"load\":\"sustained\"},\"metric\":\"tflops\","
       "\"value\":1000,"
       "\"role\":\"fit\"},"
       "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":4096,"
@@ -514,13 +519,14 @@ static void test_api_hw__published_rows_sustained_load(void **state) {
       "\"metric\":\"tflops\",\"value\":1000,"
       "\"role\":\"fit\"}]";
   assert_int_equal(api_published_rows(ctx, doc, sizeof doc - 1, "t", &rows, &n, &err), 0);
-  assert_int_equal(n, 5);
+  assert_int_equal(n, 6);
   assert_true(fabs(rows[0].hw.sustained_clock_hz - 1580e6) < 1);
   assert_true(fabs(rows[0].hw.peak_clock_hz - 1965e6) < 1);
-  assert_true(rows[1].hw.sustained_clock_hz == 0);
+  assert_true(fabs(rows[1].hw.sustained_clock_hz - 1580e6) < 1);
   assert_true(rows[2].hw.sustained_clock_hz == 0);
   assert_true(rows[3].hw.sustained_clock_hz == 0);
-  assert_true(fabs(rows[4].hw.sustained_clock_hz - 1700e6) < 1);
+  assert_true(fabs(rows[4].hw.sustained_clock_hz - 1692e6) < 1);
+  assert_true(fabs(rows[5].hw.sustained_clock_hz - 1700e6) < 1);
   /* The sustained row is priced 1965/1580 slower than the short one. */
   cost_result a, b;
   assert_int_equal(cost_gemm(&rows[0].hw, &rows[0].s.u.gemm, &a), 0);
