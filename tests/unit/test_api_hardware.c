@@ -197,6 +197,39 @@ static void test_api_hw__create_get_replace_delete(void **state) {
   cJSON_Delete(d);
 }
 
+/* setup.timing "per_call" (one op timed alone from an idle GPU): the
+ * row's GPU share is its time less API_PUB_CALL_MS; "loop" and null keep
+ * the time; any other value is a 400 naming setup.timing. */
+static void test_api_hw__published_rows_per_call(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  api_pub_row *rows = NULL;
+  size_t n = 0;
+  static const char doc[] =
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":1024,"
+      "\"n\":1024,\"k\":1024,\"dtype\":\"bf16\",\"timing\":\"per_call\"},\"metric\":\"tflops\","
+      "\"value\":50,\"role\":\"fit\"},"
+      "{\"id\":\"b\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":1024,"
+      "\"n\":1024,\"k\":1024,\"dtype\":\"bf16\",\"timing\":\"loop\"},\"metric\":\"tflops\","
+      "\"value\":50,\"role\":\"fit\"}]";
+  assert_int_equal(api_published_rows(ctx, doc, sizeof doc - 1, "t", &rows, &n, &err), 0);
+  assert_int_equal(n, 2);
+  double ms = 2.0 * 1024 * 1024 * 1024 / 50e12 * 1e3;
+  assert_true(fabs(rows[0].call_ms - API_PUB_CALL_MS) < 1e-12);
+  assert_true(fabs(rows[0].s.ms - (ms - API_PUB_CALL_MS)) < 1e-9);
+  assert_true(rows[1].call_ms == 0 && fabs(rows[1].s.ms - ms) < 1e-9);
+  free(rows);
+  static const char bad[] =
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":1024,"
+      "\"n\":1024,\"k\":1024,\"dtype\":\"bf16\",\"timing\":\"events\"},\"metric\":\"tflops\","
+      "\"value\":50,\"role\":\"fit\"}]";
+  rows = NULL;
+  assert_int_not_equal(api_published_rows(ctx, bad, sizeof bad - 1, "t", &rows, &n, &err), 0);
+  assert_int_equal(err.code, SVC_BAD_FIELD);
+  assert_string_equal(err.field, "[0].setup.timing");
+  free(rows);
+}
+
 static void test_api_hw__failed_replace_keeps_stored_doc(void **state) {
   api_ctx *ctx = *state;
   svc_err err;
@@ -624,6 +657,7 @@ int main(void) {
       T(test_api_hw__published_calibration_rejects_bad_rows),
       T(test_api_hw__published_rows_column_major_c),
       T(test_api_hw__published_rows_sustained_load),
+      T(test_api_hw__published_rows_per_call),
       T(test_api_hw__decode_converts_units),
       T(test_api_hw__rules_name_the_field),
       T(test_api_hw__implausible_clocks_and_bandwidths),
