@@ -279,7 +279,7 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
    * rows (gemm.json alfredyu-mi350x-*): its band is theirs, not null. */
   pv = gemm_provenance("mi350x", &doc);
   assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm")->valuedouble >
-              0.1);
+              0.05);
   assert_int_equal(
       cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm")->valueint, 14);
   cJSON_Delete(doc);

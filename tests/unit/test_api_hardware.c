@@ -197,6 +197,39 @@ static void test_api_hw__create_get_replace_delete(void **state) {
   cJSON_Delete(d);
 }
 
+/* setup.timing "per_call" (one op timed alone from an idle GPU): the
+ * row's GPU share is its time less API_PUB_CALL_MS; "loop" and null keep
+ * the time; any other value is a 400 naming setup.timing. */
+static void test_api_hw__published_rows_per_call(void **state) {
+  api_ctx *ctx = *state;
+  svc_err err;
+  api_pub_row *rows = NULL;
+  size_t n = 0;
+  static const char doc[] =
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":1024,"
+      "\"n\":1024,\"k\":1024,\"dtype\":\"bf16\",\"timing\":\"per_call\"},\"metric\":\"tflops\","
+      "\"value\":50,\"role\":\"fit\"},"
+      "{\"id\":\"b\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":1024,"
+      "\"n\":1024,\"k\":1024,\"dtype\":\"bf16\",\"timing\":\"loop\"},\"metric\":\"tflops\","
+      "\"value\":50,\"role\":\"fit\"}]";
+  assert_int_equal(api_published_rows(ctx, doc, sizeof doc - 1, "t", &rows, &n, &err), 0);
+  assert_int_equal(n, 2);
+  double ms = 2.0 * 1024 * 1024 * 1024 / 50e12 * 1e3;
+  assert_true(fabs(rows[0].call_ms - API_PUB_CALL_MS) < 1e-12);
+  assert_true(fabs(rows[0].s.ms - (ms - API_PUB_CALL_MS)) < 1e-9);
+  assert_true(rows[1].call_ms == 0 && fabs(rows[1].s.ms - ms) < 1e-9);
+  free(rows);
+  static const char bad[] =
+      "[{\"id\":\"a\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":1024,"
+      "\"n\":1024,\"k\":1024,\"dtype\":\"bf16\",\"timing\":\"events\"},\"metric\":\"tflops\","
+      "\"value\":50,\"role\":\"fit\"}]";
+  rows = NULL;
+  assert_int_not_equal(api_published_rows(ctx, bad, sizeof bad - 1, "t", &rows, &n, &err), 0);
+  assert_int_equal(err.code, SVC_BAD_FIELD);
+  assert_string_equal(err.field, "[0].setup.timing");
+  free(rows);
+}
+
 static void test_api_hw__failed_replace_keeps_stored_doc(void **state) {
   api_ctx *ctx = *state;
   svc_err err;
@@ -483,9 +516,10 @@ static void test_api_hw__published_rows_column_major_c(void **state) {
 
 /* A row whose harness keeps the GPU under back-to-back GEMMs for seconds
  * ("load": "sustained") runs at the descriptor's clock under load
- * (b200.json: 1580 MHz, measured under BF16 work), bf16/fp16 rows only;
- * a short harness, an fp8 row, an accelerator without a load clock and a
- * row that states its clock keep the clock they had. */
+ * (b200.json: 1580 MHz), every dtype (fp8 included: the board's power cap
+ * binds whatever the dtype); a short harness, an accelerator without a
+ * load clock (mi355x) and a row that states its clock keep the clock they
+ * had; the GB200 runs at its derived 1692 MHz. */
 static void test_api_hw__published_rows_sustained_load(void **state) {
   api_ctx *ctx = *state;
   svc_err err;
@@ -505,8 +539,12 @@ static void test_api_hw__published_rows_sustained_load(void **state) {
       "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"short\"},\"metric\":\"tflops\","
       "\"value\":1000,"
       "\"role\":\"fit\"},"
-      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"gb200\",\"m\":4096,"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"mi355x\",\"m\":4096,"
       "\"n\":4096,\"k\":4096,\"dtype\":\"bf16\",\"load\":\"sustained\"},\"metric\":\"tflops\","
+      "\"value\":1000,"
+      "\"role\":\"fit\"},"
+      "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"gb200\",\"m\":4096,"
+      "\"n\":4096,\"k\":4096,\"dtype\":\"fp8\",\"load\":\"sustained\"},\"metric\":\"tflops\","
       "\"value\":1000,"
       "\"role\":\"fit\"},"
       "{\"id\":\"r\",\"source\":{\"url\":\"u\"},\"setup\":{\"hardware\":\"b200\",\"m\":4096,"
@@ -514,13 +552,14 @@ static void test_api_hw__published_rows_sustained_load(void **state) {
       "\"metric\":\"tflops\",\"value\":1000,"
       "\"role\":\"fit\"}]";
   assert_int_equal(api_published_rows(ctx, doc, sizeof doc - 1, "t", &rows, &n, &err), 0);
-  assert_int_equal(n, 5);
+  assert_int_equal(n, 6);
   assert_true(fabs(rows[0].hw.sustained_clock_hz - 1580e6) < 1);
   assert_true(fabs(rows[0].hw.peak_clock_hz - 1965e6) < 1);
-  assert_true(rows[1].hw.sustained_clock_hz == 0);
+  assert_true(fabs(rows[1].hw.sustained_clock_hz - 1580e6) < 1);
   assert_true(rows[2].hw.sustained_clock_hz == 0);
   assert_true(rows[3].hw.sustained_clock_hz == 0);
-  assert_true(fabs(rows[4].hw.sustained_clock_hz - 1700e6) < 1);
+  assert_true(fabs(rows[4].hw.sustained_clock_hz - 1692e6) < 1);
+  assert_true(fabs(rows[5].hw.sustained_clock_hz - 1700e6) < 1);
   /* The sustained row is priced 1965/1580 slower than the short one. */
   cost_result a, b;
   assert_int_equal(cost_gemm(&rows[0].hw, &rows[0].s.u.gemm, &a), 0);
@@ -618,6 +657,7 @@ int main(void) {
       T(test_api_hw__published_calibration_rejects_bad_rows),
       T(test_api_hw__published_rows_column_major_c),
       T(test_api_hw__published_rows_sustained_load),
+      T(test_api_hw__published_rows_per_call),
       T(test_api_hw__decode_converts_units),
       T(test_api_hw__rules_name_the_field),
       T(test_api_hw__implausible_clocks_and_bandwidths),
