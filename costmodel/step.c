@@ -228,6 +228,34 @@ void step_finish(step_acc *a) {
   r->class_ms[COST_KC_HOST] = r->host_ms;
 }
 
+const char *cost_host_op_source_name(int s) {
+  static const char *const n[] = {"default", "calibration", "recipe"};
+  return s >= 0 && s <= COST_HOSTOP_RECIPE ? n[s] : "unknown";
+}
+
+/* Host speed per machine (docs/step-model.md, "Host speed per machine"): a
+ * recipe's measured host_op_us (the runner's host probe) replaces the
+ * profile's per-op time of every framework that dispatches from Python
+ * (all but HugeCTR's captured graph); triton_launch_us prices fused_triton's
+ * two Triton launches. The result says which per-op time was used. */
+static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *r) {
+  int pi = r->framework == COST_FW_TORCHREC_FBGEMM ? COST_SP_FUSED_OP_US : COST_SP_EAGER_OP_US;
+  double def = 0;
+  cost_step_param_info(pi, NULL, &def, NULL, NULL);
+  a->r->host_op_source = prof[pi] != def ? COST_HOSTOP_CALIBRATION : COST_HOSTOP_DEFAULT;
+  if (a->graph) {
+    a->r->host_op_us = 0;
+    return;
+  }
+  if (r->host_op_us > 0 && isfinite(r->host_op_us)) {
+    a->op_s = r->host_op_us * 1e-6;
+    a->r->host_op_source = COST_HOSTOP_RECIPE;
+  }
+  a->r->host_op_us = a->op_s * 1e6;
+  if (r->triton_launch_us > 0 && isfinite(r->triton_launch_us))
+    a->triton_s = r->triton_launch_us * 1e-6;
+}
+
 /* cost_step_p, the GEMMs it prices listed into g[0..cap) when g is set. */
 static int step_run(const cost_hw *hw, const double *prof, const cost_workload *w,
                     const cost_recipe *r, cost_step_result *out, cost_step_gemm *g, size_t cap,
@@ -244,6 +272,7 @@ static int step_run(const cost_hw *hw, const double *prof, const cost_workload *
     return COST_EINVAL;
   if (!(hw->peak_flops[r->precision] > 0)) return COST_EDTYPE;
   step_acc_init(&a, hw, prof, r->framework, out);
+  step_host_speed(&a, prof, r);
   a.gemms = g;
   a.gemm_cap = g ? cap : 0;
   if (w->kind == COST_WL_DLRM)

@@ -751,6 +751,9 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   /* fused_triton's backward: the bag ids, the global row ids (3 small
    * kernels), torch.sort's radix sort (~4 kernels) before the update */
   if (r->framework == COST_FW_FUSED_TRITON) {
+    /* its forward and backward are one Triton launch each, priced at the
+     * host's measured launch time where the recipe gives one */
+    if (a->triton_s > 0) step_host(a, PH_FB, 2 * (a->triton_s - a->op_s));
     step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 7 * a->launch_s, 7, 7);
     /* its forward wrapper (validate/gpu/fused_tbe.py build): the indices'
      * cat, one torch.full of bag lengths per table, their cat, the offsets'
