@@ -629,15 +629,15 @@ def _probe(env, fused, count):
 
 def _probe_summary(probe):
     """The host's figures (cdplan recipe.host_op_us, .triton_launch_us): the mean of the
-    probes before and after the cases, the start's re-divided by the end's profiled kernel
-    count where the profiler gave one."""
+    probes before and after the cases, the start's re-derived with the end's profiled kernel
+    counts where the profiler gave them."""
+    import host_probe  # noqa: PLC0415
     s, e = probe.get("start", {}), probe.get("end", {})
-    if e.get("kernels_source") == "profiler" and s.get("kernels_source") == "static":
-        f = s["kernels_per_iter"] / e["kernels_per_iter"]
-        for k in ("eager_op_us", "eager_op_us_min", "eager_op_us_max"):
-            s[k] *= f
-        s["kernels_per_iter"], s["kernels_source"] = e["kernels_per_iter"], "profiler (end)"
-    for k in ("eager_op_us", "triton_launch_us"):
+    if e.get("kernels_source") == "profiler" and s.get("kernels_source") == "static" and \
+            "base_iter_us" in s:
+        s.update(host_probe.derive(s, e["kernels_base"], e["kernels_long"]))
+        s["kernels_source"] = "profiler (end)"
+    for k in ("eager_op_us", "iter_fixed_us", "step_kernel_us", "triton_launch_us"):
         v = [p[k] for p in (s, e) if isinstance(p.get(k), float)]
         if v:
             probe[k] = sum(v) / len(v)

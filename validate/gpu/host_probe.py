@@ -6,20 +6,23 @@ Why: host-bound DLRM steps (small batches) ran up to 1.6x apart on two lent mach
 kind while GPU-bound ones repeated within 3 % (data/measurements/h100-dcn-mlperf/README.md);
 the model's per-op host cost (step_eager_op_us) is one number per accelerator.
 
-eager_op_us: a small training step made of the ops a DLRM step is made of -- two Linears
-(addmm), relu, cat, the DCN cross layer's mul and add, a sum as the loss, the backward
-through autograd's engine, and a plain SGD update per parameter -- on tiny tensors
-(64 x 64), so that every kernel is a few microseconds of GPU time and the host, not the GPU,
-sets the pace. The loop is timed on the host (perf_counter around `reps` iterations, before
-the final synchronize: the GPU queue never fills at ~14 kernels x `reps`), divided by the
-iterations and by the kernels one iteration launches. The kernel count is the profiler's
-(torch.profiler, CUDA activity: `count_kernels`, run once where asked) else KERNELS_STATIC,
-counted on torch 2.x: forward 7 (addmm, relu, cat, addmm, mul, add, sum), backward 8
-(the sum's expand fill, mul, addmm's mm x2 and its bias sum for the second Linear, the cat's
-slice is a view, threshold_backward, mm and sum for the first Linear's weight and bias; the
-first input needs no grad), update 4 (one add_ per parameter). The model counts a kernel as
-one host op (costmodel/step_dlrm.c step_add), so per kernel is the model's unit.
-The median of `rounds` rounds is reported, with the min and max.
+eager_op_us: the marginal host time of one more eager op. Two small training steps made of
+the ops a DLRM step is made of -- two Linears (addmm), relu, cat, the DCN cross layer's mul and
+add, a sum as the loss, the backward through autograd's engine, a plain SGD update per
+parameter -- on tiny tensors (64 x 64: every kernel is a few microseconds of GPU time, so the
+host sets the pace): the base mix, and the long mix with EXTRA more mul + add pairs in the
+chain. Each is timed on the host (perf_counter around `reps` iterations, before the final
+synchronize), in interleaved rounds; the difference of the two per iteration over the
+difference of their kernel counts is the time one more kernel-launching op costs the host,
+forward dispatch, autograd recording and its backward included, with the per-step costs (the
+backward call's hand-off to the engine's device thread, the loop, the update) cancelled: the
+quantity the step model's per-op host cost (step_eager_op_us, one op per kernel in
+costmodel/step_dlrm.c step_add) means. iter_fixed_us is the base iteration less its kernels
+at that rate; step_kernel_us the base iteration over its kernels (this probe's first version
+reported that as eager_op_us: on a lent H100 it was 25-39 us against ~10 us the steps imply,
+the per-step costs of a 25-kernel step spread over its kernels; data/measurements/
+h200-dcn-host). Kernel counts: torch.profiler (CUDA activity: `count_kernels`, run once
+where asked), else KERNELS_STATIC and 4 per extra pair.
 
 triton_launch_us: where a job runs fused_triton cases and Triton is present, the host time
 of launching a trivial one-program Triton kernel (compiled once before timing), the same
@@ -31,11 +34,12 @@ host's dispatch cost (no kernel launch), marked cpu_mode.
 import statistics
 import time
 
-KERNELS_STATIC = 19  # forward 7 + backward 8 + update 4 (the docstring's count)
+KERNELS_STATIC = 25  # the base mix, counted by torch.profiler on a lent H100 (torch 2.11)
+EXTRA = 24  # the long mix: 24 more mul + add pairs (4 kernels each: 2 forward, 2 backward)
 N = 64
 
 
-def _mix(t, dev):
+def _mix(t, dev, extra=0):
     F = t.nn.functional
     g = t.Generator(device="cpu").manual_seed(0)
     w1 = (t.randn(N, N, generator=g) * 0.05).to(dev).requires_grad_()
@@ -50,6 +54,8 @@ def _mix(t, dev):
         h = F.relu(F.linear(x, w1, b1))
         c = t.cat([h, x], 1)
         z = x0 * F.linear(c, w2, b2) + c
+        for _ in range(extra):  # the long mix: a chain of cross-layer-like mul + add
+            z = z * x0 + z
         z.sum().backward()
         with t.no_grad():
             for p in params:
@@ -105,31 +111,47 @@ def _triton_launch(env, reps, rounds):
     return _timed(env, lambda: _k[(1,)](buf, 2.0), reps, rounds)
 
 
-def measure(env, triton=False, count=False, reps=200, rounds=7):
-    """The probe: {"eager_op_us", "eager_op_us_min", "eager_op_us_max", "kernels_per_iter",
-    "kernels_source", "reps", "rounds", "seconds"} and, with triton, "triton_launch_us" (or
-    "triton_error"). count: count the mix's kernels with the profiler (else the static
-    count, or the one given by a previous call's "kernels_per_iter" via count=<number>)."""
+def derive(raw, kb, kl):
+    """The figures from a probe's raw times (us per iteration, one per round, of the base and
+    the long mix) and the two mixes' kernel counts: eager_op_us, the marginal host time per
+    kernel (the median over rounds of (long - base) / (kl - kb): what one more op costs, the
+    per-step costs cancelled), iter_fixed_us (the base iteration less its kernels at that
+    rate: the backward call's hand-off, the loop), step_kernel_us (the base iteration over its
+    kernels, fixed costs included: the first probe's figure)."""
+    b, d = raw["base_iter_us"], raw["long_iter_us"]
+    diff = sorted((y - x) / (kl - kb) for x, y in zip(b, d))
+    op = statistics.median(diff)
+    mb = statistics.median(b)
+    return {"eager_op_us": op, "eager_op_us_min": diff[0], "eager_op_us_max": diff[-1],
+            "iter_fixed_us": mb - kb * op, "step_kernel_us": mb / kb,
+            "kernels_base": kb, "kernels_long": kl}
+
+
+def measure(env, triton=False, count=False, reps=50, rounds=7):
+    """The probe: derive()'s figures, "kernels_source", the raw times, "reps", "rounds",
+    "seconds", and, with triton, "triton_launch_us" (or "triton_error"). count: count the two
+    mixes' kernels with the profiler (else the static counts)."""
     t = env.torch
     t0 = time.perf_counter()
     if env.cpu_mode:  # a logic test: keep it short
-        reps, rounds = 20, 3
-    fn = _mix(t, env.dev)
+        reps, rounds = 5, 3
+    base, long_ = _mix(t, env.dev), _mix(t, env.dev, EXTRA)
     for _ in range(5):  # warm: allocator, cuBLAS handle, autograd
-        fn()
+        base()
+        long_()
     env.sync()
-    per_iter = _timed(env, fn, reps, rounds)
-    k, src = KERNELS_STATIC, "static"
-    if isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0:
-        k, src = float(count), "profiler"
-    elif count is True:
-        n = count_kernels(env, t, fn)
-        if n:
-            k, src = n, "profiler"
-    us = sorted(s * 1e6 / k for s in per_iter)
-    res = {"eager_op_us": statistics.median(us), "eager_op_us_min": us[0],
-           "eager_op_us_max": us[-1], "kernels_per_iter": k, "kernels_source": src,
-           "reps": reps, "rounds": rounds}
+    raw = {"base_iter_us": [], "long_iter_us": []}
+    for _ in range(rounds):  # interleaved: drift hits both mixes alike
+        raw["base_iter_us"] += [s * 1e6 for s in _timed(env, base, reps, 1)]
+        raw["long_iter_us"] += [s * 1e6 for s in _timed(env, long_, reps, 1)]
+    kb, kl, src = KERNELS_STATIC, KERNELS_STATIC + 4 * EXTRA, "static"
+    if count:
+        nb, nl = count_kernels(env, t, base), count_kernels(env, t, long_)
+        if nb and nl and nl > nb:
+            kb, kl, src = nb, nl, "profiler"
+    res = derive(raw, kb, kl)
+    res.update(raw)
+    res.update({"kernels_source": src, "reps": reps, "rounds": rounds})
     if env.cpu_mode:
         res["cpu_mode"] = True
     if triton and not env.cpu_mode:

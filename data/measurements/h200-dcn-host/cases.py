@@ -23,6 +23,14 @@ blind3, fused_fit; h200-dcn-mlperf): tables capped at 15M rows (40.5 GB of fp32 
       # (and triton_launch_us for fused cases) put in every recipe: the probe-scaled predictions
   python3 cases.py score                                 # both against dcn_host.json
 
+Set B (BLIND_SET=b in the environment of every command; files predictions_b*.json, job_b.json,
+dcn_host_b.json), made after set A's run: eight fresh cases, the probe's second version
+(validate/gpu/host_probe.py: the marginal per-op time). Its predictions, committed before its
+run: at the default host cost (predict), with host_op_us = the probe's eager_op_us (rescale:
+predictions_b_probe.json), and with host_op_us = K1 x the probe's step_kernel_us (rescale_k:
+predictions_b_probek.json), K1 fitted on set A's eager rows only (`python3 cases.py fit_k1
+CDPLAN > k1.json`).
+
 The rescale is a formula fixed before the run: recipe.host_op_us = result host_probe.eager_op_us
 (the mean of the probes before and after the cases), recipe.triton_launch_us =
 host_probe.triton_launch_us; nothing is fitted on these cases. DCN_HW picks the hardware
@@ -54,6 +62,25 @@ GRID = [  # framework, precision, rank (0 full), cross layers, batch, sparse opt
     ("pytorch_eager", "bf16", 0, 4, 4096, "rowwise_adagrad", "adagrad"),
 ]
 
+# Set B (BLIND_SET=b; files *_b*): made after the first run, when the probe's first figure
+# (per kernel of a 25-kernel step, per-step costs included) turned out not to be the model's
+# per-op quantity; fresh shapes again: tables capped at 12M rows, rank 320 / 96 / full, one to
+# three cross layers, batch 4096 / 6144; host-bound mostly.
+GRID_B = [
+    ("pytorch_eager", "bf16", 320, 3, 4096, "rowwise_adagrad", "adagrad"),
+    ("pytorch_eager", "bf16", 0, 2, 6144, "sgd", "adagrad"),
+    ("pytorch_eager", "fp32", 96, 3, 4096, "sgd", "adam"),
+    ("pytorch_eager", "bf16", 96, 1, 4096, "rowwise_adagrad", "adam"),
+    ("pytorch_eager", "bf16", 320, 2, 6144, "rowwise_adagrad", "adagrad"),
+    ("fused_triton", "bf16", 96, 3, 4096, "sgd", "adagrad"),
+    ("fused_triton", "bf16", 0, 2, 6144, "rowwise_adagrad", "adam"),
+    ("fused_triton", "fp32", 320, 2, 4096, "rowwise_adagrad", "adagrad"),
+]
+SET = os.environ.get("BLIND_SET", "a")
+SFX = "" if SET == "a" else "_" + SET
+if SET == "b":
+    GRID, CAP = GRID_B, 12_000_000
+
 
 def cases(scale=1):
     out = []
@@ -66,10 +93,10 @@ def cases(scale=1):
         w["optimizers"] = {"dense": do, "sparse": so}
         for t in w["tables"]:
             t["rows"] = max(1, min(t["rows"], CAP) // scale)
-        cid = "h-%s-%s-%s-l%d-b%d-%s-%s" % ("fused" if fw == "fused_triton" else "eager", prec,
+        cid = "h%s-%s-%s-%s-l%d-b%d-%s-%s" % (SFX.lstrip("_"), "fused" if fw == "fused_triton" else "eager", prec,
                                             "full" if not rank else "r%d" % rank, layers, B, so,
                                             do)
-        w["name"] = "MLPerf DLRM-DCNv2 tables capped at 15M, %s" % cid
+        w["name"] = "MLPerf DLRM-DCNv2 tables capped at %dM, %s" % (CAP // 1000000, cid)
         out.append({"id": cid, "workload": w,
                     "recipe": {"gpus": 1, "batch_per_gpu": max(1, B // scale), "precision": prec,
                                "embedding_precision": "fp32", "framework": fw}})
@@ -104,7 +131,7 @@ def predict(cdplan, probe=None):
 
 def job(scale=1):
     steps, warm = (12, 4) if scale == 1 else (2, 1)
-    return {"kind": "dlrm_step", "id": "%s-dcn-host" % HW.split("-")[0],
+    return {"kind": "dlrm_step", "id": "%s-dcn-host%s" % (HW.split("-")[0], SFX),
             "params": {"steps": steps, "warmup": warm, "seed": 0, "time_budget_s": 150,
                        "cases": [{"label": c["id"], "workload": c["workload"],
                                   "recipe": c["recipe"]} for c in cases(scale)]}}
@@ -114,14 +141,61 @@ def _load(name):
     return json.load(open(os.path.join(HERE, name)))
 
 
-def score(result="dcn_host.json"):
+def _step_ms(cdplan, db, c, op_us):
+    rc = dict(c["recipe"], host_op_us=op_us)
+    p = subprocess.run([cdplan, "step", "-", "--db", db], capture_output=True, text=True,
+                       input=json.dumps({"hardware": HW, "workload": c["workload"], "recipe": rc}),
+                       check=True)
+    return json.loads(p.stdout)["step_ms"]
+
+
+def implied(cdplan, c, ms, db):
+    """The host_op_us at which the model's step equals the measured ms (bisection on a log
+    scale over 0.1-200 us); None where no value in that range reaches it (GPU-bound)."""
+    lo, hi = 0.1, 200.0
+    if _step_ms(cdplan, db, c, lo) > ms or _step_ms(cdplan, db, c, hi) < ms:
+        return None
+    for _ in range(30):
+        mid = (lo * hi) ** 0.5
+        lo, hi = (mid, hi) if _step_ms(cdplan, db, c, mid) < ms else (lo, mid)
+    return (lo * hi) ** 0.5
+
+
+def fit_k1(cdplan):
+    """K1 = the median over set A's eager rows (both jobs) of implied host_op_us / the job's
+    probe step_kernel_us (the probe's first figure): the probe-to-model factor, fitted on set
+    A only, for set B's second rescale."""
+    by = {c["id"]: c for c in cases()}
+    ratios, rows = [], []
+    with tempfile.TemporaryDirectory() as d:
+        db = os.path.join(d, "p.db")
+        for name in ("dcn_host.json", "dcn_repeat.json"):
+            res = _load(name)
+            hp = res["host_probe"]
+            probe = hp.get("step_kernel_us", hp["eager_op_us"])  # set A: the first figure
+            for r in res["rows"]:
+                if "-eager-" not in r["label"]:
+                    continue
+                op = implied(cdplan, by[r["label"]], r["step_ms"], db)
+                rows.append({"file": name, "id": r["label"], "step_ms": r["step_ms"],
+                             "implied_op_us": op, "probe_step_kernel_us": probe})
+                if op:
+                    ratios.append(op / probe)
+    return {"what": "K1 = median(implied host_op_us / probe step_kernel_us) over set A's eager "
+            "rows; set B's probek rescale uses host_op_us = K1 x its probe's step_kernel_us",
+            "K1": statistics.median(ratios), "rows": rows}
+
+
+def score(result=None):
+    result = result or "dcn_host%s.json" % SFX
     res = _load(result)
     rows = {r["label"]: r for r in res["rows"]}
     hp = res.get("host_probe", {})
     print("host probe: eager_op_us %s, triton_launch_us %s (start %s, end %s)" % (
         _f(hp.get("eager_op_us")), _f(hp.get("triton_launch_us")),
         _f(hp.get("start", {}).get("eager_op_us")), _f(hp.get("end", {}).get("eager_op_us"))))
-    for name in ("predictions.json", "predictions_probe.json"):
+    for name in ("predictions%s.json" % SFX, "predictions%s_probe.json" % SFX,
+                 "predictions%s_probek.json" % SFX):
         if not os.path.exists(os.path.join(HERE, name)):
             continue
         pred = {p["id"]: p for p in _load(name)["predictions"]}
@@ -159,6 +233,15 @@ def main(argv):
         hp = json.load(open(argv[3]))["host_probe"]
         doc = predict(argv[2], {"eager_op_us": hp["eager_op_us"],
                                 "triton_launch_us": hp.get("triton_launch_us")})
+    elif cmd == "rescale_k" and len(argv) >= 4:
+        hp = json.load(open(argv[3]))["host_probe"]
+        k1 = _load("k1.json")["K1"]
+        doc = predict(argv[2], {"eager_op_us": k1 * hp["step_kernel_us"],
+                                "triton_launch_us": hp.get("triton_launch_us")})
+        doc["what"] += " (host_op_us = K1 %.4f x probe step_kernel_us %.2f)" % (
+            k1, hp["step_kernel_us"])
+    elif cmd == "fit_k1" and len(argv) >= 3:
+        doc = fit_k1(argv[2])
     elif cmd == "job":
         json.dump(job(int(argv[2]) if len(argv) > 2 else 1), sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
