@@ -86,6 +86,7 @@ int64_t step_pad(int64_t x, int64_t m) { return m > 1 ? (x + m - 1) / m * m : x;
 void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int framework,
                    cost_step_result *r) {
   memset(a, 0, sizeof *a);
+  a->host_scale = 1.0;
   a->hw = hw;
   a->prof = prof;
   a->r = r;
@@ -247,7 +248,9 @@ static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *
     a->r->host_op_us = 0;
     return;
   }
+  a->host_scale = 1.0;
   if (r->host_op_us > 0 && isfinite(r->host_op_us)) {
+    if (a->op_s > 0) a->host_scale = r->host_op_us * 1e-6 / a->op_s;
     a->op_s = r->host_op_us * 1e-6;
     a->r->host_op_source = COST_HOSTOP_RECIPE;
   }
@@ -289,7 +292,8 @@ static int step_run(const cost_hw *hw, const double *prof, const cost_workload *
   }
   /* the loop around the ops; a captured step is one graph launch from
    * HugeCTR's C++ training loop (STEP_GRAPH_US) */
-  step_host(&a, PH_FB, a.graph ? STEP_GRAPH_US * 1e-6 : prof[COST_SP_STEP_HOST_US] * 1e-6);
+  step_host(&a, PH_FB,
+            a.graph ? STEP_GRAPH_US * 1e-6 : prof[COST_SP_STEP_HOST_US] * 1e-6 * a.host_scale);
   step_finish(&a);
   out->hbm_usable_bytes = hw->hbm_usable_bytes > 0 ? hw->hbm_usable_bytes : hw->hbm_bytes;
   out->peak_memory_bytes = 0;

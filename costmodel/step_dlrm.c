@@ -221,7 +221,9 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
                lookups * row_bytes * (1.0 + upd_rows) / a->bw;
     if (d->sparse_optimizer != COST_OPT_SGD) { /* coalesce first: step_fit.c */
       o->t_opt += lookups * a->prof[COST_SP_COALESCE_NS] * 1e-9;
-      o->host_s += a->prof[COST_SP_COALESCE_SYNC_US] * 1e-6;
+      /* the host's wait and restart after the syncs: a host speed's share
+       * (a measured host_op_us scales it with the per-op time) */
+      o->host_s += a->prof[COST_SP_COALESCE_SYNC_US] * 1e-6 * a->host_scale;
     }
     o->ops_fb = 13;
     o->ops_opt = upd_ops;

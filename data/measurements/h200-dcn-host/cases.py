@@ -31,6 +31,12 @@ predictions_b_probe.json), and with host_op_us = K1 x the probe's step_kernel_us
 predictions_b_probek.json), K1 fitted on set A's eager rows only (`python3 cases.py fit_k1
 CDPLAN > k1.json`).
 
+Set C (BLIND_SET=c; files *_c*), made after set B's run: ten fresh cases; the model now scales
+its other host terms (coalesce sync, fixed per step) with a given host_op_us; predictions
+committed before its run: default (predict), host_op_us = the probe's eager_op_us (rescale),
+host_op_us = K x the probe's step_kernel_us (rescale_k), K from fit_host.py on sets A and B
+(k_host.json).
+
 The rescale is a formula fixed before the run: recipe.host_op_us = result host_probe.eager_op_us
 (the mean of the probes before and after the cases), recipe.triton_launch_us =
 host_probe.triton_launch_us; nothing is fitted on these cases. DCN_HW picks the hardware
@@ -76,10 +82,28 @@ GRID_B = [
     ("fused_triton", "bf16", 0, 2, 6144, "rowwise_adagrad", "adam"),
     ("fused_triton", "fp32", 320, 2, 4096, "rowwise_adagrad", "adagrad"),
 ]
+# Set C (BLIND_SET=c; files *_c*): made after set B's run, when the model scaled its other host
+# terms with a given host_op_us and K was fitted on sets A and B (fit_host.py, k_host.json);
+# fresh shapes again: tables capped at 18M rows, rank 448 / 160 / 64 / full, one to four cross
+# layers, batch 3072 to 8192.
+GRID_C = [
+    ("pytorch_eager", "bf16", 448, 2, 4096, "rowwise_adagrad", "adam"),
+    ("pytorch_eager", "bf16", 64, 4, 3072, "sgd", "adagrad"),
+    ("pytorch_eager", "fp32", 160, 1, 4096, "rowwise_adagrad", "adagrad"),
+    ("pytorch_eager", "bf16", 0, 1, 5120, "rowwise_adagrad", "sgd"),
+    ("pytorch_eager", "fp32", 64, 2, 3072, "sgd", "adam"),
+    ("pytorch_eager", "bf16", 160, 3, 8192, "sgd", "adam"),
+    ("pytorch_eager", "bf16", 448, 4, 3072, "rowwise_adagrad", "adagrad"),
+    ("fused_triton", "bf16", 64, 2, 3072, "rowwise_adagrad", "adagrad"),
+    ("fused_triton", "bf16", 448, 1, 5120, "sgd", "adam"),
+    ("fused_triton", "fp32", 160, 3, 4096, "sgd", "adagrad"),
+]
 SET = os.environ.get("BLIND_SET", "a")
 SFX = "" if SET == "a" else "_" + SET
 if SET == "b":
     GRID, CAP = GRID_B, 12_000_000
+if SET == "c":
+    GRID, CAP = GRID_C, 18_000_000
 
 
 def cases(scale=1):
@@ -235,7 +259,7 @@ def main(argv):
                                 "triton_launch_us": hp.get("triton_launch_us")})
     elif cmd == "rescale_k" and len(argv) >= 4:
         hp = json.load(open(argv[3]))["host_probe"]
-        k1 = _load("k1.json")["K1"]
+        k1 = _load("k_host.json")["K"] if SET == "c" else _load("k1.json")["K1"]
         doc = predict(argv[2], {"eager_op_us": k1 * hp["step_kernel_us"],
                                 "triton_launch_us": hp.get("triton_launch_us")})
         doc["what"] += " (host_op_us = K1 %.4f x probe step_kernel_us %.2f)" % (
