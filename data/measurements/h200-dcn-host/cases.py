@@ -264,6 +264,19 @@ def main(argv):
                                 "triton_launch_us": hp.get("triton_launch_us")})
         doc["what"] += " (host_op_us = K1 %.4f x probe step_kernel_us %.2f)" % (
             k1, hp["step_kernel_us"])
+    elif cmd == "implied" and len(argv) >= 4:
+        # the quantity check: per row, the host_op_us at which the model (this commit's)
+        # meets the measured step, beside the job's probe figures
+        res, by = json.load(open(argv[3])), {c["id"]: c for c in cases()}
+        hp = res["host_probe"]
+        with tempfile.TemporaryDirectory() as d:
+            rows = [{"id": r["label"], "step_ms": r["step_ms"],
+                     "implied_op_us": implied(argv[2], by[r["label"]], r["step_ms"],
+                                              os.path.join(d, "p.db"))} for r in res["rows"]]
+        doc = {"result": os.path.basename(argv[3]),
+               "probe": {k: hp.get(k) for k in ("eager_op_us", "step_kernel_us",
+                                                "iter_fixed_us", "triton_launch_us")},
+               "rows": rows}
     elif cmd == "fit_k1" and len(argv) >= 3:
         doc = fit_k1(argv[2])
     elif cmd == "job":
