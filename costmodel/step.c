@@ -237,8 +237,13 @@ const char *cost_host_op_source_name(int s) {
 /* Host speed per machine (docs/step-model.md, "Host speed per machine"): a
  * recipe's measured host_op_us (the runner's host probe) replaces the
  * profile's per-op time of every framework that dispatches from Python
- * (all but HugeCTR's captured graph); triton_launch_us prices fused_triton's
- * two Triton launches. The result says which per-op time was used. */
+ * (all but HugeCTR's captured graph), and host_scale (its ratio to the
+ * profile's) scales the other host terms: the coalesce syncs' wait and
+ * restart, the per-step fixed time -- the same host's waits, wake-ups and
+ * Python (data/measurements/h200-dcn-host: with the per-op time alone a fast
+ * host's row-wise Adagrad steps stayed 43-70 % slow). triton_launch_us
+ * prices fused_triton's two Triton launches. The result says which per-op
+ * time was used. */
 static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *r) {
   int pi = r->framework == COST_FW_TORCHREC_FBGEMM ? COST_SP_FUSED_OP_US : COST_SP_EAGER_OP_US;
   double def = 0;

@@ -188,7 +188,9 @@ typedef struct {
   /* Host speed of the machine that runs the step (docs/step-model.md, "Host
    * speed per machine"): a measured host time per eager op in us (the
    * runner's host probe, validate/gpu/host_probe.py), used in place of the
-   * profile's step_eager_op_us; 0 = the profile's. */
+   * profile's per-op time (step_eager_op_us; step_fused_op_us for
+   * torchrec_fbgemm), and scaling its other host terms (step_coalesce_sync_us,
+   * step_host_fixed_us) by the same ratio; 0 = the profile's. */
   double host_op_us;
   /* fused_triton: measured host time of one Triton kernel launch, us
    * (host_probe.py); 0 = the per-op time. */
