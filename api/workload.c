@@ -246,6 +246,8 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
                                        "sequence_parallel",
                                        "vp",
                                        "cp",
+                                       "host_op_us",
+                                       "triton_launch_us",
                                        NULL};
   char f[160];
   int rc;
@@ -271,7 +273,11 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
                      err)) ||
       (rc = api_get_int(doc, "pad_to", path, 0, 0, 4096, &r->pad_to, err)) ||
       (rc = api_get_int(doc, "vp", path, 0, 1, 1024, &r->vp, err)) ||
-      (rc = api_get_int(doc, "cp", path, 0, 1, 1024, &r->cp, err)))
+      (rc = api_get_int(doc, "cp", path, 0, 1, 1024, &r->cp, err)) ||
+      /* host speed per machine: a measured host time per op / per Triton
+       * launch (us; the runner's host probe) */
+      (rc = api_get_num(doc, "host_op_us", path, 0, 0.1, 10000, &r->host_op_us, err)) ||
+      (rc = api_get_num(doc, "triton_launch_us", path, 0, 0.1, 10000, &r->triton_launch_us, err)))
     return rc;
   const cJSON *sp = cJSON_GetObjectItemCaseSensitive(doc, "sequence_parallel");
   if (sp) {

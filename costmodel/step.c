@@ -86,6 +86,7 @@ int64_t step_pad(int64_t x, int64_t m) { return m > 1 ? (x + m - 1) / m * m : x;
 void step_acc_init(step_acc *a, const cost_hw *hw, const double *prof, int framework,
                    cost_step_result *r) {
   memset(a, 0, sizeof *a);
+  a->host_scale = 1.0;
   a->hw = hw;
   a->prof = prof;
   a->r = r;
@@ -228,6 +229,41 @@ void step_finish(step_acc *a) {
   r->class_ms[COST_KC_HOST] = r->host_ms;
 }
 
+const char *cost_host_op_source_name(int s) {
+  static const char *const n[] = {"default", "calibration", "recipe"};
+  return s >= 0 && s <= COST_HOSTOP_RECIPE ? n[s] : "unknown";
+}
+
+/* Host speed per machine (docs/step-model.md, "Host speed per machine"): a
+ * recipe's measured host_op_us (the runner's host probe) replaces the
+ * profile's per-op time of every framework that dispatches from Python
+ * (all but HugeCTR's captured graph), and host_scale (its ratio to the
+ * profile's) scales the other host terms: the coalesce syncs' wait and
+ * restart, the per-step fixed time -- the same host's waits, wake-ups and
+ * Python (data/measurements/h200-dcn-host: with the per-op time alone a fast
+ * host's row-wise Adagrad steps stayed 43-70 % slow). triton_launch_us
+ * prices fused_triton's two Triton launches. The result says which per-op
+ * time was used. */
+static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *r) {
+  int pi = r->framework == COST_FW_TORCHREC_FBGEMM ? COST_SP_FUSED_OP_US : COST_SP_EAGER_OP_US;
+  double def = 0;
+  cost_step_param_info(pi, NULL, &def, NULL, NULL);
+  a->r->host_op_source = prof[pi] != def ? COST_HOSTOP_CALIBRATION : COST_HOSTOP_DEFAULT;
+  if (a->graph) {
+    a->r->host_op_us = 0;
+    return;
+  }
+  a->host_scale = 1.0;
+  if (r->host_op_us > 0 && isfinite(r->host_op_us)) {
+    if (a->op_s > 0) a->host_scale = r->host_op_us * 1e-6 / a->op_s;
+    a->op_s = r->host_op_us * 1e-6;
+    a->r->host_op_source = COST_HOSTOP_RECIPE;
+  }
+  a->r->host_op_us = a->op_s * 1e6;
+  if (r->triton_launch_us > 0 && isfinite(r->triton_launch_us))
+    a->triton_s = r->triton_launch_us * 1e-6;
+}
+
 /* cost_step_p, the GEMMs it prices listed into g[0..cap) when g is set. */
 static int step_run(const cost_hw *hw, const double *prof, const cost_workload *w,
                     const cost_recipe *r, cost_step_result *out, cost_step_gemm *g, size_t cap,
@@ -244,6 +280,7 @@ static int step_run(const cost_hw *hw, const double *prof, const cost_workload *
     return COST_EINVAL;
   if (!(hw->peak_flops[r->precision] > 0)) return COST_EDTYPE;
   step_acc_init(&a, hw, prof, r->framework, out);
+  step_host_speed(&a, prof, r);
   a.gemms = g;
   a.gemm_cap = g ? cap : 0;
   if (w->kind == COST_WL_DLRM)
@@ -260,7 +297,8 @@ static int step_run(const cost_hw *hw, const double *prof, const cost_workload *
   }
   /* the loop around the ops; a captured step is one graph launch from
    * HugeCTR's C++ training loop (STEP_GRAPH_US) */
-  step_host(&a, PH_FB, a.graph ? STEP_GRAPH_US * 1e-6 : prof[COST_SP_STEP_HOST_US] * 1e-6);
+  step_host(&a, PH_FB,
+            a.graph ? STEP_GRAPH_US * 1e-6 : prof[COST_SP_STEP_HOST_US] * 1e-6 * a.host_scale);
   step_finish(&a);
   out->hbm_usable_bytes = hw->hbm_usable_bytes > 0 ? hw->hbm_usable_bytes : hw->hbm_bytes;
   out->peak_memory_bytes = 0;

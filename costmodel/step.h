@@ -185,6 +185,16 @@ typedef struct {
   int sequence_parallel;   /* transformer: Megatron sequence parallelism (0/1) */
   int64_t vp;              /* transformer: interleaved pipeline chunks per GPU (0/1 = none) */
   int64_t cp;              /* transformer: context-parallel size (0/1 = none) */
+  /* Host speed of the machine that runs the step (docs/step-model.md, "Host
+   * speed per machine"): a measured host time per eager op in us (the
+   * runner's host probe, validate/gpu/host_probe.py), used in place of the
+   * profile's per-op time (step_eager_op_us; step_fused_op_us for
+   * torchrec_fbgemm), and scaling its other host terms (step_coalesce_sync_us,
+   * step_host_fixed_us) by the same ratio; 0 = the profile's. */
+  double host_op_us;
+  /* fused_triton: measured host time of one Triton kernel launch, us
+   * (host_probe.py); 0 = the per-op time. */
+  double triton_launch_us;
 } cost_recipe;
 
 /* Defaults: 1 GPU, fp32, pytorch_eager, data_parallel tables in HBM, no
@@ -253,7 +263,19 @@ typedef struct {
   double mem_bytes[COST_MEM__COUNT];
   double class_ms[COST_KC__COUNT]; /* GPU time per kernel class (comm: full, not just exposed) */
   int64_t class_kernels[COST_KC__COUNT];
+  double host_op_us;  /* the per-op host time the step used (us; 0: no eager dispatch) */
+  int host_op_source; /* cost_host_op_source: where host_op_us came from */
 } cost_step_result;
+
+/* Where a step's per-op host time came from: the recipe's measured
+ * host_op_us, the hardware's calibration (step_eager_op_us fitted), or the
+ * profile's default. */
+typedef enum {
+  COST_HOSTOP_DEFAULT = 0,
+  COST_HOSTOP_CALIBRATION,
+  COST_HOSTOP_RECIPE
+} cost_host_op_source;
+const char *cost_host_op_source_name(int s);
 
 /* Errors beyond the COST_E* of costmodel.h. */
 #define COST_ESTEP_SHAPE (-10)    /* inconsistent shapes (dims vs bottom MLP, padding < width) */

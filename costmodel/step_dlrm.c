@@ -221,7 +221,9 @@ static void table_load(step_acc *a, const cost_dlrm *d, const cost_recipe *r, in
                lookups * row_bytes * (1.0 + upd_rows) / a->bw;
     if (d->sparse_optimizer != COST_OPT_SGD) { /* coalesce first: step_fit.c */
       o->t_opt += lookups * a->prof[COST_SP_COALESCE_NS] * 1e-9;
-      o->host_s += a->prof[COST_SP_COALESCE_SYNC_US] * 1e-6;
+      /* the host's wait and restart after the syncs: a host speed's share
+       * (a measured host_op_us scales it with the per-op time) */
+      o->host_s += a->prof[COST_SP_COALESCE_SYNC_US] * 1e-6 * a->host_scale;
     }
     o->ops_fb = 13;
     o->ops_opt = upd_ops;
@@ -751,6 +753,9 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   /* fused_triton's backward: the bag ids, the global row ids (3 small
    * kernels), torch.sort's radix sort (~4 kernels) before the update */
   if (r->framework == COST_FW_FUSED_TRITON) {
+    /* its forward and backward are one Triton launch each, priced at the
+     * host's measured launch time where the recipe gives one */
+    if (a->triton_s > 0) step_host(a, PH_FB, 2 * (a->triton_s - a->op_s));
     step_add(a, COST_KC_EMB_BWD, COST_COMP_EMBEDDING, PH_FB, 7 * a->launch_s, 7, 7);
     /* its forward wrapper (validate/gpu/fused_tbe.py build): the indices'
      * cat, one torch.full of bag lengths per table, their cat, the offsets'

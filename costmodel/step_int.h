@@ -30,6 +30,8 @@ typedef struct {
   double launch_s;    /* per-kernel GPU floor (a kernel timed alone) */
   double gap_s;       /* per-kernel GPU time of tiny kernels queued back to back */
   double op_s;        /* host time per op of the framework */
+  double triton_s;    /* fused_triton: host time per Triton launch (0: op_s) */
+  double host_scale;  /* the recipe's measured op time over the profile's (1: none given) */
   cost_step_result *r;
   double gpu[PH__COUNT], host[PH__COUNT]; /* seconds */
   double comm_exposed;                    /* seconds on the critical path */

@@ -7,7 +7,8 @@
 # GPU and a DCN low-rank case on 4 GPUs (the busiest rank's share, said so),
 # and a fused_triton case runs through fused_tbe.py's build() (its torch
 # reference path on the CPU), while a fused_triton case with a host-placed
-# shard fails "unavailable".
+# shard fails "unavailable". The result carries the host probe (host_probe.py) taken
+# before and after the cases.
 # usage: test_dlrm_step.sh RUNNER
 set -eu
 R=$1
@@ -72,5 +73,14 @@ f = r["failed"]
 assert len(f) == 1 and f[0]["label"] == "triton_host" and "unavailable" in f[0]["reason"], f
 d = r["device"]
 assert {"name", "memory_bytes", "compute_units"} <= set(d), d
+# the host probe (host_probe.py), before and after the cases, and its summary
+hp = r["host_probe"]
+for k in ("start", "end"):
+    q = hp[k]
+    assert q["eager_op_us"] > 0 and q["step_kernel_us"] > 0 and q["cpu_mode"], q
+    assert len(q["base_iter_us"]) == q["rounds"] == len(q["long_iter_us"]), q
+    assert q["kernels_long"] > q["kernels_base"] > 0, q
+assert abs(hp["eager_op_us"] - (hp["start"]["eager_op_us"] + hp["end"]["eager_op_us"]) / 2) < 1e-9, hp
+assert "triton_launch_us" not in hp["end"], hp  # no Triton launch on the CPU
 PYEOF
 echo "dlrm_step: ok"

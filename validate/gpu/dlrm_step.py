@@ -606,5 +606,38 @@ def run(job, env, state):
 
     def row_of(c):
         return {"label": c["label"], "workload": c["workload"]["name"], "recipe": c["recipe"]}
-    return run_cases(env, params, res, row_of, lambda c: _one_case(env, c, params), done,
-                     "dlrm_step", 400)
+    fused = any(c["recipe"]["framework"] == "fused_triton" for c in params["cases"])
+    probe = {"start": _probe(env, fused, False)}
+    res["host_probe"] = probe
+    run_cases(env, params, res, row_of, lambda c: _one_case(env, c, params), done,
+              "dlrm_step", 400)
+    probe["end"] = _probe(env, fused, True)
+    _probe_summary(probe)
+    return res
+
+
+def _probe(env, fused, count):
+    """host_probe.measure, or the error that stopped it (the cases stand without it)."""
+    try:
+        import host_probe  # noqa: PLC0415
+        return host_probe.measure(env, triton=fused, count=count)
+    except Exception as e:  # noqa: BLE001
+        if cuda_broken(e):
+            raise
+        return {"error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+
+
+def _probe_summary(probe):
+    """The host's figures (cdplan recipe.host_op_us, .triton_launch_us): the mean of the
+    probes before and after the cases, the start's re-derived with the end's profiled kernel
+    counts where the profiler gave them."""
+    import host_probe  # noqa: PLC0415
+    s, e = probe.get("start", {}), probe.get("end", {})
+    if e.get("kernels_source") == "profiler" and s.get("kernels_source") == "static" and \
+            "base_iter_us" in s:
+        s.update(host_probe.derive(s, e["kernels_base"], e["kernels_long"]))
+        s["kernels_source"] = "profiler (end)"
+    for k in ("eager_op_us", "iter_fixed_us", "step_kernel_us", "triton_launch_us"):
+        v = [p[k] for p in (s, e) if isinstance(p.get(k), float)]
+        if v:
+            probe[k] = sum(v) / len(v)

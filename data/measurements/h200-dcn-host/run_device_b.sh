@@ -1,0 +1,17 @@
+#!/bin/sh
+# Set B's device call (a lent H100, kind nvidia-h100-x1): H is the copy of the repository the
+# files are read from (.dev/h-host on the device); results under $OUT.
+#   job_b.json        the 8 set-B cases (dcn_host_b.json), host probe (second version) before and after
+#   job_b_repeat.json the same cases reversed (dcn_repeat_b.json), with its own probes
+set -u
+H=${H:-.}
+D="$H/data/measurements/h200-dcn-host"
+export PYTHONUNBUFFERED=1
+{ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+  nproc; grep -m1 'model name' /proc/cpuinfo; date -u; } > "$OUT/host_b.txt" 2>&1
+timeout 150 python3 "$H/validate/gpu/runner.py" "$D/job_b.json" > "$OUT/dcn_host_b.json" 2> "$OUT/run_b.log"
+echo "dcn rc=$?" >> "$OUT/run_b.log"
+timeout 80 python3 "$H/validate/gpu/runner.py" "$D/job_b_repeat.json" > "$OUT/dcn_repeat_b.json" 2>> "$OUT/run_b.log"
+echo "repeat rc=$?" >> "$OUT/run_b.log"
+{ nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv; date -u; } >> "$OUT/host_b.txt" 2>&1

@@ -1,0 +1,162 @@
+/* Host speed per machine (issue 21, docs/step-model.md "Host speed per
+ * machine"): a recipe's measured host time per op (host_op_us, the
+ * runner's host probe) replaces the profile's per-op time and scales the
+ * other host terms (coalesce sync, per-step fixed time) with it; a
+ * measured Triton launch time prices fused_triton's two launches; the
+ * answer says which per-op time it used; the request checks of both
+ * fields over POST /v1/step's code. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "api/api_int.h"
+#include "api/api_step.h"
+#include "step_fixture.h"
+
+static api_ctx *ctx;
+static cost_hw h100;
+static cost_table tabs[26];
+
+static int setup(void **state) {
+  (void)state;
+  stepfx_open(&ctx, "h100-sxm", &h100);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  api_ctx_free(ctx);
+  return 0;
+}
+
+/* A small-batch eager DCN step with row-wise Adagrad (coalesce syncs):
+ * the host-bound kind of step the probe is for. */
+static void small_dcn(cost_workload *w, cost_recipe *r, int framework, int sparse) {
+  stepfx_criteo26(w, tabs, 1000000);
+  w->dlrm.interaction = COST_INTER_DCN;
+  w->dlrm.cross_layers = 3;
+  w->dlrm.cross_rank = 256;
+  w->dlrm.dense_optimizer = COST_OPT_ADAGRAD;
+  w->dlrm.sparse_optimizer = sparse;
+  cost_recipe_init(r);
+  r->batch_per_gpu = 4096;
+  r->precision = COST_DT_BF16;
+  r->framework = framework;
+}
+
+static void test_step__host_op_us_scales_every_host_term(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  small_dcn(&w, &r, COST_FW_PYTORCH_EAGER, COST_OPT_ROWWISE_ADAGRAD);
+  cost_step_result d = stepfx_step(&h100, &w, &r);
+  assert_int_not_equal(d.host_op_source, COST_HOSTOP_RECIPE);
+  assert_true(d.host_op_us > 1 && d.host_op_us < 50);
+  assert_true(d.host_ms > d.gpu_ms); /* host-bound */
+  /* twice the per-op time: every host term twice (ops, autocast's
+   * re-dispatch, the coalesce syncs, the fixed time); the GPU unchanged */
+  r.host_op_us = 2 * d.host_op_us;
+  cost_step_result h = stepfx_step(&h100, &w, &r);
+  assert_int_equal(h.host_op_source, COST_HOSTOP_RECIPE);
+  assert_true(fabs(h.host_op_us - r.host_op_us) < 1e-9);
+  assert_true(fabs(h.host_ms / d.host_ms - 2.0) < 1e-9);
+  assert_true(fabs(h.gpu_ms - d.gpu_ms) < 1e-9);
+  assert_true(h.step_ms > 1.5 * d.step_ms);
+  /* a fast host: the step falls towards the GPU's time */
+  r.host_op_us = 0.25 * d.host_op_us;
+  cost_step_result f = stepfx_step(&h100, &w, &r);
+  assert_true(f.step_ms < d.step_ms && f.step_ms >= f.gpu_ms);
+}
+
+static void test_step__triton_launch_prices_two_launches(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  small_dcn(&w, &r, COST_FW_FUSED_TRITON, COST_OPT_SGD);
+  r.host_op_us = 10;
+  cost_step_result a = stepfx_step(&h100, &w, &r);
+  r.triton_launch_us = 60;
+  cost_step_result b = stepfx_step(&h100, &w, &r);
+  /* forward and backward: one Triton launch each, 50 us more than an op */
+  assert_true(fabs(b.host_ms - a.host_ms - 2 * 0.050) < 1e-9);
+  /* eager steps have no Triton launch */
+  small_dcn(&w, &r, COST_FW_PYTORCH_EAGER, COST_OPT_SGD);
+  r.host_op_us = 10;
+  a = stepfx_step(&h100, &w, &r);
+  r.triton_launch_us = 60;
+  b = stepfx_step(&h100, &w, &r);
+  assert_true(fabs(b.host_ms - a.host_ms) < 1e-12);
+}
+
+static void test_step__hugectr_ignores_host_op_us(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  small_dcn(&w, &r, COST_FW_HUGECTR, COST_OPT_SGD);
+  cost_step_result a = stepfx_step(&h100, &w, &r);
+  r.host_op_us = 100;
+  cost_step_result b = stepfx_step(&h100, &w, &r);
+  assert_true(fabs(a.step_ms - b.step_ms) < 1e-12);
+  assert_true(b.host_op_us == 0); /* one captured graph: no op dispatched */
+}
+
+static const char good[] =
+    "{\"hardware\":\"h100-sxm\",\"workload\":{\"kind\":\"dlrm\",\"dense_features\":13,"
+    "\"tables\":[{\"name\":\"a\",\"rows\":1000000,\"dim\":128,\"pooling\":4,\"count\":26}],"
+    "\"bottom_mlp\":[512,256,128],\"top_mlp\":[1024,256,1],\"interaction\":\"dcn\","
+    "\"cross_layers\":3,\"optimizers\":{\"dense\":\"adagrad\",\"sparse\":\"rowwise_adagrad\"}},"
+    "\"recipe\":{\"gpus\":1,\"batch_per_gpu\":4096,\"precision\":\"bf16\",\"framework\":"
+    "\"fused_triton\",\"host_op_us\":12.5,\"triton_launch_us\":15}}";
+
+static cJSON *answer(const char *body) {
+  char *out = NULL;
+  svc_err err;
+  if (api_step(ctx, body, strlen(body), &out, &err)) fail_msg("%s (%s)", err.message, err.field);
+  cJSON *doc = cJSON_Parse(out);
+  free(out);
+  assert_non_null(doc);
+  return doc;
+}
+
+static void test_api_step__host_fields(void **state) {
+  (void)state;
+  cJSON *doc = answer(good);
+  assert_true(fabs(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "host_op_us")) - 12.5) < 1e-9);
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "host_op_source")), "recipe");
+  cJSON_Delete(doc);
+  doc = answer(stepfx_edit(good, ",\"host_op_us\":12.5", ""));
+  const char *src = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "host_op_source"));
+  assert_non_null(src);
+  assert_true(!strcmp(src, "default") || !strcmp(src, "calibration"));
+  cJSON_Delete(doc);
+  static const stepfx_bad bad[] = {
+      {"\"host_op_us\":12.5", "\"host_op_us\":0", SVC_OUT_OF_RANGE, "recipe.host_op_us"},
+      {"\"host_op_us\":12.5", "\"host_op_us\":-3", SVC_OUT_OF_RANGE, "recipe.host_op_us"},
+      {"\"host_op_us\":12.5", "\"host_op_us\":20000", SVC_OUT_OF_RANGE, "recipe.host_op_us"},
+      {"\"host_op_us\":12.5", "\"host_op_us\":\"fast\"", SVC_BAD_FIELD, "recipe.host_op_us"},
+      {"\"triton_launch_us\":15", "\"triton_launch_us\":0.01", SVC_OUT_OF_RANGE,
+       "recipe.triton_launch_us"},
+      {"\"triton_launch_us\":15", "\"triton_launch_us\":true", SVC_BAD_FIELD,
+       "recipe.triton_launch_us"},
+      {"\"triton_launch_us\":15", "\"triton_launch_ms\":15", SVC_UNKNOWN_FIELD,
+       "recipe.triton_launch_ms"},
+  };
+  stepfx_expect_errors(ctx, good, bad, sizeof bad / sizeof bad[0]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_step__host_op_us_scales_every_host_term),
+      cmocka_unit_test(test_step__triton_launch_prices_two_launches),
+      cmocka_unit_test(test_step__hugectr_ignores_host_op_us),
+      cmocka_unit_test(test_api_step__host_fields),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
