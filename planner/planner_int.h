@@ -77,6 +77,16 @@ typedef struct {
   double work0, t_start; /* for the debug log */
   double ils_extra;      /* work an earlier phase left, for the iterated local search */
 } emb_budget;
+/* Rank loads under construction: ms and HBM bytes per rank, host bytes
+ * per node, the capacities (emb_eval.c). emb_host_fill: h from plans. */
+typedef struct {
+  double *ms, *b;
+  double *h; /* host bytes per node */
+  double cap, hcap;
+} emb_ranks;
+int emb_ranks_new(const emb_inst *in, emb_ranks *s);
+void emb_ranks_free(emb_ranks *s);
+void emb_host_fill(const emb_inst *in, const plan_table_plan *plans, emb_ranks *s);
 /* Spend units; 1 when the work or the time is gone (and says which). */
 int emb_spend(emb_budget *b, double units);
 /* Improve an assignment by moves and swaps of items off the slowest rank,
