@@ -136,14 +136,16 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int 
 /* Pack tables with chosen options under a target T for the slowest rank
  * (emb_pack.c): first, when the choice needs more than fill (> 0) of all
  * GPUs' HBM, tables move to options of less HBM (choice changed), the
- * least extra work per byte first; then every piece where its load stays under T and its memory
- * fits, by the dot product of its size with the rank's room; a table whose
- * option fits nowhere takes its option of least total work that does
- * (counted in *repaired), and one that fits nowhere under T goes over it
- * (the least-loaded ranks with room). 0 when everything is placed under T,
- * 1 when placed with some rank over T, -1 when not (memory, or b spent). */
-int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan_table_plan *plans,
-                    emb_budget *b, int *repaired);
+ * least extra work per byte first; then every piece, biggest first, where
+ * its load stays under T and its memory fits: on the rank left least full
+ * in its fuller dimension (best_fit 0) or on the rank whose load ends
+ * highest (best_fit 1); a table whose option fits nowhere takes its option
+ * of least total work that does (counted in *repaired), and one that fits
+ * nowhere under T goes over it (the least-loaded ranks with room). 0 when
+ * everything is placed under T, 1 when placed with some rank over T, -1
+ * when not (memory, or b spent). */
+int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, int best_fit,
+                    plan_table_plan *plans, emb_budget *b, int *repaired);
 
 /* Re-option the biggest tables on the slowest rank to a smaller piece,
  * place them on the least-loaded ranks with room and rebalance by moves
