@@ -36,6 +36,15 @@
  * 64/512 and 10000 x 4096 seed 2, 2026-12-05), 190-280 tree nodes visited
  * a piece at 4096 ranks instead of 4096 rank tests. emb_kick (below) improves a packing where
  * option repair and the moves stop.
+ *
+ * Where the L-infinity rule, close to worst fit on the load when memory is
+ * loose, does not pack under T, the caller tries best fit: the rank whose
+ * load ends highest under T, memory a constraint (Johnson, Demers, Ullman,
+ * Garey and Graham, SIAM J. Comput. 3, 1974). With ~2.4 pieces a rank,
+ * 2479 of them over half a rank's room, heavy 10000 x 4096's slowest rank
+ * fell 2.4-3.8 % by it (seeds 1-3, with emb_agg.c's held-back split work;
+ * 2026-12-05, docs/planner.md "The eighth pass"). The tree then keeps each
+ * subtree's largest load too.
  */
 #include <math.h>
 #include <stdlib.h>
