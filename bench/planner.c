@@ -226,6 +226,24 @@ static void diag(const plan_emb_problem *p, const plan_table *t, size_t n,
     shown++;
   }
   printf("\n");
+  /* How many ranks sit near the top: one rank or a crowd. */
+  int over[4] = {0};
+  static const double fr[4] = {0.99, 0.98, 0.96, 0.95};
+  for (int k = 0; k < r->ranks; k++)
+    for (int j = 0; j < 4; j++) over[j] += r->rank_ms[k] >= fr[j] * r->max_ms;
+  printf("  ranks >= 0.99/0.98/0.96/0.95 of max: %d %d %d %d\n", over[0], over[1], over[2],
+         over[3]);
+  /* The ranks well below the top: what holds them back (HBM full?). */
+  int lo = 0, lofull = 0;
+  double lobytes = 0, loms = 0;
+  for (int k = 0; k < r->ranks; k++)
+    if (r->rank_ms[k] < 0.95 * r->max_ms) {
+      lo++, loms += r->rank_ms[k], lobytes += r->rank_bytes[k] / p->cap_bytes;
+      lofull += r->rank_bytes[k] >= 0.97 * p->cap_bytes;
+    }
+  if (lo)
+    printf("  ranks < 0.95 of max: %d, mean %.1f ms, mean HBM %.2f of cap, %d at >= 0.97 of cap\n",
+           lo, loms / lo, lobytes / lo, lofull);
   free(c);
 }
 

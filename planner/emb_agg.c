@@ -31,6 +31,8 @@
  * 2.3-4.8 % -> 2.3-4.1 %; 20000 perturbations found no more than 3000;
  * on a loaded box all of it took heavy 1000 x 512 from 2.7 to 9.8 s) */
 #define ILS_SHARE 0.25
+/* Stage 2's work held back for the split bisection (emb_agg_solve). */
+#define SPLIT_RESERVE 0.25
 /* The share of the work (per second of work_s) stage 2 gains when the
  * root LP needs no simplex (heavy 3000 x 1024 with 1.5x the work: seeds 1
  * and 3 2.94 / 2.63 -> 2.12 / 1.92 %) */
@@ -215,7 +217,17 @@ static int pack_at(const emb_inst *in, const int *from, int fixed, double T, emb
     else
       emb_cap_choice(in, from, T, cc);
     if (k > 0 && hbm_fill(in, cc) <= fill[k]) continue; /* no diet: the same packing again */
-    int r = emb_pack_target(in, cc, T, fill[k], cp, b, rep);
+    int r = emb_pack_target(in, cc, T, fill[k], 0, cp, b, rep);
+    if (r != 0 && k == 0) {
+      /* best fit where that rule does not pack under T (fill 0: cc as it
+       * was); when neither does, the first rule's packing over T again */
+      if (!emb_pack_target(in, cc, T, 0, 1, cp, b, rep)) {
+        rc = 0;
+        break;
+      }
+      if (b->time_hit || b->work_hit) break;
+      if (r == 1) r = emb_pack_target(in, cc, T, 0, 0, cp, b, rep);
+    }
     if (r == 1 && rc < 0) { /* over T: improved and kept when better */
       keep_better(in, cp, *rep, b, best_ms, plans, have, repaired);
       rc = 1;
@@ -523,19 +535,29 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     }
   /* both re-choices (cap_choice_fixed, cap_choice): neither wins everywhere
    * (heavy 300 x 512 seed 1: 5.4 against 6.2 %, 100 x 64: 5.7 against 3.6 %) */
+  /* the split bisection's share is held back before the roundings'
+   * bisections, which spent all the work at heavy 10000 x 4096 (seed 3:
+   * its first split target packs by best fit at 1341.5 ms, 2.6 %, where
+   * they ended at 1387-1428 ms, 5.7-8.5 %; 2026-12-05) */
+  double keep = isfinite(b->work) && b->work > 0 ? SPLIT_RESERVE * b->work : 0;
+  b->work -= keep;
   for (int v = 1; v >= 0 && B > 0; v--)
     for (int fixed = 1; fixed >= 0 && choice[v]; fixed--)
       bisect(in, choice[v], fixed, B, b, cc, cp, &best, plans, have_plans, repaired);
   if (B > 0) {
     int *sc = malloc((in->n ? in->n : 1) * sizeof *sc);
-    /* a quarter of the work left, so that the fixed targets below still
-     * run (heavy 3000 x 1024 seed 3: the split spent it all, 3.06 -> 5.64 %) */
+    /* the share held back and a quarter of the work left, so that the
+     * fixed targets below still run (heavy 3000 x 1024 seed 3: the split
+     * spent it all, 3.06 -> 5.64 %) */
     emb_budget sub = *b;
-    sub.work = 0.25 * b->work, sub.work0 = sub.work, sub.work_hit = 0;
+    sub.work = keep + 0.25 * fmax(0, b->work), sub.work0 = sub.work, sub.work_hit = 0;
     if (sc) bisect_split(in, B, warm_ms, &sub, cc, sc, cp, &best, plans, have_plans, repaired);
-    if (isfinite(b->work)) b->work -= sub.work0 - sub.work;
+    if (isfinite(b->work)) b->work -= sub.work0 - sub.work - keep;
+    if (b->work > 0 && !sub.work_hit) b->work_hit = 0;
     b->time_hit |= sub.time_hit;
     free(sc);
+  } else {
+    b->work += keep;
   }
   for (int v = 0; v < 3 && B > 0; v++) {
     const int *from = v < 2 ? choice[v] : NULL;

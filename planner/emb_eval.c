@@ -1,6 +1,6 @@
 /* emb_eval.c: pricing a given assignment, the TorchRec-style greedy
- * baseline, LPT packing of chosen options, and the local search that
- * improves a packing.
+ * baseline, LPT packing of chosen options, option repair and the
+ * tie-break (the local search that improves a packing is emb_local.c).
  *
  * The greedy follows TorchRec's planner (EmbeddingShardingPlanner with the
  * GreedyPerfPartitioner): each table's options are proposed in order of
@@ -102,15 +102,9 @@ int emb_eval(const emb_inst *in, const plan_table_plan *plans, plan_emb_result *
 
 /* ---- placing one table with a fixed option ------------------------------- */
 
-typedef struct {
-  double *ms, *b;
-  double *h; /* host bytes per node */
-  double cap, hcap;
-} ranks_state;
-
 /* Least-loaded rank with room for bytes (and host bytes on its node),
  * avoiding ranks in skip[0..ns). */
-static int best_rank(const emb_inst *in, const ranks_state *s, double bytes, double hbytes,
+static int best_rank(const emb_inst *in, const emb_ranks *s, double bytes, double hbytes,
                      const int *skip, int ns) {
   int best = -1;
   for (int r = 0; r < in->R; r++) {
@@ -138,7 +132,7 @@ int emb_add_uniform(const emb_inst *in, const emb_opt *e, double *ms, double *b,
 }
 
 /* Place table i with option o into s, filling pl. 0, or -1 (s unchanged). */
-static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table_plan *pl) {
+static int place(const emb_inst *in, emb_ranks *s, size_t i, int o, plan_table_plan *pl) {
   const emb_opt *e = EOPT(in, i, o);
   memset(pl, 0, sizeof *pl);
   pl->shard = e->shard, pl->place = e->place, pl->k = e->k;
@@ -186,7 +180,7 @@ static int place(const emb_inst *in, ranks_state *s, size_t i, int o, plan_table
   return 0;
 }
 
-static int ranks_new(const emb_inst *in, ranks_state *s) {
+int emb_ranks_new(const emb_inst *in, emb_ranks *s) {
   s->ms = calloc((size_t)in->R, sizeof *s->ms);
   s->b = calloc((size_t)in->R, sizeof *s->b);
   s->h = calloc((size_t)in->N, sizeof *s->h);
@@ -195,10 +189,10 @@ static int ranks_new(const emb_inst *in, ranks_state *s) {
   return s->ms && s->b && s->h ? 0 : -1;
 }
 
-static void ranks_free(ranks_state *s) { free(s->ms), free(s->b), free(s->h); }
+void emb_ranks_free(emb_ranks *s) { free(s->ms), free(s->b), free(s->h); }
 
 /* s's per-node host bytes of plans (the rank arrays come from emb_eval). */
-static void host_fill(const emb_inst *in, const plan_table_plan *plans, ranks_state *s) {
+void emb_host_fill(const emb_inst *in, const plan_table_plan *plans, emb_ranks *s) {
   memset(s->h, 0, (size_t)in->N * sizeof *s->h);
   for (size_t i = 0; i < in->n; i++) {
     const plan_table_plan *pl = &plans[i];
@@ -228,11 +222,11 @@ static int by_key_asc(const void *a, const void *b) { return -emb_by_key_desc(a,
  * decreasing packing that finds a fit where the perf order runs out of
  * memory; used as a warm start, never as the baseline). */
 static int greedy(const emb_inst *in, plan_table_plan *plans, int mode, svc_err *err) {
-  ranks_state s = {0};
+  emb_ranks s = {0};
   emb_keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
   emb_keyed cand[64];
   int rc = 0;
-  if (!ord || ranks_new(in, &s)) {
+  if (!ord || emb_ranks_new(in, &s)) {
     rc = svc_err_set(err, SVC_NOMEM, "", NULL);
     goto cleanup;
   }
@@ -278,7 +272,7 @@ static int greedy(const emb_inst *in, plan_table_plan *plans, int mode, svc_err 
     }
   }
 cleanup:
-  ranks_free(&s);
+  emb_ranks_free(&s);
   free(ord);
   return rc;
 }
@@ -294,7 +288,7 @@ int emb_greedy_mem(const emb_inst *in, plan_table_plan *plans, svc_err *err) {
 /* Place table i with option o, or, when repair is on and o does not fit,
  * with the option of least total work that does (a memory-light one: a
  * split, or host placement). 1 when repaired, 0 as chosen, -1 nothing fits. */
-static int place_or_repair(const emb_inst *in, ranks_state *s, size_t i, int o, int repair,
+static int place_or_repair(const emb_inst *in, emb_ranks *s, size_t i, int o, int repair,
                            plan_table_plan *pl) {
   if (!place(in, s, i, o, pl)) return 0;
   if (!repair) return -1;
@@ -311,10 +305,10 @@ static int place_or_repair(const emb_inst *in, ranks_state *s, size_t i, int o, 
 }
 
 int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int mode) {
-  ranks_state s = {0};
+  emb_ranks s = {0};
   emb_keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
   int rc = 0, repaired = 0;
-  if (!ord || ranks_new(in, &s)) {
+  if (!ord || emb_ranks_new(in, &s)) {
     rc = -1;
     goto cleanup;
   }
@@ -347,192 +341,15 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int 
   }
   if (rc == 0) rc = repaired;
 cleanup:
-  ranks_free(&s);
+  emb_ranks_free(&s);
   free(ord);
   return rc;
-}
-
-/* ---- local search ----------------------------------------------------------- */
-
-typedef struct {
-  size_t t;
-  int j; /* shard index (CW) or 0 */
-  double ms, b, h;
-} piece;
-
-/* Host memory allows piece a to leave node na for nb, and c (or none) to come back. */
-static int host_ok(const emb_inst *in, const ranks_state *s, const piece *a, int ra, int rb,
-                   const piece *c) {
-  int na = ra / in->G, nb = rb / in->G;
-  if (na == nb) return 1;
-  double back = c ? c->h : 0;
-  return s->h[nb] + a->h - back <= s->hcap && s->h[na] - a->h + back <= s->hcap;
-}
-
-static void host_move(const emb_inst *in, ranks_state *s, double h, int from, int to) {
-  s->h[from / in->G] -= h, s->h[to / in->G] += h;
-}
-
-static int *piece_rank(plan_table_plan *plans, const piece *pc) {
-  plan_table_plan *pl = &plans[pc->t];
-  return pl->shard == PLAN_SHARD_TW ? &pl->rank : &pl->cw_ranks[pc->j];
-}
-
-int emb_spend(emb_budget *b, double units) {
-  b->work -= units;
-  if (b->work < 0) return b->work_hit = 1;
-  if (svc_now() > b->deadline) return b->time_hit = 1;
-  return 0;
-}
-
-/* The slowest and the fullest rank of node nd. */
-static void node_max(const emb_inst *in, const ranks_state *s, int nd, double *ms, double *b) {
-  *ms = 0, *b = 0;
-  for (int g = 0; g < in->G; g++)
-    *ms = emb_max(*ms, s->ms[nd * in->G + g]), *b = emb_max(*b, s->b[nd * in->G + g]);
-}
-
-static void node_shift(const emb_inst *in, ranks_state *s, int nd, double ms, double b, double h) {
-  for (int g = 0; g < in->G; g++) s->ms[nd * in->G + g] += ms, s->b[nd * in->G + g] += b;
-  s->h[nd] += h;
-}
-
-/* A table-row-wise table (its piece on every rank of one node) on the
- * slowest rank's node moves to the node where it lands lowest below L, or
- * swaps nodes with a smaller one of them; 1 when one did. Item moves do
- * not reach them, and a rank with two or three of them beside the uniform
- * work was the slowest of heavy 1000 x 1024 (seeds 1-3, 2026-12-05). */
-static int node_move(const emb_inst *in, plan_table_plan *plans, ranks_state *s, int top,
-                     emb_budget *b) {
-  int na = top / in->G;
-  double L = s->ms[top];
-  for (size_t a = 0; a < in->n; a++) {
-    const emb_opt *ea = EOPT(in, a, emb_opt_index(in, plans[a].shard, plans[a].place, plans[a].k));
-    if (ea->kind != EK_NODE || plans[a].node != na) continue;
-    double ha = ea->host_bytes * in->G;
-    if (emb_spend(b, (double)in->R)) return 0;
-    int nb = -1;
-    double best = INFINITY;
-    for (int nd = 0; nd < in->N; nd++) {
-      double mx, mb;
-      if (nd == na) continue;
-      node_max(in, s, nd, &mx, &mb);
-      if (mx + ea->ms < L - 1e-9 && mb + ea->bytes <= s->cap && s->h[nd] + ha <= s->hcap &&
-          mx < best)
-        best = mx, nb = nd;
-    }
-    if (nb >= 0) {
-      node_shift(in, s, na, -ea->ms, -ea->bytes, -ha);
-      node_shift(in, s, nb, ea->ms, ea->bytes, ha);
-      plans[a].node = nb;
-      return 1;
-    }
-    for (size_t c = 0; c < in->n; c++) {
-      if (plans[c].shard != PLAN_SHARD_TWRW || plans[c].node == na) continue;
-      const emb_opt *ec =
-          EOPT(in, c, emb_opt_index(in, plans[c].shard, plans[c].place, plans[c].k));
-      double d = ea->ms - ec->ms, hc = ec->host_bytes * in->G, mx, mb, ma, mab;
-      if (ec->kind != EK_NODE || d <= 1e-9) continue;
-      if (emb_spend(b, 2.0 * in->G)) return 0;
-      int nc = plans[c].node;
-      node_max(in, s, nc, &mx, &mb);
-      node_max(in, s, na, &ma, &mab);
-      if (mx + d < L - 1e-9 && mb + ea->bytes - ec->bytes <= s->cap &&
-          mab + ec->bytes - ea->bytes <= s->cap && s->h[nc] + ha - hc <= s->hcap &&
-          s->h[na] + hc - ha <= s->hcap) {
-        node_shift(in, s, na, -d, ec->bytes - ea->bytes, hc - ha);
-        node_shift(in, s, nc, d, ea->bytes - ec->bytes, ha - hc);
-        plans[a].node = nc, plans[c].node = na;
-        return 1;
-      }
-    }
-  }
-  return 0;
-}
-
-void emb_local_search(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
-  size_t np = 0, cap = 0;
-  piece *pc = NULL;
-  ranks_state s = {0};
-  plan_emb_result res;
-  int fits = 0;
-  if (emb_eval(in, plans, &res, &fits, NULL)) return;
-  if (ranks_new(in, &s)) goto cleanup;
-  memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
-  memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
-  host_fill(in, plans, &s);
-  for (size_t i = 0; i < in->n; i++) {
-    int o = emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k);
-    const emb_opt *e = EOPT(in, i, o);
-    if (e->kind != EK_ITEM) continue;
-    for (int j = 0; j < e->k; j++) {
-      if (np == cap) {
-        cap = cap ? cap * 2 : 256;
-        piece *n2 = realloc(pc, cap * sizeof *pc);
-        if (!n2) goto cleanup;
-        pc = n2;
-      }
-      pc[np++] = (piece){.t = i, .j = j, .ms = e->ms, .b = e->bytes, .h = e->host_bytes};
-    }
-  }
-  for (int iter = 0; iter < 100000; iter++) {
-    if (emb_spend(b, (double)in->R + (double)np)) break;
-    int top = 0;
-    for (int r = 1; r < in->R; r++)
-      if (s.ms[r] > s.ms[top]) top = r;
-    double L = s.ms[top];
-    int improved = 0;
-    /* move: the biggest piece on top that lands below L elsewhere */
-    for (size_t a = 0; a < np && !improved; a++) {
-      int *ra = piece_rank(plans, &pc[a]);
-      if (*ra != top) continue;
-      if (emb_spend(b, (double)in->R)) goto cleanup;
-      int r2 = -1;
-      for (int r = 0; r < in->R; r++)
-        if (r != top && s.b[r] + pc[a].b <= s.cap && s.ms[r] + pc[a].ms < L - 1e-9 &&
-            (r2 < 0 || s.ms[r] < s.ms[r2]) && host_ok(in, &s, &pc[a], top, r, NULL))
-          r2 = r;
-      if (r2 >= 0) {
-        host_move(in, &s, pc[a].h, top, r2);
-        s.ms[top] -= pc[a].ms, s.b[top] -= pc[a].b;
-        s.ms[r2] += pc[a].ms, s.b[r2] += pc[a].b;
-        *ra = r2;
-        improved = 1;
-      }
-    }
-    /* swap: a big piece on top with a smaller one elsewhere */
-    for (size_t a = 0; a < np && !improved; a++) {
-      int *ra = piece_rank(plans, &pc[a]);
-      if (*ra != top) continue;
-      if (emb_spend(b, (double)np)) goto cleanup;
-      for (size_t c = 0; c < np && !improved; c++) {
-        int *rc = piece_rank(plans, &pc[c]);
-        int r2 = *rc;
-        double d = pc[a].ms - pc[c].ms;
-        if (r2 == top || d <= 1e-9) continue;
-        if (s.ms[r2] + d < L - 1e-9 && s.b[r2] - pc[c].b + pc[a].b <= s.cap &&
-            s.b[top] - pc[a].b + pc[c].b <= s.cap && host_ok(in, &s, &pc[a], top, r2, &pc[c])) {
-          host_move(in, &s, pc[a].h - pc[c].h, top, r2);
-          s.ms[top] -= d, s.ms[r2] += d;
-          s.b[top] += pc[c].b - pc[a].b, s.b[r2] += pc[a].b - pc[c].b;
-          *ra = r2, *rc = top;
-          improved = 1;
-        }
-      }
-    }
-    if (!improved) improved = node_move(in, plans, &s, top, b);
-    if (!improved) break;
-  }
-cleanup:
-  free(pc);
-  ranks_free(&s);
-  plan_emb_result_dispose(&res);
 }
 
 /* ---- option repair ---------------------------------------------------------- */
 
 /* Subtract (sign -1) or add (+1) table i's plan to the rank arrays. */
-static void apply(const emb_inst *in, ranks_state *s, size_t i, const plan_table_plan *pl,
+static void apply(const emb_inst *in, emb_ranks *s, size_t i, const plan_table_plan *pl,
                   double sign) {
   int o = emb_opt_index(in, pl->shard, pl->place, pl->k);
   const emb_opt *e = EOPT(in, i, o);
@@ -573,14 +390,14 @@ static double max_of(const double *v, int n) {
  * that lowers the maximum. Complements emb_local_search, which keeps each
  * table's option. */
 void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *b) {
-  ranks_state s = {0}, t = {0};
+  emb_ranks s = {0}, t = {0};
   plan_emb_result res;
   int fits = 0;
   if (emb_eval(in, plans, &res, &fits, NULL)) return;
-  if (ranks_new(in, &s) || ranks_new(in, &t)) goto cleanup;
+  if (emb_ranks_new(in, &s) || emb_ranks_new(in, &t)) goto cleanup;
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
-  host_fill(in, plans, &s);
+  emb_host_fill(in, plans, &s);
   for (int iter = 0; iter < 2000 && !emb_spend(b, (double)in->n + in->R); iter++) {
     int top = 0;
     for (int r = 1; r < in->R; r++)
@@ -633,7 +450,7 @@ void emb_repair_options(const emb_inst *in, plan_table_plan *plans, emb_budget *
     if (!improved) break;
   }
 cleanup:
-  ranks_free(&s), ranks_free(&t);
+  emb_ranks_free(&s), emb_ranks_free(&t);
   plan_emb_result_dispose(&res);
 }
 
@@ -666,7 +483,7 @@ static int tidier(const emb_inst *in, size_t i, const emb_opt *a, const emb_opt 
   return is_split(a) < is_split(b);
 }
 
-static double touched_max(const emb_inst *in, const ranks_state *s, const plan_table_plan *pl) {
+static double touched_max(const emb_inst *in, const emb_ranks *s, const plan_table_plan *pl) {
   double m = 0;
   if (pl->shard == PLAN_SHARD_TW) return s->ms[pl->rank];
   if (pl->shard == PLAN_SHARD_CW) {
@@ -681,14 +498,14 @@ static double touched_max(const emb_inst *in, const ranks_state *s, const plan_t
 }
 
 int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budget *b) {
-  ranks_state s = {0};
+  emb_ranks s = {0};
   plan_emb_result res;
   int fits = 0, moved = 0;
   if (emb_eval(in, plans, &res, &fits, NULL)) return 0;
-  if (!fits || ranks_new(in, &s)) goto cleanup;
+  if (!fits || emb_ranks_new(in, &s)) goto cleanup;
   memcpy(s.ms, res.rank_ms, (size_t)in->R * sizeof *s.ms);
   memcpy(s.b, res.rank_bytes, (size_t)in->R * sizeof *s.b);
-  host_fill(in, plans, &s);
+  emb_host_fill(in, plans, &s);
   double lim = fmin(res.max_ms * (1 + PLAN_TIE_TOL), fmax(cap_ms, res.max_ms));
   for (int pass = 0; pass < 4; pass++) {
     int changed = 0;
@@ -715,7 +532,7 @@ int emb_tidy(const emb_inst *in, plan_table_plan *plans, double cap_ms, emb_budg
     if (!changed) break;
   }
 cleanup:
-  ranks_free(&s);
+  emb_ranks_free(&s);
   plan_emb_result_dispose(&res);
   return moved;
 }

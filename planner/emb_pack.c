@@ -36,6 +36,15 @@
  * 64/512 and 10000 x 4096 seed 2, 2026-12-05), 190-280 tree nodes visited
  * a piece at 4096 ranks instead of 4096 rank tests. emb_kick (below) improves a packing where
  * option repair and the moves stop.
+ *
+ * Where the L-infinity rule, close to worst fit on the load when memory is
+ * loose, does not pack under T, the caller tries best fit: the rank whose
+ * load ends highest under T, memory a constraint (Johnson, Demers, Ullman,
+ * Garey and Graham, SIAM J. Comput. 3, 1974). With ~2.4 pieces a rank,
+ * 2479 of them over half a rank's room, heavy 10000 x 4096's slowest rank
+ * fell 2.4-3.8 % by it (seeds 1-3, with emb_agg.c's held-back split work;
+ * 2026-12-05, docs/planner.md "The eighth pass"). The tree then keeps each
+ * subtree's largest load too.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -51,9 +60,11 @@ typedef struct {
    * each node holds the least load, HBM and node host memory below it */
   double *tm, *tb, *th;
   double *tx, *ts; /* least max and least sum of load / Tn and HBM / cap below */
+  double *tM;      /* the largest load below (the best-fit rule) */
   double Tn;       /* the T of tx and ts (finite) or 0 */
   int P;
   double units; /* work of the placements since the caller last spent it */
+  int best_fit; /* the rule: 0 L-infinity, 1 best fit on the load */
 } tstate;
 
 static int tree_alloc(const emb_inst *in, tstate *s) {
@@ -64,17 +75,19 @@ static int tree_alloc(const emb_inst *in, tstate *s) {
   s->th = malloc(2 * (size_t)s->P * sizeof *s->th);
   s->tx = malloc(2 * (size_t)s->P * sizeof *s->tx);
   s->ts = malloc(2 * (size_t)s->P * sizeof *s->ts);
+  s->tM = malloc(2 * (size_t)s->P * sizeof *s->tM);
   s->Tn = isfinite(s->T) ? s->T : 0;
-  return s->tm && s->tb && s->th && s->tx && s->ts ? 0 : -1;
+  return s->tm && s->tb && s->th && s->tx && s->ts && s->tM ? 0 : -1;
 }
 
 static void tree_free(tstate *s) {
-  free(s->tm), free(s->tb), free(s->th), free(s->tx), free(s->ts);
+  free(s->tm), free(s->tb), free(s->th), free(s->tx), free(s->ts), free(s->tM);
 }
 
 static void tree_leaf(const emb_inst *in, tstate *s, int r) {
   int v = s->P + r, in_r = r < in->R;
   s->tm[v] = in_r ? s->ms[r] : INFINITY;
+  s->tM[v] = in_r ? s->ms[r] : -INFINITY;
   s->tb[v] = in_r ? s->b[r] : INFINITY;
   s->th[v] = in_r ? s->h[r / in->G] : INFINITY;
   double x = in_r && s->Tn > 0 ? s->ms[r] / s->Tn : INFINITY, y = in_r ? s->b[r] / s->cap : 0;
@@ -83,6 +96,7 @@ static void tree_leaf(const emb_inst *in, tstate *s, int r) {
 
 static void tree_pull(tstate *s, int v) {
   s->tm[v] = emb_min(s->tm[2 * v], s->tm[2 * v + 1]);
+  s->tM[v] = emb_max(s->tM[2 * v], s->tM[2 * v + 1]);
   s->tb[v] = emb_min(s->tb[2 * v], s->tb[2 * v + 1]);
   s->th[v] = emb_min(s->th[2 * v], s->th[2 * v + 1]);
   s->tx[v] = emb_min(s->tx[2 * v], s->tx[2 * v + 1]);
@@ -176,19 +190,54 @@ static void pick_dfs(const emb_inst *in, tstate *s, pick_ctx *c, int v, int lo, 
   }
 }
 
+/* The best-fit rule: the rank with room whose load ends highest under T
+ * (ties: the lowest index). The most load a subtree can end at is its
+ * largest load, at most T less the piece: the subtree of the larger bound
+ * first, a subtree whose bound cannot beat the best so far goes. */
+static void pick_bf(const emb_inst *in, tstate *s, pick_ctx *c, int v, int lo, int width) {
+  const emb_opt *e = c->e;
+  s->units += 1.0 / 4;
+  if (s->tm[v] + e->ms > s->T || s->tb[v] + e->bytes > s->cap ||
+      (e->host_bytes > 0 && s->th[v] + e->host_bytes > s->hcap) || lo >= in->R)
+    return;
+  double ub = emb_min(s->tM[v], s->T - e->ms) + e->ms; /* cost = -(load after) */
+  if (c->best >= 0 && (-ub > c->best_cost || (-ub == c->best_cost && lo > c->best))) return;
+  if (width == 1) {
+    for (int q = 0; q < c->ngot; q++)
+      if (c->got[q] == lo) return;
+    double cost = -(s->ms[lo] + e->ms);
+    if (c->best < 0 || cost < c->best_cost || (cost == c->best_cost && lo < c->best))
+      c->best = lo, c->best_cost = cost;
+    return;
+  }
+  int h = width / 2, l = 2 * v, r = 2 * v + 1;
+  double bl = emb_min(s->tM[l], s->T - e->ms), br = emb_min(s->tM[r], s->T - e->ms);
+  if (br > bl) {
+    pick_bf(in, s, c, r, lo + h, h);
+    pick_bf(in, s, c, l, lo, h);
+  } else {
+    pick_bf(in, s, c, l, lo, h);
+    pick_bf(in, s, c, r, lo + h, h);
+  }
+}
+
 /* The rank for shard j of a piece e (got: the ranks of shards 0..j-1), or
  * -1: the rank with room where the rule's cost is least (ties: the lowest
  * index), a rank without another shard of the table first. */
 static int pick_rank(const emb_inst *in, tstate *s, const emb_opt *e, const int *got, int j) {
   pick_ctx c = {.e = e, .got = got, .ngot = j, .best = -1, .best_cost = INFINITY};
-  pick_dfs(in, s, &c, 1, 0, s->P);
+  if (s->best_fit && isfinite(s->T))
+    pick_bf(in, s, &c, 1, 0, s->P);
+  else
+    pick_dfs(in, s, &c, 1, 0, s->P);
   if (c.best >= 0) return c.best;
   for (int q = 0; q < j; q++) { /* only ranks already holding a shard have room */
     int r = got[q];
     if (s->ms[r] + e->ms > s->T || s->b[r] + e->bytes > s->cap ||
         (e->host_bytes > 0 && s->h[r / in->G] + e->host_bytes > s->hcap))
       continue;
-    double cost = rule_cost(s, s->ms[r], s->b[r], e->ms, e->bytes);
+    double cost = s->best_fit && isfinite(s->T) ? -(s->ms[r] + e->ms)
+                                                : rule_cost(s, s->ms[r], s->b[r], e->ms, e->bytes);
     if (c.best < 0 || cost < c.best_cost || (cost == c.best_cost && r < c.best))
       c.best = r, c.best_cost = cost;
   }
@@ -325,9 +374,12 @@ static int spend(emb_budget *b, tstate *s) {
   return emb_spend(b, u);
 }
 
-int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan_table_plan *plans,
-                    emb_budget *bud, int *repaired) {
-  tstate s = {.T = T, .cap = in->p->cap_bytes * (1 + 1e-12), .hcap = in->host_cap * (1 + 1e-12)};
+int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, int best_fit,
+                    plan_table_plan *plans, emb_budget *bud, int *repaired) {
+  tstate s = {.T = T,
+              .cap = in->p->cap_bytes * (1 + 1e-12),
+              .hcap = in->host_cap * (1 + 1e-12),
+              .best_fit = best_fit};
   emb_keyed *ord = malloc((in->n ? in->n : 1) * sizeof *ord);
   int rc = -1;
   size_t no = 0;

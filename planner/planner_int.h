@@ -77,6 +77,16 @@ typedef struct {
   double work0, t_start; /* for the debug log */
   double ils_extra;      /* work an earlier phase left, for the iterated local search */
 } emb_budget;
+/* Rank loads under construction: ms and HBM bytes per rank, host bytes
+ * per node, the capacities (emb_eval.c). emb_host_fill: h from plans. */
+typedef struct {
+  double *ms, *b;
+  double *h; /* host bytes per node */
+  double cap, hcap;
+} emb_ranks;
+int emb_ranks_new(const emb_inst *in, emb_ranks *s);
+void emb_ranks_free(emb_ranks *s);
+void emb_host_fill(const emb_inst *in, const plan_table_plan *plans, emb_ranks *s);
 /* Spend units; 1 when the work or the time is gone (and says which). */
 int emb_spend(emb_budget *b, double units);
 /* Improve an assignment by moves and swaps of items off the slowest rank,
@@ -126,14 +136,16 @@ int emb_pack(const emb_inst *in, const int *choice, plan_table_plan *plans, int 
 /* Pack tables with chosen options under a target T for the slowest rank
  * (emb_pack.c): first, when the choice needs more than fill (> 0) of all
  * GPUs' HBM, tables move to options of less HBM (choice changed), the
- * least extra work per byte first; then every piece where its load stays under T and its memory
- * fits, by the dot product of its size with the rank's room; a table whose
- * option fits nowhere takes its option of least total work that does
- * (counted in *repaired), and one that fits nowhere under T goes over it
- * (the least-loaded ranks with room). 0 when everything is placed under T,
- * 1 when placed with some rank over T, -1 when not (memory, or b spent). */
-int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, plan_table_plan *plans,
-                    emb_budget *b, int *repaired);
+ * least extra work per byte first; then every piece, biggest first, where
+ * its load stays under T and its memory fits: on the rank left least full
+ * in its fuller dimension (best_fit 0) or on the rank whose load ends
+ * highest (best_fit 1); a table whose option fits nowhere takes its option
+ * of least total work that does (counted in *repaired), and one that fits
+ * nowhere under T goes over it (the least-loaded ranks with room). 0 when
+ * everything is placed under T, 1 when placed with some rank over T, -1
+ * when not (memory, or b spent). */
+int emb_pack_target(const emb_inst *in, int *choice, double T, double fill, int best_fit,
+                    plan_table_plan *plans, emb_budget *b, int *repaired);
 
 /* Re-option the biggest tables on the slowest rank to a smaller piece,
  * place them on the least-loaded ranks with room and rebalance by moves

@@ -571,7 +571,8 @@ static void test_planner_emb__same_plan_under_busy_loops(void **state) {
   plan_emb_result_dispose(&busy);
 }
 
-/* The packing to a target (emb_pack.c): an answer of 0 is a plan whose
+/* The packing to a target (emb_pack.c), by either rule (L-infinity, best
+ * fit): an answer of 0 is a plan whose
  * slowest rank is within T and whose every GPU and node holds its memory;
  * 1 (over T) still holds the memory. Over random heavy-like instances,
  * tight and loose HBM, with and without the HBM diet, targets from the
@@ -584,7 +585,7 @@ static void test_planner_emb__target_packing_keeps_target_and_memory(void **stat
   enum { N = 60 };
   static plan_table t[N];
   static const int shapes[][2] = {{4, 1}, {4, 3}, {8, 2}};
-  int packed = 0, over = 0, kicked = 0, lowered = 0;
+  int packed = 0, over = 0, kicked = 0, lowered = 0, bf_packed = 0;
   for (uint64_t seed = 1; seed <= 6; seed++)
     for (int sh = 0; sh < 3; sh++) {
       uint64_t s2 = seed * 104729 + (uint64_t)sh;
@@ -603,23 +604,23 @@ static void test_planner_emb__target_packing_keeps_target_and_memory(void **stat
       static const double mult[] = {1.0, 1.05, 1.2, 1.5, 3.0};
       static const double fill[] = {0, 0.9, 0.7};
       for (size_t k = 0; k < 5; k++)
-        for (size_t f = 0; f < 3; f++) {
-          int cc[N], rep = 0;
+        for (size_t f = 0; f < 6; f++) {
+          int cc[N], rep = 0, bf = f >= 3; /* the L-infinity rule, then best fit */
           memcpy(cc, choice, sizeof cc);
           emb_budget b = {.deadline = INFINITY, .work = INFINITY};
           double T = B * mult[k];
-          int rc = emb_pack_target(&in, cc, T, fill[f], plans, &b, &rep);
+          int rc = emb_pack_target(&in, cc, T, fill[f % 3], bf, plans, &b, &rep);
           if (rc < 0) continue;
           plan_emb_result r;
           int fits = 0;
           assert_int_equal(emb_eval(&in, plans, &r, &fits, &err), 0);
           if (!fits)
-            fail_msg("seed %llu shape %d T %.4f fill %.2f: memory exceeded",
-                     (unsigned long long)seed, sh, T, fill[f]);
+            fail_msg("seed %llu shape %d T %.4f fill %.2f best fit %d: memory exceeded",
+                     (unsigned long long)seed, sh, T, fill[f % 3], bf);
           if (rc == 0 && r.max_ms > T * (1 + 1e-9))
-            fail_msg("seed %llu shape %d: max %.6f over the target %.6f", (unsigned long long)seed,
-                     sh, r.max_ms, T);
-          packed += rc == 0, over += rc == 1;
+            fail_msg("seed %llu shape %d best fit %d: max %.6f over the target %.6f",
+                     (unsigned long long)seed, sh, bf, r.max_ms, T);
+          packed += rc == 0, over += rc == 1, bf_packed += rc == 0 && bf;
           /* the kick (re-option + rebalance) never raises the maximum nor
            * breaks memory */
           emb_budget kb = {.deadline = INFINITY, .work = INFINITY};
@@ -636,9 +637,10 @@ static void test_planner_emb__target_packing_keeps_target_and_memory(void **stat
         }
       emb_inst_dispose(&in);
     }
-  print_message("%d packed under the target, %d over it; the kick lowered %d of them\n", packed,
-                over, lowered);
-  assert_true(packed > 0 && over > 0);
+  print_message("%d packed under the target (%d by best fit), %d over it; the kick lowered %d of "
+                "them\n",
+                packed, bf_packed, over, lowered);
+  assert_true(packed > 0 && over > 0 && bf_packed > 0);
   assert_int_equal(kicked, lowered);
   assert_true(lowered > 0);
 }
