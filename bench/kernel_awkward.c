@@ -15,7 +15,7 @@
  * multiple of 8, the issue's class).
  * Usage: kernel_awkward [--fit | --fit-all [--set N]] [--predict FILE] [--picks FILE]
  *                       [--verbose] [--configs] [--splits N] [--jobs DIR] [--hw NAME]
- *                       [--blind-dir DIR] [source_dir]
+ *                       [--blind-dir DIR] [--gemm-rows] [source_dir]
  *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
  *              (--verbose: also every CV-held-out shape under 0.85, chosen
  *              against best; --configs: every config's time, measured and
@@ -45,6 +45,11 @@
  *   sweep is there, its predictions.json (round 4's model) and
  *   predictions_v2.json (round 5's) each scored; "backlog" rows score cost_gemm against the kernel
  *   sweeps' cuBLAS times (cublas_ms, timed after the 100 us backlog).
+ *   The fourth (h200-awkward4/: 16-bit kernel sweep, bf16/fp16/tf32 gemm_sweep) gets "r4" rows
+ *   the same way once its blind_*.json are there; its predictions.json is "r4 picks".
+ *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
+ *              backlog-timed), one line each with layout, alignment class, M N K, measured,
+ *              predicted, its launch floor and GPU part, the kernel priced and the error.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -914,6 +919,62 @@ static void backlog_rows(const cost_hw *cal, const char *src, const char *dir, c
   free(all);
 }
 
+static double term_of(const cost_result *r, const char *name) {
+  for (int i = 0; i < r->n_terms; i++)
+    if (!strcmp(r->terms[i].name, name)) return r->terms[i].value;
+  return NAN;
+}
+
+/* --gemm-rows: every cuBLAS row of every H200 awkward set, one line each:
+ * set, timing (sweep: gemm_sweep, no backlog; backlog: the kernel sweeps'
+ * cublas_ms), dtype, layout, M N K, alignment class (bytes of the worst
+ * leading dimension, as cost_gemm's align_bytes), measured (median, and
+ * the fastest call where the file has it), predicted, its launch floor
+ * and GPU part, the kernel shape it priced (tile, split-K) and the error. */
+static void gemm_dump_file(const cost_hw *cal, const char *path, const char *set, const char *how,
+                           int backlog) {
+  cost_sample *g = NULL;
+  size_t n = 0;
+  if ((backlog ? load_cublas_ms(path, &g, &n) : load_gemm(path, &g, &n)) || !n) {
+    free(g);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    cost_result r;
+    const cost_gemm_op *o = &g[i].u.gemm;
+    if (cost_sample_predict(cal, &g[i], &r)) continue;
+    double l = term_of(&r, "launch_ms");
+    printf("%-9s %-7s %-5s %s %5lld %5lld %5lld al%-2.0f %-5s meas %.4f pred %.4f launch %.4f "
+           "gpu %.4f tile %.0fx%.0f s%.0f %+5.0f%%\n",
+           set, how, cost_dtype_name((cost_dtype)o->dtype), o->layout, (long long)o->m,
+           (long long)o->n, (long long)o->k, term_of(&r, "align_bytes"),
+           unaligned8(o) ? "unal" : "al8", g[i].ms, r.ms, l, r.ms - l, term_of(&r, "tile_m"),
+           term_of(&r, "tile_n"), term_of(&r, "split_k"), (r.ms / g[i].ms - 1) * 100);
+  }
+  free(g);
+}
+
+static void gemm_dump(const cost_hw *cal, const char *src) {
+  static const struct {
+    const char *dir, *gemm, *prefix, *set;
+  } sets[] = {{"h200-awkward", "fit_gemm.json", "refit", "r1fit"},
+              {"h200-awkward", "blind_gemm.json", "blind", "r1blind"},
+              {"h200-awkward2", "blind_gemm.json", "blind", "r2blind"},
+              {"h200-awkward3", "blind_gemm.json", "blind", "r3blind"},
+              {"h200-awkward4", "blind_gemm.json", "blind", "r4blind"}};
+  static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
+  char path[1024];
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+    snprintf(path, sizeof path, "%s/data/measurements/%s/%s", src, sets[i].dir, sets[i].gemm);
+    gemm_dump_file(cal, path, sets[i].set, "sweep", 0);
+    for (size_t k = 0; k < 2; k++) {
+      snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, sets[i].dir,
+               sets[i].prefix, kk[k]);
+      gemm_dump_file(cal, path, sets[i].set, "backlog", 1);
+    }
+  }
+}
+
 /* The third blind set (h200-awkward3, issue 25): its selection rows and
  * the committed picks' score once its blind_*.json exist. */
 static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
@@ -930,20 +991,64 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b3);
 }
 
-/* GEMM time rows of the third blind set and, for every set swept with the
- * backlog, the model against the kernel sweeps' cuBLAS times. */
+/* The fourth blind set (h200-awkward4, issue 25): 16-bit kernel sweep and
+ * the bf16/fp16/tf32 gemm_sweep; predictions.json was written by the model
+ * with the split-K reduce latency (GEMM_RED_SPLIT_NS, docs/model.md "GEMM
+ * time on awkward shapes") and committed before the sweep. */
+static void r4_sel_rows(const cost_hw *hw, const char *src, int verbose) {
+  ks_shape *b4 = NULL;
+  int n4 = 0;
+  if (load_half(src, "data/measurements/h200-awkward4", "blind", &b4, &n4) == 0 && n4) {
+    sel_rows(hw, b4, n4, "r4 blind", verbose);
+    picks_row(src, "data/measurements/h200-awkward4/predictions.json", b4, n4,
+              "r4 blind, r4 picks");
+  }
+  free(b4);
+}
+
+/* GEMM time rows of the third and fourth blind sets and, for every set
+ * swept with the backlog, the model against the kernel sweeps' cuBLAS
+ * times. */
 static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   gemm_rows(cal, src, "data/measurements/h200-awkward3", "blind_gemm.json", "r3 blind", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward4", "blind_gemm.json", "r4 blind", verbose);
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
   backlog_rows(cal, src, "h200-awkward2", "blind", "r2 blind");
   backlog_rows(cal, src, "h200-awkward3", "blind", "r3 blind");
+  backlog_rows(cal, src, "h200-awkward4", "blind", "r4 blind");
+}
+
+/* The selection rows of every H200 awkward set and each committed picks
+ * file's score on its blind sweep. */
+static void sel_all(const cost_hw *hwp, const char *src, const ks_shape *fit, int n_fit,
+                    const ks_shape *blind, int n_blind, const ks_shape *refit, int n_refit,
+                    const ks_shape *blind2, int n_blind2, const char *picks, int verbose) {
+  printf("kernel selection on awkward H200 sweeps (chosen among measured configs)\n"
+         "r1 = h200-awkward (fit: first call, launch-path noise; refit: the fitting half again\n"
+         "with the backlog; blind: scored once for 336ee1c, fitting data since);\n"
+         "r2 = h200-awkward2 (blind for this model: picks committed before the sweep)\n");
+  sel_rows(hwp, fit, n_fit, "r1 fit", 0);
+  sel_row(hwp, refit, n_refit, -1, "r1 refit bf16+fp16");
+  sel_rows(hwp, blind, n_blind, "r1 blind", verbose);
+  sel_rows(hwp, blind2, n_blind2, "r2 blind", verbose);
+  /* Each model's committed picks on its blind sweep: round 1's (336ee1c),
+   * round 2's (d6a3893) and round 4's (predictions_v2.json) */
+  picks_row(src, "data/measurements/h200-awkward/predictions.json", blind, n_blind,
+            "r1 blind, r1 picks");
+  picks_row(src, "data/measurements/h200-awkward2/predictions.json", blind2, n_blind2,
+            "r2 blind, r2 picks");
+  picks_row(src, "data/measurements/h200-awkward2/predictions_v2.json", blind2, n_blind2,
+            "r2 blind, r4 picks");
+  if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
+  r3_sel_rows(hwp, src, verbose);
+  r4_sel_rows(hwp, src, verbose);
 }
 
 int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
-  int verbose = 0, do_fit_mode = 0;
+  int verbose = 0, do_fit_mode = 0, gemm_dump_mode = 0;
   const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs", *picks = NULL;
   const char *hwname = "h200", *blind_dir = NULL;
   for (int i = 1; i < argc; i++) {
@@ -967,6 +1072,8 @@ int main(int argc, char **argv) {
       jobs = argv[++i];
     else if (!strcmp(argv[i], "--hw") && i + 1 < argc)
       hwname = argv[++i];
+    else if (!strcmp(argv[i], "--gemm-rows"))
+      gemm_dump_mode = 1;
     else if (!strcmp(argv[i], "--blind-dir") && i + 1 < argc)
       blind_dir = argv[++i];
     else
@@ -1000,24 +1107,8 @@ int main(int argc, char **argv) {
       load_half(src, "data/measurements/h200-awkward2", "blind", &blind2, &n_blind2))
     return 1;
   if (do_fit_mode) return do_fit(&hw, src, verbose);
-  printf("kernel selection on awkward H200 sweeps (chosen among measured configs)\n"
-         "r1 = h200-awkward (fit: first call, launch-path noise; refit: the fitting half again\n"
-         "with the backlog; blind: scored once for 336ee1c, fitting data since);\n"
-         "r2 = h200-awkward2 (blind for this model: picks committed before the sweep)\n");
-  sel_rows(&hw, fit, n_fit, "r1 fit", 0);
-  sel_row(&hw, refit, n_refit, -1, "r1 refit bf16+fp16");
-  sel_rows(&hw, blind, n_blind, "r1 blind", verbose);
-  sel_rows(&hw, blind2, n_blind2, "r2 blind", verbose);
-  /* Each model's committed picks on its blind sweep: round 1's (336ee1c),
-   * round 2's (d6a3893) and round 4's (predictions_v2.json) */
-  picks_row(src, "data/measurements/h200-awkward/predictions.json", blind, n_blind,
-            "r1 blind, r1 picks");
-  picks_row(src, "data/measurements/h200-awkward2/predictions.json", blind2, n_blind2,
-            "r2 blind, r2 picks");
-  picks_row(src, "data/measurements/h200-awkward2/predictions_v2.json", blind2, n_blind2,
-            "r2 blind, r4 picks");
-  if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
-  r3_sel_rows(&hw, src, verbose);
+  if (!gemm_dump_mode)
+    sel_all(&hw, src, fit, n_fit, blind, n_blind, refit, n_refit, blind2, n_blind2, picks, verbose);
 
   /* GEMM time: the descriptor calibrated on data/measurements/h200. */
   cost_sample *s = NULL;
@@ -1028,6 +1119,15 @@ int main(int argc, char **argv) {
   cost_calibrate(&hw, s, n, &call, NULL);
   cal = hw;
   cal.calib = call;
+  if (gemm_dump_mode) {
+    gemm_dump(&cal, src);
+    free(s);
+    free(fit);
+    free(blind);
+    free(refit);
+    free(blind2);
+    return 0;
+  }
   if (predict && do_predict(&hw, &cal, src, jobs, predict, NULL)) return 1;
   printf("GEMM time (cuBLAS), |pred/meas - 1|; unaligned = K or N not a multiple of 8\n");
   gemm_rows(&cal, src, "data/measurements/h200-awkward", "fit_gemm.json", "r1 fit", verbose);

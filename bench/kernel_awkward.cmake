@@ -33,3 +33,15 @@ add_test(NAME kernel_awkward_hw
 set_tests_properties(kernel_awkward_hw PROPERTIES TIMEOUT 120
   PASS_REGULAR_EXPRESSION
   "priced for h100-sxm \\(data/calibration/arch-hopper.json \\(published GEMMs\\), measured terms from h200\\).*wrote [^\n]*kernel_awkward_h100_predictions.json\n1\n.*rc=1")
+# --gemm-rows lists every cuBLAS row of every H200 awkward set, one line
+# each: the third set's gemm_sweep has 60 rows (20 shapes x bf16/fp16/tf32)
+# and its backlog-timed kernel sweeps 46, and no selection summary is printed.
+add_test(NAME kernel_awkward_gemm_rows
+  COMMAND sh -c "o=$(\"$1\" --gemm-rows) || exit 1
+    printf '%s\\n' \"$o\" | grep -q '^kernel selection' && { echo summary-printed; exit 1; }
+    a=$(printf '%s\\n' \"$o\" | grep -c '^r3blind *sweep .* meas .* pred ')
+    b=$(printf '%s\\n' \"$o\" | grep -c '^r3blind *backlog .* meas .* pred ')
+    echo sweep=$a backlog=$b" sh $<TARGET_FILE:kernel_awkward>
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(kernel_awkward_gemm_rows PROPERTIES TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "sweep=60 backlog=46")

@@ -130,6 +130,14 @@ static int gemm_small_tiles(int dt, int al) {
  * operand elements (the comment at its use). */
 #define GEMM_UA_STORE_W 0.5
 
+/* Issue 25: the split-K reduce kernel's latency per split, ns: an L2 round
+ * trip per partial (Hopper L2 hit latency ~200-300 cycles at ~2 GHz, Chips
+ * and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023:
+ * ~100-150 ns). The value: leave-one-set-out CV over the three H200
+ * awkward sweeps, grid 0/25/50/100/150/200 -- 100 in every fold (docs/
+ * model.md, "GEMM time on awkward shapes"). */
+#define GEMM_RED_SPLIT_NS 100.0
+
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
   int bm, bn, s;
@@ -272,8 +280,16 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * by a second kernel (cuBLASLt splitKreduce_kernel, seen in
        * data/measurements/h200-probe profiles) that runs after it: its
        * fill and its read of the s partial tiles + write of C do not
-       * overlap the main loop. */
-      double red = s > 1 ? fill + batch * (double)M * N * ((double)s * 4.0 + bo) / bw : 0;
+       * overlap the main loop. Issue 25: each output's s partials are
+       * read and summed in a loop, one L2 round trip per split
+       * (GEMM_RED_SPLIT_NS each) that a small C has too few threads to
+       * hide and no bandwidth term sees: the profiled reduce kernels of
+       * small outputs run 1.7-2.7 us with few splits and 6.1 us for
+       * 119x47x11047 bf16 (K long, many splits), well above their bytes
+       * (docs/model.md, "GEMM time on awkward shapes"). */
+      double red = s > 1 ? fill + s * GEMM_RED_SPLIT_NS * 1e-9 +
+                               batch * (double)M * N * ((double)s * 4.0 + bo) / bw
+                         : 0;
       double t_comp = cost_gemm_fill_once(hw) ? waves * t_tile + fill : waves * (t_tile + fill);
       if (t_comp + red >= best.t) continue; /* the total below is >= t_comp + red */
       /* DRAM operand traffic. The CTAs of one wave run in step along K,
