@@ -30,7 +30,9 @@
  * pipeline: 1F1B, time (m + p - 1)(t_f + t_b) per stage (bubble (p-1)/m,
  * Narayanan et al. sec. 2.2); the p2p of b s h / t per micro-batch
  * boundary (scatter-gather); DP gradient all-reduce after the last
- * backward, overlapped with it except the last bucket.
+ * backward, overlapped with it except the last bucket; with
+ * dense_parallel fsdp, per-micro-batch gathers and reduce-scatters instead
+ * (step_fsdp.c).
  * Activation memory per layer: the tensors autograd keeps, counted one by
  * one (act_layer below); for unfused attention with dropout and ffn = 4h
  * the count is Korthikanti et al.'s Table 2 exactly:
