@@ -5,7 +5,8 @@
  * the row's model from the file's "models" map as a transformer workload
  * (flash attention, fused loss, no dropout: Megatron's defaults) on the
  * row's system, with the published recipe (GPUs, TP, PP, micro and global
- * batch, precision, framework megatron, sequence parallelism with TP).
+ * batch, precision, framework megatron, sequence parallelism with TP,
+ * dense_parallel fsdp where the row's FSDP column is set).
  * Predicted tokens/s/GPU = tokens_per_s / GPUs. Rows the model cannot
  * express are skipped with the reason printed, never dropped silently.
  * Nothing here is fitted.
@@ -79,6 +80,9 @@ static char *request(const cJSON *model, const cJSON *s) {
   cJSON_AddBoolToObject(r, "sequence_parallel", tp > 1);
   if (bench_jnum(s, "vp") > 1) cJSON_AddNumberToObject(r, "vp", bench_jnum(s, "vp"));
   if (bench_jnum(s, "cp") > 1) cJSON_AddNumberToObject(r, "cp", bench_jnum(s, "cp"));
+  /* the tables' FSDP column: 1 (NeMo 25.04/25.07: "use FSDP") or the FSDP
+   * size (Megatron-Bridge); either way Megatron-FSDP over the dp x cp ranks */
+  if (bench_jnum(s, "fsdp") > 0) cJSON_AddStringToObject(r, "dense_parallel", "fsdp");
   cJSON_AddItemToObject(req, "recipe", r);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);

@@ -85,6 +85,24 @@ void step_finish(step_acc *a);
 int64_t step_pad(int64_t x, int64_t m);
 
 int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r);
+
+/* FSDP of a transformer (step_fsdp.c): one stage's weights sharded over dg
+ * ranks, gdp of them per scale-up domain. */
+typedef struct {
+  double layer_params;   /* one layer's parameters on this rank's TP shard */
+  double root_params;    /* the embedding and output layer's, likewise */
+  int64_t layers;        /* layers of this pipeline stage */
+  int64_t micro_batches; /* per step */
+  int64_t dg, gdp;
+  double fwd_s, bwd_s; /* one layer's forward / backward (with recompute) per micro-batch */
+  double head_b_s;     /* the output layer's and the loss's backward per micro-batch */
+  int framework, precision;
+} step_fsdp_in;
+/* Price the per-micro-batch gathers and reduce-scatters into a. */
+void step_fsdp(step_acc *a, const step_fsdp_in *in);
+/* Bytes of gathered weights alive at once; *grad_bytes (may be NULL) the
+ * unsharded gradient buffers. */
+double step_fsdp_buffers(const step_fsdp_in *in, double *grad_bytes);
 int step_transformer(step_acc *a, const cost_transformer *t, const cost_recipe *r);
 
 /* Median of v[0..n) (sorts v in place); NAN when n <= 0. */

@@ -30,7 +30,9 @@
  * pipeline: 1F1B, time (m + p - 1)(t_f + t_b) per stage (bubble (p-1)/m,
  * Narayanan et al. sec. 2.2); the p2p of b s h / t per micro-batch
  * boundary (scatter-gather); DP gradient all-reduce after the last
- * backward, overlapped with it except the last bucket.
+ * backward, overlapped with it except the last bucket; with
+ * dense_parallel fsdp, per-micro-batch gathers and reduce-scatters instead
+ * (step_fsdp.c).
  * Activation memory per layer: the tensors autograd keeps, counted one by
  * one (act_layer below); for unfused attention with dropout and ffn = 4h
  * the count is Korthikanti et al.'s Table 2 exactly:
@@ -557,7 +559,8 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
    * master weights + m + v; the update streams ~30 bytes per parameter */
   /* Megatron's distributed optimizer (the performance recipes') updates
    * only this rank's 1 / (d c) share */
-  double oshare = r->framework == COST_FW_MEGATRON ? 1.0 / (double)(d * c) : 1.0;
+  int fsdp = r->dense_parallel == COST_DP_FSDP && d * c > 1;
+  double oshare = r->framework == COST_FW_MEGATRON || fsdp ? 1.0 / (double)(d * c) : 1.0;
   step_add(a, COST_KC_DENSE_OPT, COST_COMP_OPTIMIZER, PH_OPT,
            ew_s(a, params * 30.0 * oshare, a->prof[COST_SP_COPY_EFF]), 4, 4);
   /* Eager mixed precision (torch.autocast over fp32 master weights, the
@@ -587,7 +590,21 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
                                 ? r->gpus_per_node
                                 : (a->hw->scaleup_domain > 0 ? a->hw->scaleup_domain : 8);
   int64_t gdp = gpn / t > 1 ? gpn / t : 1;
-  if (dg > 1 && r->framework == COST_FW_MEGATRON) {
+  /* FSDP: per-micro-batch gathers and reduce-scatters (step_fsdp.c) */
+  step_fsdp_in fs = {.layer_params = per_layer / (double)t,
+                     .root_params = (double)V * h / (double)t,
+                     .layers = Lp,
+                     .micro_batches = mb,
+                     .dg = dg,
+                     .gdp = gdp,
+                     .fwd_s = L.gemm_f + L.attn_f + L.ew_f + L.comm_f,
+                     .bwd_s = L.gemm_b + L.attn_b + L.ew_b + L.comm_b + rec,
+                     .head_b_s = logit_b + ce_b,
+                     .framework = r->framework,
+                     .precision = dt};
+  if (fsdp) {
+    step_fsdp(a, &fs);
+  } else if (dg > 1 && r->framework == COST_FW_MEGATRON) {
     /* Megatron-Bridge / NeMo performance recipes (scripts/performance):
      * use_distributed_optimizer, overlap_grad_reduce, overlap_param_gather
      * and grad_reduce_in_fp32 = False. A reduce-scatter of the 16-bit
@@ -631,8 +648,11 @@ int step_transformer(step_acc *a, const cost_transformer *m, const cost_recipe *
    * al.'s count. */
   double lg = (double)b * s * (double)(V / t);
   double logits = m->loss == COST_LOSS_FUSED ? 4.0 * lg * ab : lg * (12.0 + ab);
-  res->mem_bytes[COST_MEM_WEIGHTS] = params * ab;
-  res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0;
+  /* FSDP: every persistent term 1 / (d c), plus the gathered units */
+  double wshare = fsdp ? oshare : 1.0, gbuf = 0;
+  double wbuf = fsdp ? step_fsdp_buffers(&fs, &gbuf) : 0;
+  res->mem_bytes[COST_MEM_WEIGHTS] = params * ab * wshare + wbuf;
+  res->mem_bytes[COST_MEM_GRADIENTS] = params * 4.0 * wshare + gbuf;
   res->mem_bytes[COST_MEM_OPTIMIZER_STATE] = params * 12.0 * oshare;
   /* with full recompute the loss's peak (before any layer's backward) and a
    * recomputed layer's activations (during its backward, the logits freed)
