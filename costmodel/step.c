@@ -214,7 +214,14 @@ void step_finish(step_acc *a) {
   double t;
   if (a->sync_opt) /* the optimizer waits for the GPU, then runs serially */
     t = fmax(a->host[PH_FB], fb_gpu) + a->host[PH_OPT] + a->gpu[PH_OPT];
-  else
+  else if (a->lead_host > 0) {
+    /* fused_triton (step_fused.c): the GPU waits for the host's forward
+     * lead-in, then host and GPU overlap on the rest */
+    double lg = fmin(a->lead_gpu, fb_gpu + a->gpu[PH_OPT]);
+    double lh = fmin(a->lead_host, a->host[PH_FB] + a->host[PH_OPT]);
+    t = fmax(lh, lg) + cost_pnorm(a->host[PH_FB] + a->host[PH_OPT] - lh,
+                                  fb_gpu + a->gpu[PH_OPT] - lg, a->prof[COST_SP_OVERLAP_P]);
+  } else
     t = cost_pnorm(a->host[PH_FB] + a->host[PH_OPT], fb_gpu + a->gpu[PH_OPT],
                    a->prof[COST_SP_OVERLAP_P]);
   t += a->host_serial; /* host-placed tables: the GPU waits for their CPU work */

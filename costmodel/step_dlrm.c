@@ -763,6 +763,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     int64_t wrap = E.n_local + 6;
     step_add(a, COST_KC_EMB_FWD, COST_COMP_EMBEDDING, PH_FB, (double)wrap * a->launch_s, wrap,
              wrap);
+    step_fused_glue(a, r, B, E.n_local, (double)pl.interaction_dim);
+    step_fused_lead(a, r, d->n_bottom, E.n_local, mb.fwd_s + E.t_f + a->launch_s);
   }
 
   /* communication of the embeddings (on the critical path). HugeCTR runs

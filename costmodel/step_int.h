@@ -38,9 +38,11 @@ typedef struct {
   double host_ws;     /* bytes the host-placed tables' CPU work touches per step */
   double host_serial; /* seconds of host-placed tables' CPU work, serial with the GPU */
   int sync_opt;       /* optimizer phase is serial */
-  int graph;          /* the step is one captured CUDA graph (HugeCTR) */
-  double gpu_scale;   /* step_add's kernel-time factor (DLRM: step_dlrm_gpu_scale; else 1) */
-  int err;            /* first op-model error */
+  double lead_host,
+      lead_gpu;     /* fused_triton: host and GPU seconds before the interaction (step_fused.c) */
+  int graph;        /* the step is one captured CUDA graph (HugeCTR) */
+  double gpu_scale; /* step_add's kernel-time factor (DLRM: step_dlrm_gpu_scale; else 1) */
+  int err;          /* first op-model error */
   /* cost_step_gemms: where the priced GEMMs go (NULL: not recorded), named
    * by tag (set by step_tag) and the pass given to step_gemm_as */
   cost_step_gemm *gemms;
@@ -103,6 +105,12 @@ void step_fsdp(step_acc *a, const step_fsdp_in *in);
 /* Bytes of gathered weights alive at once; *grad_bytes (may be NULL) the
  * unsharded gradient buffers. */
 double step_fsdp_buffers(const step_fsdp_in *in, double *grad_bytes);
+/* fused_triton's per-table views, zero fills and casts (step_fused.c) */
+void step_fused_glue(step_acc *a, const cost_recipe *r, int64_t B, double n_tables, double sum_dim);
+/* fused_triton's forward lead-in: the host's ops before the interaction and
+ * its per-step serial time, against the GPU's work there (step_fused.c) */
+void step_fused_lead(step_acc *a, const cost_recipe *r, int64_t n_bottom, double n_tables,
+                     double gpu_s);
 int step_transformer(step_acc *a, const cost_transformer *t, const cost_recipe *r);
 
 /* Median of v[0..n) (sorts v in place); NAN when n <= 0. */

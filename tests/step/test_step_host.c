@@ -107,6 +107,38 @@ static void test_step__hugectr_ignores_host_op_us(void **state) {
   assert_true(b.host_op_us == 0); /* one captured graph: no op dispatched */
 }
 
+/* fused_triton's per-table glue (costmodel/step_fused.c, counted from
+ * torch.profiler in data/measurements/h200-dcn-host/dcn_repeat.json): a
+ * table adds torch.full, the slice's zero fill and copy (3 kernels) in
+ * fp32 and the cast, its backward and a copy more (6) in bf16; and a
+ * GPU-bound step still waits for the host's forward lead-in. */
+static void test_step__fused_glue_and_lead_in(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  const int prec[2] = {COST_DT_FP32, COST_DT_BF16}, per_table[2] = {3, 6};
+  for (int i = 0; i < 2; i++) {
+    small_dcn(&w, &r, COST_FW_FUSED_TRITON, COST_OPT_SGD);
+    r.precision = prec[i];
+    cost_step_result all = stepfx_step(&h100, &w, &r);
+    w.dlrm.n_tables = 13;
+    cost_step_result half = stepfx_step(&h100, &w, &r);
+    assert_int_equal(all.kernels - half.kernels, 13 * per_table[i]);
+  }
+  /* GPU-bound (fp32, large batch): the step exceeds the GPU's time by the
+   * lead-in, which a slower host lengthens */
+  small_dcn(&w, &r, COST_FW_FUSED_TRITON, COST_OPT_SGD);
+  r.precision = COST_DT_FP32;
+  r.batch_per_gpu = 16384;
+  cost_step_result g = stepfx_step(&h100, &w, &r);
+  assert_true(g.gpu_ms > g.host_ms);
+  assert_true(g.step_ms > g.gpu_ms + 0.5);
+  r.host_op_us = 2 * g.host_op_us;
+  cost_step_result s = stepfx_step(&h100, &w, &r);
+  assert_true(fabs(s.gpu_ms - g.gpu_ms) < 1e-9);
+  assert_true(s.step_ms - s.gpu_ms > 1.5 * (g.step_ms - g.gpu_ms));
+}
+
 static const char good[] =
     "{\"hardware\":\"h100-sxm\",\"workload\":{\"kind\":\"dlrm\",\"dense_features\":13,"
     "\"tables\":[{\"name\":\"a\",\"rows\":1000000,\"dim\":128,\"pooling\":4,\"count\":26}],"
@@ -156,6 +188,7 @@ int main(void) {
       cmocka_unit_test(test_step__host_op_us_scales_every_host_term),
       cmocka_unit_test(test_step__triton_launch_prices_two_launches),
       cmocka_unit_test(test_step__hugectr_ignores_host_op_us),
+      cmocka_unit_test(test_step__fused_glue_and_lead_in),
       cmocka_unit_test(test_api_step__host_fields),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -98,12 +98,31 @@ GRID_C = [
     ("fused_triton", "bf16", 448, 1, 5120, "sgd", "adam"),
     ("fused_triton", "fp32", 160, 3, 4096, "sgd", "adagrad"),
 ]
+# Set D (BLIND_SET=d; files *_d*): made after set C's run, when the model counted fused_triton's
+# per-table views, zero fills and casts (costmodel/step_fused.c, from the set-A profile); fresh
+# shapes again: tables capped at 16M rows, rank 288 / 224 / 32 / full, one to four cross layers,
+# batch 3072-16384; nine fused steps (the check of step_fused.c), two eager.
+GRID_D = [
+    ("fused_triton", "bf16", 224, 3, 3072, "sgd", "adagrad"),
+    ("fused_triton", "fp32", 288, 2, 6144, "rowwise_adagrad", "adam"),
+    ("fused_triton", "bf16", 0, 1, 4096, "rowwise_adagrad", "sgd"),
+    ("fused_triton", "fp32", 0, 3, 10240, "sgd", "adam"),
+    ("fused_triton", "bf16", 288, 4, 16384, "rowwise_adagrad", "adagrad"),
+    ("fused_triton", "fp32", 32, 1, 3072, "rowwise_adagrad", "sgd"),
+    ("fused_triton", "bf16", 32, 2, 8192, "sgd", "adam"),
+    ("fused_triton", "fp32", 224, 4, 14336, "rowwise_adagrad", "adagrad"),
+    ("fused_triton", "bf16", 0, 2, 12288, "rowwise_adagrad", "adam"),
+    ("pytorch_eager", "bf16", 224, 2, 4096, "rowwise_adagrad", "adam"),
+    ("pytorch_eager", "fp32", 0, 1, 3072, "sgd", "adagrad"),
+]
 SET = os.environ.get("BLIND_SET", "a")
 SFX = "" if SET == "a" else "_" + SET
 if SET == "b":
     GRID, CAP = GRID_B, 12_000_000
 if SET == "c":
     GRID, CAP = GRID_C, 18_000_000
+if SET == "d":
+    GRID, CAP = GRID_D, 16_000_000
 
 
 def cases(scale=1):
@@ -286,7 +305,9 @@ def main(argv):
     elif cmd == "job_repeat":
         j = job()
         j["id"] += "-repeat"
-        j["params"]["cases"] = [c for c in j["params"]["cases"] if "-b4096-" in c["label"]][::-1]
+        keep = ("-b4096-",) if SET != "d" else ("-b3072-", "-b4096-", "-b6144-")
+        j["params"]["cases"] = [c for c in j["params"]["cases"]
+                                if any(k in c["label"] for k in keep)][::-1]
         j["params"]["time_budget_s"] = 60
         j["params"]["profile"] = True
         json.dump(j, sys.stdout, separators=(",", ":"))
