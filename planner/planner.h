@@ -246,6 +246,17 @@ typedef struct {
 int plan_emb_root_lp(const plan_emb_problem *p, const plan_table *tables, size_t n, int lp_method,
                      double time_limit_s, plan_emb_lp_info *out, svc_err *err);
 
+/* A node-collapsed relaxation (planner/emb_nodebound.c, docs/planner.md
+ * "Ninth pass"): table-row-wise tables as integers per node, rank-level
+ * pieces counted per node, each node's largest piece beside its uniform
+ * and node work; solved by GLPK within time_limit_s and node_lim (0: none).
+ * *bound is its proven lower bound of the slowest rank (INFINITY when it
+ * has no solution), *incumbent its own optimum (not a plan; INFINITY when
+ * none was found). For diagnosis; the solver does not use it. */
+int plan_emb_node_bound(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                        double time_limit_s, long node_lim, double *bound, double *incumbent,
+                        svc_err *err);
+
 /* How a table's option lays its work on ranks. */
 typedef enum {
   PLAN_SPREAD_EVERY_RANK = 0, /* the same ms/bytes on every rank (DP, RW) */
