@@ -144,3 +144,32 @@ cleanup:
   emb_inst_dispose(&in);
   return rc;
 }
+
+int plan_emb_exact_check(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                         const plan_table_plan *from, double from_ms, double time_limit_s,
+                         int proximity, plan_emb_exact_check_info *out, svc_err *err) {
+  emb_inst in;
+  plan_table_plan *pl = NULL;
+  plan_emb_result r;
+  int rc, fits = 0;
+  memset(out, 0, sizeof *out);
+  out->max_ms = out->model_ms = INFINITY;
+  if ((rc = emb_inst_init(&in, p, tables, n, err))) return rc;
+  if (!(pl = malloc(n * sizeof *pl))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  memcpy(pl, from, n * sizeof *pl);
+  if ((rc = emb_exact_improve(&in, pl, from_ms, time_limit_s, proximity, &out->model_ms,
+                              &out->bound_ms, err)))
+    goto cleanup;
+  if (isfinite(out->model_ms) && !(rc = emb_eval(&in, pl, &r, &fits, err))) {
+    out->max_ms = r.max_ms;
+    out->fits = fits;
+    plan_emb_result_dispose(&r);
+  }
+cleanup:
+  free(pl);
+  emb_inst_dispose(&in);
+  return rc;
+}
