@@ -44,7 +44,7 @@ static int build(const emb_inst *in, plan_milp *m) {
   for (int nd = 0; nd < N; nd++) milp_col(m, 0, INFINITY, 0, MILP_CONT); /* W_nd */
   int P0 = m->ncols;
   for (int nd = 0; nd < N; nd++) milp_col(m, 0, INFINITY, 0, MILP_CONT); /* P_nd */
-  int wdef0 = m->nrows, load0, mem0, fit0;
+  int wdef0 = m->nrows, load0, mem0;
   for (int nd = 0; nd < N; nd++) milp_nz(m, milp_row(m, MILP_FX, 0), W0 + nd, -1.0);
   load0 = m->nrows;
   for (int nd = 0; nd < N; nd++) {
@@ -56,7 +56,6 @@ static int build(const emb_inst *in, plan_milp *m) {
     int r = milp_row(m, MILP_UP, G * in->p->cap_bytes / 1e9);
     milp_nz(m, r, Ub, G);
   }
-  fit0 = m->nrows;
   for (int nd = 0; nd < N; nd++) {
     int r = milp_row(m, MILP_UP, -in->fixed_ms);
     milp_nz(m, r, L, -1.0), milp_nz(m, r, U, 1.0), milp_nz(m, r, W0 + nd, 1.0);
@@ -111,7 +110,6 @@ static int build(const emb_inst *in, plan_milp *m) {
       }
     }
   }
-  (void)fit0;
   return m->oom ? -1 : 0;
 }
 
