@@ -275,6 +275,25 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
         tables, gpus, seed, need, plan_method_name(r.method), wall, r.gap * 100, r.max_ms,
         r.greedy_ms, vs, ru.ru_maxrss / 1024.0, r.timed_out ? "time limit" : "");
     if (getenv("PLAN_DIAG")) diag(&p, t, n, &r);
+    if (getenv("PLAN_EXACT_FROM_PLAN")) { /* docs/planner.md "Ninth pass": seconds */
+      plan_emb_exact_check_info ec;
+      double ts = svc_now();
+      if (!plan_emb_exact_check(&p, t, n, r.tables, r.max_ms, atof(getenv("PLAN_EXACT_FROM_PLAN")),
+                                1, &ec, &err))
+        printf("  exact MILP from the plan, proximity search: incumbent %.4f (evaluated %.4f, "
+               "fits %d), bound %.4f, in %.1f s; plan %.4f\n",
+               ec.model_ms, ec.max_ms, ec.fits, ec.bound_ms, svc_now() - ts, r.max_ms);
+      else
+        printf("  exact check: %s\n", err.message);
+    }
+    if (getenv("PLAN_NODEBOUND")) { /* docs/planner.md "Ninth pass": seconds for GLPK */
+      double nb = 0, ni = INFINITY, ts = svc_now();
+      if (!plan_emb_node_bound(&p, t, n, atof(getenv("PLAN_NODEBOUND")), 0, &nb, &ni, &err))
+        printf("  node bound %.4f (incumbent %.4f) in %.1f s; plan %.4f, its gap to it %.2f%%\n",
+               nb, ni, svc_now() - ts, r.max_ms, 100 * (r.max_ms - nb) / r.max_ms);
+      else
+        printf("  node bound: %s\n", err.message);
+    }
     plan_emb_result_dispose(&r);
   }
   fflush(stdout);

@@ -241,3 +241,39 @@ cleanup:
   free(wx);
   return rc;
 }
+
+/* The per-rank MILP warm-started from plans (ps: with GLPK's proximity
+ * search from them) for time_limit_s: an off-the-clock check of whether a
+ * better plan exists (bench/planner PLAN_EXACT_FROM_PLAN, docs/planner.md
+ * "Ninth pass"). *obj the MILP's incumbent (the model's slowest rank,
+ * host memory left out), *bound its proven bound, plans its incumbent. */
+int emb_exact_improve(const emb_inst *in, plan_table_plan *plans, double warm_ms,
+                      double time_limit_s, int ps, double *obj, double *bound, svc_err *err) {
+  plan_milp m;
+  layout ly = {0};
+  double *wx = NULL;
+  milp_sol sol = {0};
+  int rc = 0;
+  milp_init(&m);
+  *obj = INFINITY, *bound = 0;
+  if (build(in, &m, &ly) || !(wx = malloc((size_t)m.ncols * sizeof *wx))) {
+    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
+    goto cleanup;
+  }
+  encode(in, &ly, plans, warm_ms, wx, m.ncols);
+  milp_opts mo = {.time_limit_s = time_limit_s, .warm = wx, .ps_heur = ps, .t0 = svc_now()};
+  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
+  svc_log(SVC_LOG_DEBUG, "planner: exact check %d x %d: %ld nodes, status %d", m.nrows, m.ncols,
+          sol.nodes, sol.status);
+  *bound = isfinite(sol.bound) ? sol.bound : 0;
+  if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) {
+    *obj = sol.obj;
+    decode(in, &ly, sol.x, plans);
+  }
+cleanup:
+  milp_sol_dispose(&sol);
+  milp_dispose(&m);
+  free(ly.first), free(ly.zcol);
+  free(wx);
+  return rc;
+}

@@ -359,7 +359,8 @@ static int solve_guarded(const plan_milp *m, const milp_opts *o, milp_sol *sol, 
   io.bt_tech = GLP_BT_BLB;  /* best local bound: moves the proven bound */
   io.pp_tech = GLP_PP_ROOT; /* preprocessing at the root only */
   io.fp_heur = GLP_OFF;     /* our greedy point is the warm start */
-  io.ps_heur = GLP_OFF;
+  io.ps_heur = o->ps_heur ? GLP_ON : GLP_OFF;
+  if (o->ps_heur) io.ps_tm_lim = (int)fmin(fmax(left, 1) * 500.0, 2e9); /* half the time left */
   io.gmi_cuts = GLP_OFF, io.mir_cuts = GLP_OFF, io.cov_cuts = GLP_OFF, io.clq_cuts = GLP_OFF;
   io.cb_func = callback;
   io.cb_info = &st;

@@ -246,6 +246,31 @@ typedef struct {
 int plan_emb_root_lp(const plan_emb_problem *p, const plan_table *tables, size_t n, int lp_method,
                      double time_limit_s, plan_emb_lp_info *out, svc_err *err);
 
+/* A node-collapsed relaxation (planner/emb_nodebound.c, docs/planner.md
+ * "Ninth pass"): table-row-wise tables as integers per node, rank-level
+ * pieces counted per node, each node's largest piece beside its uniform
+ * and node work; solved by GLPK within time_limit_s and node_lim (0: none).
+ * *bound is its proven lower bound of the slowest rank (INFINITY when it
+ * has no solution), *incumbent its own optimum (not a plan; INFINITY when
+ * none was found). For diagnosis; the solver does not use it. */
+int plan_emb_node_bound(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                        double time_limit_s, long node_lim, double *bound, double *incumbent,
+                        svc_err *err);
+
+/* The exact per-rank MILP (emb_exact.c) warm-started from a plan, for
+ * time_limit_s, with GLPK's proximity search from it when proximity is
+ * set: does a better plan exist? model_ms is the MILP's incumbent (host
+ * memory left out), max_ms and fits the incumbent evaluated as any plan,
+ * bound_ms the MILP's proven bound. For diagnosis (bench/planner
+ * PLAN_EXACT_FROM_PLAN); the solver does not use it. */
+typedef struct {
+  double model_ms, max_ms, bound_ms;
+  int fits;
+} plan_emb_exact_check_info;
+int plan_emb_exact_check(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                         const plan_table_plan *from, double from_ms, double time_limit_s,
+                         int proximity, plan_emb_exact_check_info *out, svc_err *err);
+
 /* How a table's option lays its work on ranks. */
 typedef enum {
   PLAN_SPREAD_EVERY_RANK = 0, /* the same ms/bytes on every rank (DP, RW) */

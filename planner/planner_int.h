@@ -217,6 +217,7 @@ typedef struct {
   long bb_it_lim; /* simplex iterations, root LP and branch and bound together (0 = none) */
   int lp_method;  /* milp_lp_method */
   int lp_only;    /* stop after the root LP */
+  int ps_heur;    /* GLPK's proximity search from the warm point (diagnosis only) */
   plan_progress_fn progress;
   void *progress_user;
   double t0; /* svc_now() at the start of the whole solve, for elapsed */
@@ -323,5 +324,9 @@ void plan_explain(const plan_request *req, plan_result *out, const plan_combo *c
 int plan_resolve(const plan_request *req, double limit_s, plan_eval *best);
 /* Score of a recipe at step_ms (higher is better; samples/s or samples per USD). */
 double plan_score(const plan_request *req, const plan_recipe *r, double step_ms);
+
+/* emb_exact.c: the per-rank MILP from plans, off the clock (diagnosis). */
+int emb_exact_improve(const emb_inst *in, plan_table_plan *plans, double warm_ms,
+                      double time_limit_s, int ps, double *obj, double *bound, svc_err *err);
 
 #endif

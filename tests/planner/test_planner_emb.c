@@ -489,6 +489,33 @@ static void test_planner_emb__bounds_never_exceed_brute_force(void **state) {
       }
 }
 
+/* The node-collapsed relaxation (emb_nodebound.c) never exceeds the
+ * brute-force optimum, with one node and with several, and it is not
+ * trivial: it reaches the optimum on some instances. */
+static void test_planner_emb__node_bound_never_exceeds_brute_force(void **state) {
+  (void)state;
+  static const int shapes[][2] = {{3, 1}, {2, 2}, {1, 3}, {2, 3}};
+  int tight = 0, tried = 0;
+  for (uint64_t seed = 1; seed <= 12; seed++)
+    for (int sh = 0; sh < 4; sh++) {
+      uint64_t s2 = seed * 15485863 + (uint64_t)sh;
+      plan_emb_problem p;
+      plan_table t[4];
+      svc_err err;
+      double bf = tiny_instance(&p, t, shapes[sh], &s2), nb = 0, ni = 0;
+      assert_int_equal(plan_emb_node_bound(&p, t, 4, 20, 0, &nb, &ni, &err), 0);
+      if (!isfinite(bf)) continue;
+      tried++;
+      if (!(nb <= bf * (1 + 1e-6)))
+        fail_msg("seed %llu shape %d: node bound %.6f, brute force %.6f", (unsigned long long)seed,
+                 sh, nb, bf);
+      tight += nb >= bf * (1 - 1e-6);
+    }
+  print_message("node bound: %d of %d at the brute-force optimum\n", tight, tried);
+  assert_true(tried >= 30);
+  assert_true(tight > 0);
+}
+
 /* The split bound (emb_bound.c) never calls the brute-force optimum
  * impossible (with U = Um = 0, valid lower bounds of any plan's uniform
  * work), and it does call loads just below the optimum impossible on some
@@ -776,6 +803,7 @@ int main(void) {
       cmocka_unit_test(test_planner_emb__host_memory_is_bounded_per_node),
       cmocka_unit_test(test_planner_emb__same_plan_under_busy_loops),
       cmocka_unit_test(test_planner_emb__bounds_never_exceed_brute_force),
+      cmocka_unit_test(test_planner_emb__node_bound_never_exceeds_brute_force),
       cmocka_unit_test(test_planner_emb__target_packing_keeps_target_and_memory),
       cmocka_unit_test(test_planner_emb__split_bound_never_cuts_the_optimum),
       cmocka_unit_test(test_planner_emb__lagrangian_lp_equals_simplex),
