@@ -67,3 +67,20 @@ void stepfx_expect_errors(api_ctx *ctx, const char *good, const stepfx_bad *bad,
   for (size_t i = 0; i < n; i++)
     stepfx_expect_error(ctx, stepfx_edit(good, bad[i].from, bad[i].to), bad[i].code, bad[i].field);
 }
+
+void stepfx_llama3(cost_workload *w, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn) {
+  memset(w, 0, sizeof *w);
+  w->kind = COST_WL_TRANSFORMER;
+  w->tf.layers = layers;
+  w->tf.hidden = hidden;
+  w->tf.heads = heads;
+  w->tf.kv_heads = 8;
+  w->tf.ffn = ffn;
+  w->tf.seq_len = 8192;
+  w->tf.vocab = 128256;
+  w->tf.attention = COST_ATTN_FLASH;
+  w->tf.mlp = COST_MLP_SWIGLU;
+  w->tf.norm = COST_NORM_RMSNORM;
+  w->tf.position = COST_POS_ROTARY;
+  w->tf.loss = COST_LOSS_FUSED;
+}

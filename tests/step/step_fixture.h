@@ -24,6 +24,12 @@ void stepfx_open(api_ctx **ctx, const char *hw_id, cost_hw *hw);
  * tabs (26 entries, caller-owned) backs w->dlrm.tables. */
 void stepfx_criteo26(cost_workload *w, cost_table *tabs, int64_t big_rows);
 
+/* A Llama 3 family transformer (Meta's config.json): layers x hidden with
+ * heads query heads, 8 KV heads, SwiGLU of width ffn, sequence 8192,
+ * vocabulary 128256, flash attention, RMSNorm, rotary positions, fused
+ * loss. w is zeroed first. */
+void stepfx_llama3(cost_workload *w, int64_t layers, int64_t hidden, int64_t heads, int64_t ffn);
+
 /* cost_step on hw that must answer with a positive step time. */
 cost_step_result stepfx_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r);
 

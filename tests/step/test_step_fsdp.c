@@ -33,20 +33,7 @@ static int teardown(void **state) {
 /* Llama 3 8B (Meta's config.json) on gpus H100s, TP 1 PP 1, fp8, micro
  * batch 1, global batch 128: the Megatron-Bridge DGX-H100 FSDP row. */
 static void llama8b(cost_workload *w, cost_recipe *r, int64_t gpus, int dp) {
-  memset(w, 0, sizeof *w);
-  w->kind = COST_WL_TRANSFORMER;
-  w->tf.layers = 32;
-  w->tf.hidden = 4096;
-  w->tf.heads = 32;
-  w->tf.kv_heads = 8;
-  w->tf.ffn = 14336;
-  w->tf.seq_len = 8192;
-  w->tf.vocab = 128256;
-  w->tf.attention = COST_ATTN_FLASH;
-  w->tf.mlp = COST_MLP_SWIGLU;
-  w->tf.norm = COST_NORM_RMSNORM;
-  w->tf.position = COST_POS_ROTARY;
-  w->tf.loss = COST_LOSS_FUSED;
+  stepfx_llama3(w, 32, 4096, 32, 14336);
   cost_recipe_init(r);
   r->gpus = gpus;
   r->gpus_per_node = 8;

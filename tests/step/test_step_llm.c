@@ -34,20 +34,7 @@ static int teardown(void **state) {
 /* Llama 3 70B (Meta's config.json) on 64 H100s, TP 4 x PP 8, fp8, as the
  * Megatron-Bridge 25.11 DGX-H100 row (llm_training.json). */
 static void llama70b(cost_workload *w, cost_recipe *r) {
-  memset(w, 0, sizeof *w);
-  w->kind = COST_WL_TRANSFORMER;
-  w->tf.layers = 80;
-  w->tf.hidden = 8192;
-  w->tf.heads = 64;
-  w->tf.kv_heads = 8;
-  w->tf.ffn = 28672;
-  w->tf.seq_len = 8192;
-  w->tf.vocab = 128256;
-  w->tf.attention = COST_ATTN_FLASH;
-  w->tf.mlp = COST_MLP_SWIGLU;
-  w->tf.norm = COST_NORM_RMSNORM;
-  w->tf.position = COST_POS_ROTARY;
-  w->tf.loss = COST_LOSS_FUSED;
+  stepfx_llama3(w, 80, 8192, 64, 28672);
   cost_recipe_init(r);
   r->gpus = 64;
   r->gpus_per_node = 8;
