@@ -1,6 +1,6 @@
-/* Shared fixtures of the step tests (test_step.c, test_step_multinode.c):
+/* Shared fixtures of the step tests (tests/step/test_step*.c):
  * an api_ctx on an in-memory database with one catalog descriptor, the
- * 26-table Criteo DLRM both files build their workloads on, cost_step
+ * 26-table Criteo DLRM and a Llama 3 builder the workloads start from, cost_step
  * that must answer, and POST /v1/step's refusals checked as a table of
  * one-place edits of a good request. */
 #ifndef CDPLAN_TESTS_STEP_FIXTURE_H
