@@ -46,6 +46,19 @@ GRID3 = [
     ("bf16", 512, 3, 4096, "sgd", "adagrad"),
     ("fp32", 0, 3, 16384, "rowwise_adagrad", "adagrad"),
 ]
+# BLIND_SET=4 (added 2026-12-05 ~20:05 UTC, predictions committed before its run): eight
+# eager MLPerf-shaped steps of shapes no earlier set had (batch 6144/12288/20480, rank
+# 384/192/full), scored against the model of the session's last commit.
+GRID4 = [
+    ("bf16", 384, 3, 6144, "rowwise_adagrad", "adagrad"),
+    ("fp32", 384, 3, 12288, "rowwise_adagrad", "adagrad"),
+    ("bf16", 0, 3, 20480, "rowwise_adagrad", "adagrad"),
+    ("fp32", 192, 2, 6144, "adagrad", "adam"),
+    ("bf16", 192, 2, 12288, "adagrad", "adagrad"),
+    ("fp32", 0, 2, 20480, "rowwise_adagrad", "adam"),
+    ("bf16", 384, 2, 12288, "rowwise_adagrad", "adam"),
+    ("fp32", 0, 3, 6144, "adagrad", "adagrad"),
+]
 SET = os.environ.get("BLIND_SET", "2")
 PREFIX = "blind%s" % SET
 
@@ -53,7 +66,8 @@ PREFIX = "blind%s" % SET
 def cases():
     out = []
     fused = SET == "3"
-    for prec, rank, layers, B, so, do in (GRID3 if fused else GRID):
+    grid = GRID3 if fused else GRID4 if SET == "4" else GRID
+    for prec, rank, layers, B, so, do in grid:
         w = json.loads(json.dumps(json.load(open(WL))["workload"]))
         w.pop("cross_rank", None)
         if rank:
