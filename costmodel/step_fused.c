@@ -24,11 +24,17 @@
  * priced as queued (step_add: ~1 us) plus its bytes streamed. */
 #include "costmodel/step_int.h"
 
+/* Does the runner's step run under autocast (16-bit compute; fp32, tf32
+ * and fp8 recipes do not)? */
+static int autocast(const cost_recipe *r) {
+  return r->precision != COST_DT_FP32 && r->precision != COST_DT_FP8 &&
+         r->precision != COST_DT_TF32;
+}
+
 void step_fused_glue(step_acc *a, const cost_recipe *r, int64_t B, double n_tables,
                      double sum_dim) {
   if (r->framework != COST_FW_FUSED_TRITON || !(n_tables > 0)) return;
-  int low =
-      r->precision != COST_DT_FP32 && r->precision != COST_DT_FP8 && r->precision != COST_DT_TF32;
+  int low = autocast(r);
   double ab = cost_dtype_bytes((cost_dtype)r->precision);
   double X = (double)B * sum_dim; /* all tables' pooled elements */
   int64_t T = (int64_t)n_tables;
@@ -74,8 +80,7 @@ void step_fused_glue(step_acc *a, const cost_recipe *r, int64_t B, double n_tabl
 void step_fused_lead(step_acc *a, const cost_recipe *r, int64_t n_bottom, double n_tables,
                      double gpu_s) {
   if (r->framework != COST_FW_FUSED_TRITON) return;
-  int cast =
-      r->precision != COST_DT_FP32 && r->precision != COST_DT_FP8 && r->precision != COST_DT_TF32;
+  int cast = autocast(r);
   double nb = (double)n_bottom, T = n_tables;
   double base = 2.0 * nb + 3.0 * T + 11.0;
   double ops = base + (cast ? T + 2.0 * nb + 1.0 + (2.0 * nb + 3.0 * T) : 0.0);

@@ -191,9 +191,13 @@ cleanup:
   free(next);
 }
 
-int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm_ms,
-                    const plan_solve_opts *o, double t0, double deadline, plan_table_plan *plans,
-                    double *bound, int *status, int *hit_time, svc_err *err) {
+/* The per-rank MILP warm-started from warm (NULL: cold) under mo (its
+ * time limit and options; warm and the work limits are set here: ws
+ * seconds of work at the PLAN_*_PER_S rates, < 0 none), its answer
+ * decoded into plans. *obj (may be NULL) its incumbent, INFINITY when none. */
+static int exact_run(const emb_inst *in, const plan_table_plan *warm, double warm_ms, milp_opts *mo,
+                     double ws, plan_table_plan *plans, double *bound, int *status, int *hit_time,
+                     double *obj, svc_err *err) {
   plan_milp m;
   layout ly = {0};
   double *wx = NULL;
@@ -202,6 +206,7 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
   milp_init(&m);
   *status = MILP_NOSOL;
   *bound = 0;
+  if (obj) *obj = INFINITY;
   if (build(in, &m, &ly)) {
     rc = svc_err_set(err, SVC_NOMEM, "", "out of memory building the model");
     goto cleanup;
@@ -213,33 +218,43 @@ int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm
     }
     encode(in, &ly, warm, warm_ms, wx, m.ncols);
   }
-  milp_opts mo = {.time_limit_s = deadline - t0,
-                  .mip_gap = o->mip_gap,
-                  .presolve = 0,
-                  .warm = wx,
-                  .progress = o->progress,
-                  .progress_user = o->progress_user,
-                  .lp_method = emb_lp_method(o, 0),
-                  .t0 = t0};
-  if (o->work_s >= 0) { /* the same answer under any CPU share; the clock stays the cap */
-    double ws = o->work_s > 0 ? o->work_s : o->time_limit_s;
+  mo->warm = wx;
+  if (ws >= 0) { /* the same answer under any CPU share; the clock stays the cap */
     double size = (double)m.nrows + m.ncols;
-    mo.it_lim = (long)fmax(100, ws * PLAN_LP_ITERS_PER_S);
-    mo.node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / (size * size));
+    mo->it_lim = (long)fmax(100, ws * PLAN_LP_ITERS_PER_S);
+    mo->node_lim = (long)fmax(10, ws * PLAN_NODE_WORK_PER_S / (size * size));
   }
-  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
-  *hit_time = sol.hit_time;
+  if ((rc = plan_milp_solve(&m, mo, &sol, err))) goto cleanup;
+  if (hit_time) *hit_time = sol.hit_time;
   svc_log(SVC_LOG_DEBUG, "planner: exact MILP %d x %d: %ld simplex iterations in %.2f s, %ld nodes",
           m.nrows, m.ncols, sol.lp_iters, sol.lp_s, sol.nodes);
   *status = sol.status;
   *bound = isfinite(sol.bound) ? sol.bound : 0;
-  if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) decode(in, &ly, sol.x, plans);
+  if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) {
+    if (obj) *obj = sol.obj;
+    decode(in, &ly, sol.x, plans);
+  }
 cleanup:
+  mo->warm = NULL;
   milp_sol_dispose(&sol);
   milp_dispose(&m);
   free(ly.first), free(ly.zcol);
   free(wx);
   return rc;
+}
+
+int emb_solve_exact(const emb_inst *in, const plan_table_plan *warm, double warm_ms,
+                    const plan_solve_opts *o, double t0, double deadline, plan_table_plan *plans,
+                    double *bound, int *status, int *hit_time, svc_err *err) {
+  milp_opts mo = {.time_limit_s = deadline - t0,
+                  .mip_gap = o->mip_gap,
+                  .presolve = 0,
+                  .progress = o->progress,
+                  .progress_user = o->progress_user,
+                  .lp_method = emb_lp_method(o, 0),
+                  .t0 = t0};
+  double ws = o->work_s < 0 ? -1 : o->work_s > 0 ? o->work_s : o->time_limit_s;
+  return exact_run(in, warm, warm_ms, &mo, ws, plans, bound, status, hit_time, NULL, err);
 }
 
 /* The per-rank MILP warm-started from plans (ps: with GLPK's proximity
@@ -249,31 +264,7 @@ cleanup:
  * host memory left out), *bound its proven bound, plans its incumbent. */
 int emb_exact_improve(const emb_inst *in, plan_table_plan *plans, double warm_ms,
                       double time_limit_s, int ps, double *obj, double *bound, svc_err *err) {
-  plan_milp m;
-  layout ly = {0};
-  double *wx = NULL;
-  milp_sol sol = {0};
-  int rc = 0;
-  milp_init(&m);
-  *obj = INFINITY, *bound = 0;
-  if (build(in, &m, &ly) || !(wx = malloc((size_t)m.ncols * sizeof *wx))) {
-    rc = svc_err_set(err, SVC_NOMEM, "", NULL);
-    goto cleanup;
-  }
-  encode(in, &ly, plans, warm_ms, wx, m.ncols);
-  milp_opts mo = {.time_limit_s = time_limit_s, .warm = wx, .ps_heur = ps, .t0 = svc_now()};
-  if ((rc = plan_milp_solve(&m, &mo, &sol, err))) goto cleanup;
-  svc_log(SVC_LOG_DEBUG, "planner: exact check %d x %d: %ld nodes, status %d", m.nrows, m.ncols,
-          sol.nodes, sol.status);
-  *bound = isfinite(sol.bound) ? sol.bound : 0;
-  if (sol.status == MILP_OPTIMAL || sol.status == MILP_FEASIBLE) {
-    *obj = sol.obj;
-    decode(in, &ly, sol.x, plans);
-  }
-cleanup:
-  milp_sol_dispose(&sol);
-  milp_dispose(&m);
-  free(ly.first), free(ly.zcol);
-  free(wx);
-  return rc;
+  milp_opts mo = {.time_limit_s = time_limit_s, .ps_heur = ps, .t0 = svc_now()};
+  int status;
+  return exact_run(in, plans, warm_ms, &mo, -1, plans, bound, &status, NULL, obj, err);
 }
