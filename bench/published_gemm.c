@@ -30,6 +30,7 @@
 
 #include "api/api_hw.h"
 #include "api/api_published.h"
+#include "bench/published_gemm.h"
 
 enum { M_SHEET, M_FIT, M_SHIP, M__N };
 static const char *const mname[M__N] = {"datasheet", "fit-only", "shipped"};
@@ -108,6 +109,8 @@ static double pred_m(const models *M, int m, const api_pub_row *r) {
   model_hw(M, m, r, &hw);
   return predict(&hw, r);
 }
+
+static double pred_fit(const void *M, const api_pub_row *r) { return pred_m(M, M_FIT, r); }
 
 /* Check rows per accelerator and source (one source is one harness: its
  * timing method, library build and setup), shipped model: which harness
@@ -356,6 +359,7 @@ int main(int argc, char **argv) {
   by_source(&M, rows, n, e[M_SHIP]);
   cdna4_sensitivity(&M, rows, n);
   harness_call(rows, n);
+  pg_cdna3_report(rows, n, pred_fit, &M);
   if (getenv("PG_ROWS"))
     for (size_t i = 0; i < n; i++)
       printf("    %-36s %-9s %-5s %-5s %6lldx%6lldx%6lld meas %7.1f datasheet %7.1f fit-only "
