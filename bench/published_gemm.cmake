@@ -6,3 +6,9 @@ target_link_libraries(published_gemm PRIVATE cdplan_api cdplan_costmodel cdplan_
   PkgConfig::CJSON m cdplan_warnings)
 target_compile_definitions(published_gemm PRIVATE CDPLAN_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 list(APPEND CDPLAN_BENCH_RUN published_gemm)
+# The MI300X report runs and prices its large-operand terms on fit rows
+# (published_gemm_cdna3.c): a row priced as NaN or a missing report fails.
+add_test(NAME published_gemm_mi300x_report COMMAND published_gemm)
+set_tests_properties(published_gemm_mi300x_report PROPERTIES TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "spill\\+2\\^k s: cdna3 [+-][0-9]\\.[0-9]+ \\([0-9]+ fit rows\\)"
+  FAIL_REGULAR_EXPRESSION "nan")
