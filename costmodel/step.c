@@ -212,8 +212,17 @@ void step_finish(step_acc *a) {
   cost_step_result *r = a->r;
   double fb_gpu = a->gpu[PH_FB] + a->comm_exposed;
   double t;
-  if (a->sync_opt) /* the optimizer waits for the GPU, then runs serially */
-    t = fmax(a->host[PH_FB], fb_gpu) + a->host[PH_OPT] + a->gpu[PH_OPT];
+  if (a->sync_opt)
+    /* The optimizer waits for the forward and backward (its first
+     * cudaStreamSynchronize), then host and GPU overlap between its syncs:
+     * kernel launches return before the kernel runs and a synchronize only
+     * blocks the host until the stream's earlier work is done (CUDA C++
+     * Programming Guide, "Asynchronous Concurrent Execution"), so the phase
+     * is the longer of its host and GPU time; each sync's exposed wait and
+     * restart is step_coalesce_sync_us per table (host_serial). Chosen over
+     * the serial sum on the fitting half of data/measurements/
+     * h100-dcn-mlperf (docs/step-model.md). */
+    t = fmax(a->host[PH_FB], fb_gpu) + fmax(a->host[PH_OPT], a->gpu[PH_OPT]);
   else if (a->lead_host > 0) {
     /* fused_triton (step_fused.c): the GPU waits for the host's forward
      * lead-in, then host and GPU overlap on the rest */

@@ -59,6 +59,24 @@ GRID4 = [
     ("bf16", 384, 2, 12288, "rowwise_adagrad", "adam"),
     ("fp32", 0, 3, 6144, "adagrad", "adagrad"),
 ]
+# BLIND_SET=5 (added 2026-12-05 ~21:55 UTC, predictions committed before its run): eight
+# eager steps of shapes no earlier set had (batch 5120/7168/10240/14336, rank 320/224/96/full,
+# two to four cross layers, tables capped at 8M rows), bf16-heavy, scored against the model
+# with the overlapping optimizer phase (costmodel/step.c step_finish). Also scored: the same
+# model at the run's own host (`rescale`, the formula fixed before the run: recipe.host_op_us =
+# K x host_probe.step_kernel_us, K = 0.344 from ../h200-dcn-host/k_host.json, and = the probe's
+# eager_op_us), written to blind5_predictions_probe.json after the run.
+GRID5 = [
+    ("bf16", 320, 3, 5120, "rowwise_adagrad", "adagrad"),
+    ("bf16", 96, 2, 10240, "rowwise_adagrad", "adam"),
+    ("bf16", 0, 4, 7168, "rowwise_adagrad", "adagrad"),
+    ("bf16", 224, 4, 14336, "adagrad", "adagrad"),
+    ("bf16", 320, 2, 14336, "sgd", "adam"),
+    ("bf16", 0, 2, 5120, "adagrad", "adam"),
+    ("fp32", 96, 3, 10240, "rowwise_adagrad", "adagrad"),
+    ("fp32", 0, 3, 7168, "sgd", "adagrad"),
+]
+K_PROBE = 0.344  # ../h200-dcn-host/k_host.json (fit_host.py, sets A and B)
 SET = os.environ.get("BLIND_SET", "2")
 PREFIX = "blind%s" % SET
 
@@ -66,7 +84,7 @@ PREFIX = "blind%s" % SET
 def cases():
     out = []
     fused = SET == "3"
-    grid = GRID3 if fused else GRID4 if SET == "4" else GRID
+    grid = GRID3 if fused else GRID4 if SET == "4" else GRID5 if SET == "5" else GRID
     for prec, rank, layers, B, so, do in grid:
         w = json.loads(json.dumps(json.load(open(WL))["workload"]))
         w.pop("cross_rank", None)
@@ -74,7 +92,7 @@ def cases():
             w["cross_rank"] = rank
         w["cross_layers"] = layers
         w["optimizers"] = {"dense": do, "sparse": so}
-        cap = 20_000_000 if fused else 10_000_000
+        cap = 20_000_000 if fused else 8_000_000 if SET == "5" else 10_000_000
         for t in w["tables"]:
             t["rows"] = min(t["rows"], cap)
         cid = "b%s-%s-%s-l%d-b%d-%s-%s" % (SET, prec, "full" if not rank else "r%d" % rank, layers,
@@ -87,11 +105,12 @@ def cases():
     return out
 
 
-def predict(cdplan):
+def predict(cdplan, host_op_us=None):
     out = []
     with tempfile.TemporaryDirectory() as d:
         for c in cases():
-            req = {"hardware": "h100-sxm", "workload": c["workload"], "recipe": c["recipe"]}
+            rc = dict(c["recipe"], host_op_us=host_op_us) if host_op_us else c["recipe"]
+            req = {"hardware": "h100-sxm", "workload": c["workload"], "recipe": rc}
             p = subprocess.run([cdplan, "step", "-", "--db", os.path.join(d, "p.db")],
                                input=json.dumps(req), capture_output=True, text=True, check=True)
             r = json.loads(p.stdout)
@@ -102,8 +121,30 @@ def predict(cdplan):
             "predictions": out}
 
 
+def rescale(cdplan):
+    """After the run: the same model at the run's measured host (the formulas above)."""
+    hp = json.load(open(os.path.join(HERE, PREFIX + ".json")))["host_probe"]
+    out = {}
+    for name, op in (("k_step_kernel", K_PROBE * hp["step_kernel_us"]),
+                     ("eager_op", hp["eager_op_us"])):
+        out[name] = dict(predict(cdplan, op), host_op_us=op)
+    return {"what": "blind%s predictions at the run's host_probe (formulas committed before the run)"
+            % SET, "host_probe": {k: hp[k] for k in ("eager_op_us", "step_kernel_us")}, **out}
+
+
 def score():
-    pred = {p["id"]: p for p in json.load(open(os.path.join(HERE, PREFIX + "_predictions.json")))["predictions"]}
+    score_one(json.load(open(os.path.join(HERE, PREFIX + "_predictions.json")))["predictions"],
+              "default host")
+    probe = os.path.join(HERE, PREFIX + "_predictions_probe.json")
+    if os.path.exists(probe):
+        d = json.load(open(probe))
+        for name in ("k_step_kernel", "eager_op"):
+            score_one(d[name]["predictions"], "host_op_us %.2f us (%s)" % (d[name]["host_op_us"], name))
+
+
+def score_one(preds, what):
+    print("-- %s" % what)
+    pred = {p["id"]: p for p in preds}
     rows = json.load(open(os.path.join(HERE, PREFIX + ".json")))["rows"]
     e, em = [], []
     for r in rows:
@@ -127,6 +168,8 @@ def main(argv):
                                      "cases": [{"label": c["id"], "workload": c["workload"],
                                                 "recipe": c["recipe"]} for c in cases()]}},
                          separators=(",", ":")))
+    elif len(argv) >= 3 and argv[1] == "rescale":
+        print(json.dumps(rescale(argv[2]), indent=1))
     elif len(argv) >= 2 and argv[1] == "score":
         score()
     else:
