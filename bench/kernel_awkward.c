@@ -21,8 +21,9 @@
  *              against best; --configs: every config's time, measured and
  *              predicted, instead; --splits: CV splits, 6 by default)
  *   --fit-all  the same over every H200 awkward sweep now fitting data
- *              (h200-awkward refit + blind, h200-awkward2 blind), with a
- *              leave-one-set-out CV beside the 2-fold one (fifth round);
+ *              (h200-awkward refit + blind, h200-awkward2/3/4 blind), with a
+ *              leave-one-set-out CV over those four sets beside the 2-fold
+ *              one (fifth round; seventh with sets 3 and 4);
  *              --set N: only the shipped set and set N, N fitted at the end
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
@@ -47,6 +48,9 @@
  *   sweeps' cuBLAS times (cublas_ms, timed after the 100 us backlog).
  *   The fourth (h200-awkward4/: 16-bit kernel sweep, bf16/fp16/tf32 gemm_sweep) gets "r4" rows
  *   the same way once its blind_*.json are there; its predictions.json is "r4 picks".
+ *   The fifth (h200-awkward5/, swept as the fourth) gets "r5" rows, its predictions.json
+ *   (the seventh round's model) "r5 picks"; "gemmbl" rows score the backlog-timed
+ *   gemm_sweep (blind_gemmbl.json) of the fourth and fifth sets.
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
  *              predicted, its launch floor and GPU part, the kernel priced and the error.
@@ -247,7 +251,7 @@ static int load_half(const char *src, const char *dir, const char *half, ks_shap
 /* The term sets the CV chooses among (issue 25 terms): the K-major scalar
  * B's register and per-element weights (nt, K % 16 != 0), split-K's
  * reduce and partial stores, small-M tiles. */
-#define MAX_SET 8
+#define MAX_SET 10
 static const int set_ids[][MAX_SET] = {
     {-1},
     {COST_KP_REG_SC_KB, -1},
@@ -256,7 +260,7 @@ static const int set_ids[][MAX_SET] = {
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
-     COST_KP_SMALLM},
+     COST_KP_SMALLM, -1},
     {COST_KP_SK_US, COST_KP_SK_EPI, -1},
     {COST_KP_SMALLM, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
@@ -267,9 +271,11 @@ static const int set_ids[][MAX_SET] = {
      COST_KP_LAT_KB, COST_KP_ISSUE_KB, -1},
     {COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SK_US, COST_KP_SK_EPI, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
-     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SMALLM},
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_SMALLM, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
-     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK}};
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK, COST_KP_SK_NS, -1}};
 static const char *const set_names[] = {"none",
                                         "reg_sc_kb",
                                         "reg_sc_kb+sc_kb",
@@ -284,9 +290,10 @@ static const char *const set_names[] = {"none",
                                         "reg/sc/spill_kb+splitk+lat/issue_kb",
                                         "lat/issue_kb+splitk",
                                         "reg/sc/spill_kb+splitk+lat/issue_kb+smallm",
-                                        "reg/sc/spill_kb+splitk+lat/issue_kb+alias"};
+                                        "reg/sc/spill_kb+splitk+lat/issue_kb+alias",
+                                        "reg/sc/spill_kb+splitk+lat/issue_kb+alias+sk_ns"};
 #define N_SETS ((int)(sizeof set_names / sizeof set_names[0]))
-#define PREV_SET 11 /* the shipped set (fourth round) */
+#define PREV_SET 14 /* the shipped set (fifth round) */
 #define CV_SPLITS 6
 static int cv_splits = CV_SPLITS; /* --splits N: more shuffled splits, a robustness check */
 
@@ -357,6 +364,8 @@ static void fit_set(const cost_hw *hw, double *kp, int ts, const ks_shape *sh, i
   for (int i = 0; i < set_size(ts); i++) {
     if (set_ids[ts][i] == COST_KP_ALIAS_CLK)
       kp[COST_KP_ALIAS_CLK] = 350.0; /* ~0.7 TB/s at 1.98 GHz: a first guess */
+    if (set_ids[ts][i] == COST_KP_SK_NS)
+      kp[COST_KP_SK_NS] = 150.0; /* an L2 hit on Hopper, ~100-150 ns: a first guess */
     if (set_ids[ts][i] == COST_KP_REG_SC_KB || set_ids[ts][i] == COST_KP_SPILL_KB)
       grid = 1;
     else
@@ -383,6 +392,7 @@ static void prior(const cost_hw *hw, double *kp) {
   kp[COST_KP_LAT_KB] = 1.0;
   kp[COST_KP_ISSUE_KB] = 1.0;
   kp[COST_KP_ALIAS_CLK] = 1e9; /* off unless the set fits it (fit_set: from 350) */
+  kp[COST_KP_SK_NS] = 0.0;     /* off unless the set fits it (fit_set: from 150) */
 }
 
 /* One shape under kp (the built-in family table applied): the chosen
@@ -571,25 +581,32 @@ static int add_stable(const char *src, const char *name, ks_shape **sh, int *n) 
  * (refit_kernel_16bit.json) and the first blind half (blind_kernel_16bit.json,
  * scored once in 336ee1c's round, fitting data since). */
 static const char *const fit_files[] = {"refit_kernel_16bit.json", "blind_kernel_16bit.json",
-                                        "../h200-awkward2/blind_kernel_16bit.json"};
-/* --fit uses the first two; --fit-all (fifth round) all three, and adds a
- * leave-one-set-out CV over them. */
+                                        "../h200-awkward2/blind_kernel_16bit.json",
+                                        "../h200-awkward3/blind_kernel_16bit.json",
+                                        "../h200-awkward4/blind_kernel_16bit.json"};
+/* The H200 set each file belongs to (the leave-one-set-out groups): the
+ * first set's two halves are one set. */
+static const int fit_group[] = {0, 0, 1, 2, 3};
+#define N_FIT_FILES ((int)(sizeof fit_files / sizeof fit_files[0]))
+#define N_FIT_SETS 4
+/* --fit uses the first two; --fit-all (seventh round) all five files of the
+ * four H200 sets, and adds a leave-one-set-out CV over the four sets. */
 static int fit_all = 0;
 static int force_set = -1; /* --set N: fit and detail term set N whatever the CV chose */
 
 static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   ks_shape *sh = NULL;
-  int n = 0, best = 0, grp[3 * KS_MAX_CFG], nfiles = fit_all ? 3 : 2;
+  int n = 0, best = 0, grp[6 * KS_MAX_CFG], nfiles = fit_all ? N_FIT_FILES : 2;
   double best_score = -INFINITY;
   for (int i = 0; i < nfiles; i++) {
     int n0 = n;
     if (add_stable(src, fit_files[i], &sh, &n)) return 1;
-    for (int j = n0; j < n && j < 3 * KS_MAX_CFG; j++) grp[j] = i;
+    for (int j = n0; j < n && j < 6 * KS_MAX_CFG; j++) grp[j] = fit_all ? fit_group[i] : i;
   }
-  printf("fitting data (%s + %s%s%s), bf16+fp16, configs within %.2fx of their fastest "
+  printf("fitting data (%s + %s%s), bf16+fp16, configs within %.2fx of their fastest "
          "iteration: %d shape rows\n",
-         fit_files[0], fit_files[1], fit_all ? " + " : "", fit_all ? fit_files[2] : "", AWK_SPREAD,
-         n);
+         fit_files[0], fit_files[1], fit_all ? " + the h200-awkward2/3/4 blind sweeps" : "",
+         AWK_SPREAD, n);
   if (verbose > 1) {
     configs_print(hw, sh, n);
     free(sh);
@@ -602,8 +619,8 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
     double score = c.eff_geo + 0.5 * c.tau_mean;
     printf("  cv %-30s top1 %.3f worst %.3f tau %.3f\n", set_names[s], c.eff_geo, c.eff_min,
            c.tau_mean);
-    if (fit_all && n <= 3 * KS_MAX_CFG) {
-      ks_score l = cv_loso(hw, sh, n, grp, nfiles, s, 0);
+    if (fit_all && n <= 6 * KS_MAX_CFG) {
+      ks_score l = cv_loso(hw, sh, n, grp, N_FIT_SETS, s, 0);
       printf("     loso %-28s top1 %.3f worst %.3f tau %.3f\n", "", l.eff_geo, l.eff_min,
              l.tau_mean);
     }
@@ -617,7 +634,7 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
     int ts = v ? best : PREV_SET;
     printf("CV of %s, held-out shapes under 0.85 (chosen vs best measured):\n", set_names[ts]);
     cv_set(hw, sh, n, ts, 0.85);
-    if (fit_all) cv_loso(hw, sh, n, grp, nfiles, ts, 0.85);
+    if (fit_all) cv_loso(hw, sh, n, grp, N_FIT_SETS, ts, 0.85);
   }
   double kp[COST_KP__COUNT];
   prior(hw, kp);
@@ -961,7 +978,8 @@ static void gemm_dump(const cost_hw *cal, const char *src) {
               {"h200-awkward", "blind_gemm.json", "blind", "r1blind"},
               {"h200-awkward2", "blind_gemm.json", "blind", "r2blind"},
               {"h200-awkward3", "blind_gemm.json", "blind", "r3blind"},
-              {"h200-awkward4", "blind_gemm.json", "blind", "r4blind"}};
+              {"h200-awkward4", "blind_gemm.json", "blind", "r4blind"},
+              {"h200-awkward5", "blind_gemm.json", "blind", "r5blind"}};
   static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
   char path[1024];
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -1006,18 +1024,37 @@ static void r4_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b4);
 }
 
+/* The fifth blind set (h200-awkward5, issue 25): swept as the fourth, plus
+ * the backlog-timed gemm_sweep (blind_gemmbl.json); predictions.json was
+ * written by the seventh round's model (kernel_splitk_ns) and committed
+ * before the sweep. */
+static void r5_sel_rows(const cost_hw *hw, const char *src, int verbose) {
+  ks_shape *b5 = NULL;
+  int n5 = 0;
+  if (load_half(src, "data/measurements/h200-awkward5", "blind", &b5, &n5) == 0 && n5) {
+    sel_rows(hw, b5, n5, "r5 blind", verbose);
+    picks_row(src, "data/measurements/h200-awkward5/predictions.json", b5, n5,
+              "r5 blind, r5 picks");
+  }
+  free(b5);
+}
+
 /* GEMM time rows of the third and fourth blind sets and, for every set
  * swept with the backlog, the model against the kernel sweeps' cuBLAS
  * times. */
 static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   gemm_rows(cal, src, "data/measurements/h200-awkward3", "blind_gemm.json", "r3 blind", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward4", "blind_gemm.json", "r4 blind", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward4", "blind_gemmbl.json", "r4 gemmbl", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemm.json", "r5 blind", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemmbl.json", "r5 gemmbl", verbose);
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
   backlog_rows(cal, src, "h200-awkward2", "blind", "r2 blind");
   backlog_rows(cal, src, "h200-awkward3", "blind", "r3 blind");
   backlog_rows(cal, src, "h200-awkward4", "blind", "r4 blind");
+  backlog_rows(cal, src, "h200-awkward5", "blind", "r5 blind");
 }
 
 /* The selection rows of every H200 awkward set and each committed picks
@@ -1044,6 +1081,7 @@ static void sel_all(const cost_hw *hwp, const char *src, const ks_shape *fit, in
   if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
   r3_sel_rows(hwp, src, verbose);
   r4_sel_rows(hwp, src, verbose);
+  r5_sel_rows(hwp, src, verbose);
 }
 
 int main(int argc, char **argv) {

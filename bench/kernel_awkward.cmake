@@ -45,3 +45,15 @@ add_test(NAME kernel_awkward_gemm_rows
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(kernel_awkward_gemm_rows PROPERTIES TIMEOUT 120
   PASS_REGULAR_EXPRESSION "sweep=60 backlog=46")
+# The fifth blind set's committed picks (predictions.json, written before
+# the sweep) scored on its sweep: the figures reported once in
+# data/measurements/h200-awkward5/README.md, and its r5 GEMM rows present.
+add_test(NAME kernel_awkward_r5_picks
+  COMMAND sh -c "o=$(\"$1\") || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r5 blind, r5 picks +40 +top1 0.962 worst 0.803 tau 0.791' || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r5 blind unaligned +42 +median +12.4% +p90 +27.2%' || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r5 gemmbl unaligned +42 +median +4.9% +p90 +23.1%'" sh
+    $<TARGET_FILE:kernel_awkward>
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(kernel_awkward_r5_picks PROPERTIES TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "r5 gemmbl unaligned")

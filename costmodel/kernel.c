@@ -194,7 +194,9 @@ int64_t cost_klead_b(const cost_kproblem *p) {
 static double splitk_reduce_s(const cost_hw *hw, const double *kp, const cost_kproblem *p, int s) {
   if (s <= 1) return 0.0;
   double mn = (double)p->m * p->n;
-  return kp[COST_KP_SK_US] * 1e-6 +
+  /* the reduce loop over the s partials is serial (its bound SPLIT_K is
+   * not specialized): s dependent L2 reads, kernel_splitk_ns each */
+  return kp[COST_KP_SK_US] * 1e-6 + s * kp[COST_KP_SK_NS] * 1e-9 +
          mn * (4.0 * s + out_bytes(p->dtype)) / (hw->hbm_bw * kp[COST_KP_DRAM_EFF]);
 }
 

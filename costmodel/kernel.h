@@ -118,6 +118,7 @@ typedef enum {
   COST_KP_LAT_KB,       /* exposed K-step latency of a K-major scalar B, in lat_sc_b units */
   COST_KP_ISSUE_KB,     /* warp-load rate of a K-major scalar B, in issue_b units */
   COST_KP_ALIAS_CLK, /* GPU-wide bytes per clock of tile loads aliasing a few rows (N<BN, M<BM) */
+  COST_KP_SK_NS,     /* split-K: the reduce kernel's serial loop, ns per partial it reads */
   COST_KP__COUNT
 } cost_kparam_id;
 

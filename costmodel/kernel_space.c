@@ -47,9 +47,12 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * `kernel_awkward --fit` in its second round (refit + first blind
      * sweeps of data/measurements/h200-awkward/, fit2_kernel_awkward.txt);
      * splitk_us / splitk_epi / lat_kb refitted in the fifth round with
-     * h200-awkward2's blind sweep added (fit5_kernel_awkward.txt there) */
-    [COST_KP_SK_US] = {"kernel_splitk_us", 3.663, 0.0, 20.0},
-    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.5, 0.1, 10.0},
+     * h200-awkward2's blind sweep added (fit5_kernel_awkward.txt there);
+     * splitk_us / splitk_epi / lat_kb refitted again in the seventh round
+     * beside kernel_splitk_ns, over the four H200 awkward sets
+     * (h200-awkward4/fit7_kernel_awkward.txt) */
+    [COST_KP_SK_US] = {"kernel_splitk_us", 2.187, 0.0, 20.0},
+    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.248, 0.1, 10.0},
     [COST_KP_SMALLM] = {"kernel_smallm", 0.1, 0.0, 1.0},
     /* issue 25, second round: a K-major B (forward nt GEMMs) whose stride K
      * is not a multiple of 16, chosen and fitted by `kernel_awkward --fit`
@@ -65,7 +68,7 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * SM (1 / kernel_issue_b = 10.9: an SM's L1 serves 128 bytes a clock,
      * NVIDIA H100 whitepaper), which the fit reaches: on these sweeps the
      * K-contiguous B is not load-rate bound. docs/kernels.md, "Fourth round". */
-    [COST_KP_LAT_KB] = {"kernel_lat_kb", 0.688, 0.1, 4.0},
+    [COST_KP_LAT_KB] = {"kernel_lat_kb", 0.7373, 0.1, 4.0},
     [COST_KP_ISSUE_KB] = {"kernel_issue_kb", 10.9, 0.25, 10.9},
     /* issue 25, fifth round: N < BN makes the kernel's offs_bn % N point a
      * tile's BN columns at the N real ones, so every tile of the grid
@@ -78,6 +81,15 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * h200-awkward2/fit5_kernel_awkward.txt, docs/kernels.md "Fifth round").
      * 1e9 turns it off. */
     [COST_KP_ALIAS_CLK] = {"kernel_alias_clk", 445.7, 10.0, 1e9},
+    /* issue 25, seventh round: the reduce kernel (triton_matmul_sk.py)
+     * sums each output's SPLIT_K partials in a loop whose bound is not a
+     * compile-time constant: one dependent L2 round trip per split, which
+     * a small C has too few threads to hide (the same mechanism as cuBLAS's
+     * splitKreduce, costmodel/gemm.c GEMM_RED_SPLIT_NS). Chosen and fitted
+     * by `kernel_awkward --fit-all` over the four H200 awkward sets
+     * (h200-awkward4/fit7_kernel_awkward.txt, docs/kernels.md "Seventh
+     * round": 165.6 ns, about an L2 hit). 0 turns it off. */
+    [COST_KP_SK_NS] = {"kernel_splitk_ns", 165.6, 0.0, 3000.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {
