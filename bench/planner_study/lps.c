@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
   glp_smcp s;
   glp_init_smcp(&s);
   s.meth = GLP_DUALP;
-  s.presolve = GLP_ON;
+  s.presolve = getenv("LPS_NOPRE") ? GLP_OFF : GLP_ON;
   if (getenv("LPS_TERM")) glp_term_out(GLP_ON);
   glp_scale_prob(P, GLP_SF_AUTO);
   int rc = glp_simplex(P, &s);
@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
     glp_iocp io;
     glp_init_iocp(&io);
     io.tm_lim = atoi(argv[2]) * 1000;
-    io.presolve = GLP_ON;
+    io.presolve = getenv("LPS_NOPRE") ? GLP_OFF : GLP_ON;
     rc = glp_intopt(P, &io);
     printf("mip rc %d status %d obj %.6f\n", rc, glp_mip_status(P), glp_mip_obj_val(P));
   }

@@ -28,7 +28,7 @@ def arcs_for(types,K,start_nodes):
     return arcs,reach
 def build(path,R,G,N,fixed,opts,Lt,a,b,delta,binx=False):
     C=Lt-a; K=int(math.floor(C/delta+1e-9))
-    xs={}; unif=[]; items=[]; lumps=[]
+    xs={}; unif=[]; items=[]; lumps=[]; avgc=[]
     for t,ol in opts.items():
         keep=[]
         for e in ol:
@@ -41,6 +41,7 @@ def build(path,R,G,N,fixed,opts,Lt,a,b,delta,binx=False):
         if not keep: return None
         for e,cnt in keep:
             v='x_%d_%d'%(t,e['o']); xs[(t,e['o'])]=v
+            avgc.append((v,e['ms']*(R if cnt==0 else cnt)))
             u=int(math.floor(e['ms']/delta+1e-9))
             if e['kind']==0: unif.append((v,e['ms']))
             elif e['kind']==1: items.append((v,cnt,u))
@@ -85,10 +86,12 @@ def build(path,R,G,N,fixed,opts,Lt,a,b,delta,binx=False):
         for t in opts:
             vs=[xs[(t,e['o'])] for e in opts[t] if (t,e['o']) in xs]
             fo.write(' c%d: '%t+' + '.join(vs)+' = 1\n')
+        # exact average load (no floor): R fixed + sum x (pieces x ms, uniform R x ms) <= R L
+        fo.write(' avg: '+' + '.join('%.9f %s'%(cms,v) for v,cms in avgc)+' <= %.9f\n'%(R*(Lt-fixed)))
         if unif: fo.write(' ub: '+' + '.join('%.9f %s'%(ms,v) for v,ms in unif)+' <= %.9f\n'%(b-fixed))
         if binx: fo.write('Bounds\n E = 0\n')
         if binx: fo.write('Binary\n'+''.join(' %s\n'%v for v in xs.values()))
-        if binx:
+        if binx and os.environ.get('NAF_INT'):
             gen=set()
             for r in rows.values():
                 for c,v in r:
