@@ -275,6 +275,7 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
         tables, gpus, seed, need, plan_method_name(r.method), wall, r.gap * 100, r.max_ms,
         r.greedy_ms, vs, ru.ru_maxrss / 1024.0, r.timed_out ? "time limit" : "");
     if (getenv("PLAN_DIAG")) diag(&p, t, n, &r);
+    if (getenv("PLAN_DUMP")) plan_emb_dump(&p, t, n, r.tables, r.max_ms, getenv("PLAN_DUMP"));
     if (getenv("PLAN_EXACT_FROM_PLAN")) { /* docs/planner.md "Ninth pass": seconds */
       plan_emb_exact_check_info ec;
       double ts = svc_now();

@@ -6,6 +6,7 @@
  * answers are those the solver itself prices.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,4 +96,35 @@ int plan_emb_costs(const plan_emb_problem *p, const plan_table *tables, size_t n
   *trivial_ms = emb_trivial_bound(&in);
   emb_inst_dispose(&in);
   return rc;
+}
+
+int plan_emb_dump(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                  const plan_table_plan *plans, double max_ms, const char *path) {
+  emb_inst in;
+  svc_err err;
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  if (emb_inst_init(&in, p, tables, n, &err)) {
+    fclose(f);
+    return -1;
+  }
+  fprintf(f, "I %d %d %d %.9g %.9g %.9g %d %zu %.9g\n", in.R, in.G, in.N, in.fixed_ms, p->cap_bytes,
+          in.host_cap, in.nopt, n, max_ms);
+  for (size_t i = 0; i < n; i++)
+    for (int o = 0; o < in.nopt; o++) {
+      const emb_opt *e = EOPT(&in, i, o);
+      if (e->ok)
+        fprintf(f, "O %zu %d %d %d %.9g %.9g %.9g %d %d\n", i, o, e->kind, e->k, e->ms, e->bytes,
+                e->host_bytes, e->shard, e->place);
+    }
+  for (size_t i = 0; plans && i < n; i++) {
+    const plan_table_plan *pl = &plans[i];
+    fprintf(f, "P %zu %d %d %d", i, emb_opt_index(&in, pl->shard, pl->place, pl->k), pl->rank,
+            pl->node);
+    for (int j = 0; pl->shard == PLAN_SHARD_CW && j < pl->k; j++)
+      fprintf(f, " %d", pl->cw_ranks[j]);
+    fprintf(f, "\n");
+  }
+  emb_inst_dispose(&in);
+  return fclose(f) ? -1 : 0;
 }

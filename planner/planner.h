@@ -283,6 +283,11 @@ typedef struct {
   double min_ms;    /* the least ms of the table's options that fit (INFINITY: none) */
   int spread;       /* plan_spread */
 } plan_emb_cost;
+/* The priced instance (every allowed option of every table) and a plan
+ * written to path as text, for offline study (bench/planner PLAN_DUMP,
+ * docs/planner.md "Tenth pass"). 0 or -1. */
+int plan_emb_dump(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                  const plan_table_plan *plans, double max_ms, const char *path);
 /* out[i] for plans[i] (caller's n entries); *fixed_ms the per-rank
  * constant (collective latency), *trivial_ms the closed-form lower bound
  * (docs/planner.md, Solving, 5). -SVC_BAD_FIELD when a plan is not one of
