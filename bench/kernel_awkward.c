@@ -21,9 +21,9 @@
  *              against best; --configs: every config's time, measured and
  *              predicted, instead; --splits: CV splits, 6 by default)
  *   --fit-all  the same over every H200 awkward sweep now fitting data
- *              (h200-awkward refit + blind, h200-awkward2/3/4 blind), with a
- *              leave-one-set-out CV over those four sets beside the 2-fold
- *              one (fifth round; seventh with sets 3 and 4);
+ *              (h200-awkward refit + blind, h200-awkward2/3/4/5 blind), with a
+ *              leave-one-set-out CV over those five sets beside the 2-fold
+ *              one (fifth round; seventh with sets 3 and 4; eighth with 5);
  *              --set N: only the shipped set and set N, N fitted at the end
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
@@ -51,6 +51,8 @@
  *   The fifth (h200-awkward5/, swept as the fourth) gets "r5" rows, its predictions.json
  *   (the seventh round's model) "r5 picks"; "gemmbl" rows score the backlog-timed
  *   gemm_sweep (blind_gemmbl.json) of the fourth and fifth sets.
+ *   The sixth (h200-awkward6/, swept as the fifth) gets "r6" rows and "r6 picks"; its
+ *   GEMM-time score of record is "r6 gemmbl" (the backlog-timed copy).
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
  *              predicted, its launch floor and GPU part, the kernel priced and the error.
@@ -251,7 +253,7 @@ static int load_half(const char *src, const char *dir, const char *half, ks_shap
 /* The term sets the CV chooses among (issue 25 terms): the K-major scalar
  * B's register and per-element weights (nt, K % 16 != 0), split-K's
  * reduce and partial stores, small-M tiles. */
-#define MAX_SET 10
+#define MAX_SET 12
 static const int set_ids[][MAX_SET] = {
     {-1},
     {COST_KP_REG_SC_KB, -1},
@@ -275,7 +277,9 @@ static const int set_ids[][MAX_SET] = {
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
      COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK, -1},
     {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
-     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK, COST_KP_SK_NS, -1}};
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK, COST_KP_SK_NS, -1},
+    {COST_KP_REG_SC_KB, COST_KP_SC_KB, COST_KP_SPILL_KB, COST_KP_SK_US, COST_KP_SK_EPI,
+     COST_KP_LAT_KB, COST_KP_ISSUE_KB, COST_KP_ALIAS_CLK, COST_KP_SK_NS, COST_KP_SC_L1_KB, -1}};
 static const char *const set_names[] = {"none",
                                         "reg_sc_kb",
                                         "reg_sc_kb+sc_kb",
@@ -291,9 +295,10 @@ static const char *const set_names[] = {"none",
                                         "lat/issue_kb+splitk",
                                         "reg/sc/spill_kb+splitk+lat/issue_kb+smallm",
                                         "reg/sc/spill_kb+splitk+lat/issue_kb+alias",
-                                        "reg/sc/spill_kb+splitk+lat/issue_kb+alias+sk_ns"};
+                                        "reg/sc/spill_kb+splitk+lat/issue_kb+alias+sk_ns",
+                                        "...+alias+sk_ns+sc_l1_kb"};
 #define N_SETS ((int)(sizeof set_names / sizeof set_names[0]))
-#define PREV_SET 14 /* the shipped set (fifth round) */
+#define PREV_SET 15 /* the shipped set (seventh round) */
 #define CV_SPLITS 6
 static int cv_splits = CV_SPLITS; /* --splits N: more shuffled splits, a robustness check */
 
@@ -366,6 +371,10 @@ static void fit_set(const cost_hw *hw, double *kp, int ts, const ks_shape *sh, i
       kp[COST_KP_ALIAS_CLK] = 350.0; /* ~0.7 TB/s at 1.98 GHz: a first guess */
     if (set_ids[ts][i] == COST_KP_SK_NS)
       kp[COST_KP_SK_NS] = 150.0; /* an L2 hit on Hopper, ~100-150 ns: a first guess */
+    /* L1 KiB beside shared memory: a step (floor) the smooth fit does not
+     * move; AWK_L1 sets it for the grid of docs/kernels.md "Eighth round" */
+    if (set_ids[ts][i] == COST_KP_SC_L1_KB)
+      kp[COST_KP_SC_L1_KB] = getenv("AWK_L1") ? atof(getenv("AWK_L1")) : 32.0;
     if (set_ids[ts][i] == COST_KP_REG_SC_KB || set_ids[ts][i] == COST_KP_SPILL_KB)
       grid = 1;
     else
@@ -393,6 +402,7 @@ static void prior(const cost_hw *hw, double *kp) {
   kp[COST_KP_ISSUE_KB] = 1.0;
   kp[COST_KP_ALIAS_CLK] = 1e9; /* off unless the set fits it (fit_set: from 350) */
   kp[COST_KP_SK_NS] = 0.0;     /* off unless the set fits it (fit_set: from 150) */
+  kp[COST_KP_SC_L1_KB] = 0.0;  /* off unless the set fits it (fit_set: 32 KiB) */
 }
 
 /* One shape under kp (the built-in family table applied): the chosen
@@ -580,17 +590,19 @@ static int add_stable(const char *src, const char *name, ks_shape **sh, int *n) 
 /* Fitting data: the first fitting half timed with the backlog
  * (refit_kernel_16bit.json) and the first blind half (blind_kernel_16bit.json,
  * scored once in 336ee1c's round, fitting data since). */
-static const char *const fit_files[] = {"refit_kernel_16bit.json", "blind_kernel_16bit.json",
+static const char *const fit_files[] = {"refit_kernel_16bit.json",
+                                        "blind_kernel_16bit.json",
                                         "../h200-awkward2/blind_kernel_16bit.json",
                                         "../h200-awkward3/blind_kernel_16bit.json",
-                                        "../h200-awkward4/blind_kernel_16bit.json"};
+                                        "../h200-awkward4/blind_kernel_16bit.json",
+                                        "../h200-awkward5/blind_kernel_16bit.json"};
 /* The H200 set each file belongs to (the leave-one-set-out groups): the
  * first set's two halves are one set. */
-static const int fit_group[] = {0, 0, 1, 2, 3};
+static const int fit_group[] = {0, 0, 1, 2, 3, 4};
 #define N_FIT_FILES ((int)(sizeof fit_files / sizeof fit_files[0]))
-#define N_FIT_SETS 4
-/* --fit uses the first two; --fit-all (seventh round) all five files of the
- * four H200 sets, and adds a leave-one-set-out CV over the four sets. */
+#define N_FIT_SETS 5
+/* --fit uses the first two; --fit-all (eighth round) all six files of the
+ * five H200 sets, and adds a leave-one-set-out CV over the five sets. */
 static int fit_all = 0;
 static int force_set = -1; /* --set N: fit and detail term set N whatever the CV chose */
 
@@ -605,7 +617,7 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   }
   printf("fitting data (%s + %s%s), bf16+fp16, configs within %.2fx of their fastest "
          "iteration: %d shape rows\n",
-         fit_files[0], fit_files[1], fit_all ? " + the h200-awkward2/3/4 blind sweeps" : "",
+         fit_files[0], fit_files[1], fit_all ? " + the h200-awkward2/3/4/5 blind sweeps" : "",
          AWK_SPREAD, n);
   if (verbose > 1) {
     configs_print(hw, sh, n);
@@ -979,7 +991,8 @@ static void gemm_dump(const cost_hw *cal, const char *src) {
               {"h200-awkward2", "blind_gemm.json", "blind", "r2blind"},
               {"h200-awkward3", "blind_gemm.json", "blind", "r3blind"},
               {"h200-awkward4", "blind_gemm.json", "blind", "r4blind"},
-              {"h200-awkward5", "blind_gemm.json", "blind", "r5blind"}};
+              {"h200-awkward5", "blind_gemm.json", "blind", "r5blind"},
+              {"h200-awkward6", "blind_gemm.json", "blind", "r6blind"}};
   static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
   char path[1024];
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -1039,6 +1052,21 @@ static void r5_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b5);
 }
 
+/* The sixth blind set (h200-awkward6, issue 25): swept as the fifth;
+ * predictions.json was written by the seventh round's model (the fifth
+ * set's) and committed before the sweep. Its GEMM-time score of record is
+ * the backlog-timed gemm_sweep ("r6 gemmbl"). */
+static void r6_sel_rows(const cost_hw *hw, const char *src, int verbose) {
+  ks_shape *b6 = NULL;
+  int n6 = 0;
+  if (load_half(src, "data/measurements/h200-awkward6", "blind", &b6, &n6) == 0 && n6) {
+    sel_rows(hw, b6, n6, "r6 blind", verbose);
+    picks_row(src, "data/measurements/h200-awkward6/predictions.json", b6, n6,
+              "r6 blind, r6 picks");
+  }
+  free(b6);
+}
+
 /* GEMM time rows of the third and fourth blind sets and, for every set
  * swept with the backlog, the model against the kernel sweeps' cuBLAS
  * times. */
@@ -1048,6 +1076,8 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   gemm_rows(cal, src, "data/measurements/h200-awkward4", "blind_gemmbl.json", "r4 gemmbl", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemm.json", "r5 blind", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemmbl.json", "r5 gemmbl", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemm.json", "r6 blind", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemmbl.json", "r6 gemmbl", verbose);
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
@@ -1055,6 +1085,7 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   backlog_rows(cal, src, "h200-awkward3", "blind", "r3 blind");
   backlog_rows(cal, src, "h200-awkward4", "blind", "r4 blind");
   backlog_rows(cal, src, "h200-awkward5", "blind", "r5 blind");
+  backlog_rows(cal, src, "h200-awkward6", "blind", "r6 blind");
 }
 
 /* The selection rows of every H200 awkward set and each committed picks
@@ -1082,6 +1113,7 @@ static void sel_all(const cost_hw *hwp, const char *src, const ks_shape *fit, in
   r3_sel_rows(hwp, src, verbose);
   r4_sel_rows(hwp, src, verbose);
   r5_sel_rows(hwp, src, verbose);
+  r6_sel_rows(hwp, src, verbose);
 }
 
 int main(int argc, char **argv) {

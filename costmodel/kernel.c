@@ -351,8 +351,18 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
      * and one: h200-dtypes-fit; fit CV 0.906 -> 0.932 top-1). */
     if (b == 4.0 && !a.amd)
       t_lat = (lat_sc * 1e-9 + t_mma) / conc + per_lane * kp[COST_KP_SC_ELEM_NS] * 1e-9;
-    else
-      t_lat = ((lat_sc + per_lane * kp[COST_KP_SC_ELEM_NS]) * 1e-9 + t_mma) / conc;
+    else {
+      /* 16-bit: only the resident blocks that leave sc_l1_kb of the SM's
+       * unified L1 / shared memory as L1 overlap their chains (eighth
+       * round, kernel_space.c; fp8's register-staged B is not fitted). */
+      double cc = conc;
+      if (kp[COST_KP_SC_L1_KB] > 0.0 && b == 2.0) {
+        double fit = floor((hw->smem_per_unit - kp[COST_KP_SC_L1_KB] * 1024.0) /
+                           (out->smem + a.smem_reserved));
+        cc = fmax(1.0, fmin(conc, fit));
+      }
+      t_lat = ((lat_sc + per_lane * kp[COST_KP_SC_ELEM_NS]) * 1e-9 + t_mma) / cc;
+    }
   }
   double q = kp[COST_KP_SMOOTH];
   double t_step = pow(pow(t_mma, q) + pow(t_l2, q) + pow(t_lat, q) + pow(t_issue, q), 1.0 / q);

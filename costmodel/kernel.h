@@ -119,6 +119,7 @@ typedef enum {
   COST_KP_ISSUE_KB,     /* warp-load rate of a K-major scalar B, in issue_b units */
   COST_KP_ALIAS_CLK, /* GPU-wide bytes per clock of tile loads aliasing a few rows (N<BN, M<BM) */
   COST_KP_SK_NS,     /* split-K: the reduce kernel's serial loop, ns per partial it reads */
+  COST_KP_SC_L1_KB, /* L1 KiB a scalar-load chain needs beside the blocks' shared memory (0: off) */
   COST_KP__COUNT
 } cost_kparam_id;
 

@@ -50,9 +50,10 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * h200-awkward2's blind sweep added (fit5_kernel_awkward.txt there);
      * splitk_us / splitk_epi / lat_kb refitted again in the seventh round
      * beside kernel_splitk_ns, over the four H200 awkward sets
-     * (h200-awkward4/fit7_kernel_awkward.txt) */
-    [COST_KP_SK_US] = {"kernel_splitk_us", 2.187, 0.0, 20.0},
-    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.248, 0.1, 10.0},
+     * (h200-awkward4/fit7_kernel_awkward.txt), and in the eighth beside
+     * kernel_sc_l1_kb over the five (h200-awkward5/fit8_kernel_awkward.txt) */
+    [COST_KP_SK_US] = {"kernel_splitk_us", 2.123, 0.0, 20.0},
+    [COST_KP_SK_EPI] = {"kernel_splitk_epi", 1.299, 0.1, 10.0},
     [COST_KP_SMALLM] = {"kernel_smallm", 0.1, 0.0, 1.0},
     /* issue 25, second round: a K-major B (forward nt GEMMs) whose stride K
      * is not a multiple of 16, chosen and fitted by `kernel_awkward --fit`
@@ -68,19 +69,20 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * SM (1 / kernel_issue_b = 10.9: an SM's L1 serves 128 bytes a clock,
      * NVIDIA H100 whitepaper), which the fit reaches: on these sweeps the
      * K-contiguous B is not load-rate bound. docs/kernels.md, "Fourth round". */
-    [COST_KP_LAT_KB] = {"kernel_lat_kb", 0.7373, 0.1, 4.0},
+    [COST_KP_LAT_KB] = {"kernel_lat_kb", 0.7444, 0.1, 4.0},
     [COST_KP_ISSUE_KB] = {"kernel_issue_kb", 10.9, 0.25, 10.9},
     /* issue 25, fifth round: N < BN makes the kernel's offs_bn % N point a
      * tile's BN columns at the N real ones, so every tile of the grid
      * re-reads the same few L2 lines of B (N = 1 logit layers, N = 13):
      * those requests, BK x BN per K step per tile, pass at this GPU-wide
      * rate times N (the distinct columns spread them over L2 lines):
-     * 445.7 B/clk = 0.88 TB/s on an H200 at N = 1. Chosen and fitted, with
+     * 445.7 B/clk (444.1 refitted in the eighth round) = 0.88 TB/s on an
+     * H200 at N = 1. Chosen and fitted, with
      * the terms above refitted, by `kernel_awkward --fit-all` on every H200
      * awkward sweep (h200-awkward refit + blind, h200-awkward2 blind;
      * h200-awkward2/fit5_kernel_awkward.txt, docs/kernels.md "Fifth round").
      * 1e9 turns it off. */
-    [COST_KP_ALIAS_CLK] = {"kernel_alias_clk", 445.7, 10.0, 1e9},
+    [COST_KP_ALIAS_CLK] = {"kernel_alias_clk", 444.1, 10.0, 1e9},
     /* issue 25, seventh round: the reduce kernel (triton_matmul_sk.py)
      * sums each output's SPLIT_K partials in a loop whose bound is not a
      * compile-time constant: one dependent L2 round trip per split, which
@@ -88,8 +90,21 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * splitKreduce, costmodel/gemm.c GEMM_RED_SPLIT_NS). Chosen and fitted
      * by `kernel_awkward --fit-all` over the four H200 awkward sets
      * (h200-awkward4/fit7_kernel_awkward.txt, docs/kernels.md "Seventh
-     * round": 165.6 ns, about an L2 hit). 0 turns it off. */
-    [COST_KP_SK_NS] = {"kernel_splitk_ns", 165.6, 0.0, 3000.0},
+     * round": 165.6 ns, about an L2 hit; 171.6 refitted in the eighth).
+     * 0 turns it off. */
+    [COST_KP_SK_NS] = {"kernel_splitk_ns", 171.6, 0.0, 3000.0},
+    /* issue 25, eighth round: on Hopper L1 and shared memory share 256 KiB
+     * per SM and the shared-memory carveout (up to 228 KiB) is sized to the
+     * resident blocks (NVIDIA Hopper Tuning Guide, "Unified Shared Memory/L1/
+     * Texture Cache"); the element-by-element loads of a scalar-loaded
+     * operand go through what is left as L1. Only as many resident blocks
+     * overlap their scalar-load chains as leave sc_l1_kb of it free: 128x32x64
+     * with 4 blocks (213 KiB of shared memory) ran ~1.5x its price on the
+     * awkward sweeps, with 3 (160 KiB) at it. Chosen by `kernel_awkward
+     * --fit-all` over the five H200 awkward sets (CV flat from 16 to 64
+     * KiB; fitted 35.25 from 32; h200-awkward5/fit8_kernel_awkward.txt,
+     * docs/kernels.md "Eighth round"). 0 turns it off. */
+    [COST_KP_SC_L1_KB] = {"kernel_sc_l1_kb", 35.25, 0.0, 128.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {

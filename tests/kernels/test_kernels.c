@@ -150,6 +150,37 @@ static void test_kernels__split_k_reduce_loop(void **state) {
   assert_true(a.ms < b.ms);
 }
 
+/* Issue 25, eighth round: only the resident blocks that leave
+ * kernel_sc_l1_kb of the SM's unified L1 / shared memory overlap their
+ * scalar-load chains. On the H200 (h200-awkward4, 4096x479x1024 nn bf16,
+ * B N-major and scalar-loaded) 128x64x64 took 0.0417 ms and 128x32x64
+ * (4 blocks, 213 KiB of shared memory) 0.0518: the shipped model must rank
+ * 128x64x64 first, the seventh round's (the term off) did not; a tile that
+ * fits fewer blocks (1000x1209x2048, 128x32x64 at 3) is not changed. */
+static void test_kernels__scalar_chain_l1(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kproblem p = {4096, 479, 1024, COST_DT_BF16, "nn"};
+  cost_kproblem q = {1000, 1209, 2048, COST_DT_BF16, "nn"};
+  cost_kcfg c[2] = {{128, 64, 64, 4, 3, 8, 1}, {128, 32, 64, 4, 3, 8, 1}};
+  cost_kpred out[2], a, b;
+  double kp[COST_KP__COUNT];
+  int nf = 0;
+  cost_kparams_resolve(&hw, kp);
+  assert_true(kp[COST_KP_SC_L1_KB] > 8.0 && kp[COST_KP_SC_L1_KB] < 96.0);
+  assert_int_equal(cost_kernel_rank(&hw, &p, c, 2, out, &nf), 0);
+  assert_int_equal(nf, 2);
+  assert_int_equal(out[0].cfg.block_n, 64);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c[1], &a), 0);
+  kp[COST_KP_SC_L1_KB] = 0.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c[1], &b), 0);
+  assert_true(a.ms > 1.08 * b.ms); /* 0.0490 against 0.0441 ms, before the family factor */
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &q, &c[1], &b), 0);
+  cost_kparams_resolve(&hw, kp);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &q, &c[1], &a), 0);
+  assert_true(a.ms == b.ms);
+}
+
 /* Issue 25, second round: a forward GEMM (nt) whose K is not a multiple of
  * 16 scalar-loads a K-major B; those tiles spill where N-major ones do not
  * (kernel_reg_sc_kb, kernel_spill_kb). On the H200 sweep
@@ -401,6 +432,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__layout_leading_dims),
       cmocka_unit_test(test_kernels__split_k),
       cmocka_unit_test(test_kernels__split_k_reduce_loop),
+      cmocka_unit_test(test_kernels__scalar_chain_l1),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
       cmocka_unit_test(test_kernels__kmajor_scalar_b_rate),
       cmocka_unit_test(test_kernels__family_corrections),
