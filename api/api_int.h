@@ -109,6 +109,9 @@ int api_fabric_decode(const cJSON *cluster, const char *path, cost_hw *hw, svc_e
  * into dst (-1 when dst is full). */
 int api_calib_host_only(const cost_calib *c);
 int api_calib_host_merge(cost_calib *dst, const cost_calib *host);
+/* The same test on a stored version's params object (GET hardware's
+ * calibration member says host_only). */
+int api_calib_host_only_json(const cJSON *params);
 int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
                     int *version, svc_err *err);
 /* The same per architecture (hwdb arch_calibration): the calibration every

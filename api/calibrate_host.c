@@ -38,6 +38,17 @@ int api_calib_host_only(const cost_calib *c) {
   return 1;
 }
 
+int api_calib_host_only_json(const cJSON *params) {
+  const cJSON *it;
+  int n = 0;
+  if (!cJSON_IsObject(params)) return 0;
+  cJSON_ArrayForEach(it, params) {
+    if (!is_host_name(it->string)) return 0;
+    n++;
+  }
+  return n > 0;
+}
+
 /* Add or replace one named entry; -1 when the calibration is full. */
 static int set_param(cost_calib *c, const char *name, double v) {
   for (int i = 0; i < c->n && i < COST_MAX_CALIB; i++)

@@ -144,6 +144,12 @@ static void test_calibrate_host__own_calibration_kept_step_uses_probe(void **sta
     assert_float_equal(cost_step_param_value(&after, id), cost_step_param_value(&before, id),
                        1e-12);
   assert_float_equal(cost_step_param_value(&after, COST_SP_HOST_OP_US), want, 1e-9);
+  char *got = NULL;
+  assert_int_equal(api_hw_get(ctx, "h200", &got, &err), 0);
+  cJSON *hwdoc = cJSON_Parse(got);
+  free(got);
+  assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(hwdoc, "calibration"), "host_only"));
+  cJSON_Delete(hwdoc);
 
   cJSON *cal = step("h200", 0);
   assert_string_equal(str(cal, "host_op_source"), "calibration");
@@ -204,6 +210,14 @@ static void test_calibrate_host__arch_priced_stays_arch(void **state) {
   assert_string_equal(str(cal, "host_op_source"), "calibration");
   assert_true(has_probe_flag(cal));
   assert_float_equal(num(cal, "step_ms"), num(rec, "step_ms"), 1e-9);
+  /* GET's calibration member says it holds host figures only */
+  char *got = NULL;
+  assert_int_equal(api_hw_get(ctx, "h100-sxm", &got, &err), 0);
+  cJSON *hwdoc = cJSON_Parse(got);
+  free(got);
+  assert_true(
+      cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(hwdoc, "calibration"), "host_only")));
+  cJSON_Delete(hwdoc);
   /* a second probe replaces the first, still over the architecture */
   if (store("h100-sxm", "{\"step_kernel_us\":30}", &out, &err)) fail_msg("%s", err.message);
   free(out);
