@@ -79,6 +79,14 @@ void api_ctx_set_hardware(api_ctx *ctx, const char *name);
 int api_calibrate(api_ctx *ctx, const char *hw, size_t n, const char *const *texts,
                   const size_t *lens, const char *const *labels, char **out, svc_err *err);
 
+/* cdplan calibrate --host-probe: the host probe of a runner dlrm_step
+ * result (text, len; label names it) stored in hardware hw's calibration as
+ * a new version (step_host_op_us = COST_HOST_PROBE_K x the probe's
+ * step_kernel_us, docs/step-model.md); *out the version's report. 400
+ * naming host_probe.FIELD for a missing or bad figure. */
+int api_calibrate_host(api_ctx *ctx, const char *hw, const char *text, size_t len,
+                       const char *label, char **out, svc_err *err);
+
 /* GET /healthz: {"status":"ok", "version":..., "hardware":N} */
 int api_health(api_ctx *ctx, char **out, svc_err *err);
 

@@ -104,6 +104,14 @@ cJSON *api_ratio_confidence_json(const cost_hw *from, const cost_hw *to);
 int api_fabric_decode(const cJSON *cluster, const char *path, cost_hw *hw, svc_err *err);
 /* Store a new calibration version for hw; *version gets its number.
  * report_json (may be NULL) is kept beside it. */
+/* Host-probe versions (api/calibrate_host.c): whether c holds only the
+ * host figures (step_host_op_us and its probe's), and those of host copied
+ * into dst (-1 when dst is full). */
+int api_calib_host_only(const cost_calib *c);
+int api_calib_host_merge(cost_calib *dst, const cost_calib *host);
+/* The same test on a stored version's params object (GET hardware's
+ * calibration member says host_only). */
+int api_calib_host_only_json(const cJSON *params);
 int api_calib_store(api_ctx *ctx, const char *hw, const cost_calib *calib, const char *report_json,
                     int *version, svc_err *err);
 /* The same per architecture (hwdb arch_calibration): the calibration every

@@ -242,6 +242,15 @@ static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc
       svc_log(SVC_LOG_WARN, "calibration %d of %s is unreadable; using datasheet figures",
               c.version, name);
     hwdb_calib_dispose(&c);
+    /* Only a machine's host figures (cdplan calibrate --host-probe): priced
+     * by its architecture as before, those figures on top. */
+    if (api_calib_host_only(&hw->calib)) {
+      cost_calib host = hw->calib;
+      memset(&hw->calib, 0, sizeof hw->calib);
+      arch_calib(ctx, hw);
+      if (api_calib_host_merge(&hw->calib, &host))
+        svc_log(SVC_LOG_WARN, "calibration of %s is full: its host figures are not used", name);
+    }
   } else {
     arch_calib(ctx, hw);
   }

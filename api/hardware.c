@@ -332,6 +332,7 @@ static cJSON *with_calibration(api_ctx *ctx, const char *name, const char *doc_t
     cJSON_AddNumberToObject(cal, "version", c.version);
     cJSON *params = c.params ? cJSON_Parse(c.params) : NULL;
     if (params) cJSON_AddItemToObject(cal, "params", params);
+    if (api_calib_host_only_json(params)) cJSON_AddBoolToObject(cal, "host_only", 1);
     hwdb_calib_dispose(&c);
   }
   return doc;

@@ -26,6 +26,7 @@ cJSON *api_step_result_json(const cost_step_result *res, int kind) {
   cJSON_AddNumberToObject(o, "host_ms", res->host_ms);
   cJSON_AddNumberToObject(o, "host_op_us", res->host_op_us);
   cJSON_AddStringToObject(o, "host_op_source", cost_host_op_source_name(res->host_op_source));
+  if (res->host_op_probe) cJSON_AddBoolToObject(o, "host_op_probe", 1);
   cJSON_AddNumberToObject(o, "kernels", (double)res->kernels);
   cJSON_AddNumberToObject(o, "model_flops", res->model_flops);
   cJSON_AddNumberToObject(o, "mfu", res->mfu);

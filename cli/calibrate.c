@@ -1,6 +1,7 @@
 /* cdplan calibrate [--hw NAME] [--rows fit|all] FILE...: read measurement
  * files, hand them to api_calibrate (or, with --rows, to the published
- * per-architecture fit), print its report. Parses its own options. */
+ * per-architecture fit; with --host-probe, one runner result's host probe
+ * to api_calibrate_host), print its report. Parses its own options. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ int cli_calibrate(cli_opts *o) {
   const char **files = NULL;
   size_t *lens = NULL;
   svc_err err;
-  int rc = 0, nread = 0, nfiles = 0, all_rows = -1;
+  int rc = 0, nread = 0, nfiles = 0, all_rows = -1, host_probe = 0;
   svc_err_clear(&err);
   if (!(files = calloc((size_t)o->argc + 1, sizeof *files))) {
     svc_err_set(&err, SVC_NOMEM, "", NULL);
@@ -38,12 +39,19 @@ int cli_calibrate(cli_opts *o) {
         }
         all_rows = !strcmp(v, "all");
       }
+    } else if (!strcmp(a, "--host-probe")) {
+      host_probe = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
       rc = svc_err_set(&err, SVC_BAD_ARGS, "", "unknown option %s", a);
       goto cleanup;
     } else {
       files[nfiles++] = a;
     }
+  }
+  if (host_probe && (nfiles != 1 || all_rows >= 0)) {
+    rc = svc_err_set(&err, SVC_BAD_ARGS, "",
+                     "usage: cdplan calibrate --hw NAME --host-probe RESULT.json (one file)");
+    goto cleanup;
   }
   if (nfiles < 1) {
     rc = svc_err_set(&err, SVC_BAD_ARGS, "",
@@ -62,7 +70,9 @@ int cli_calibrate(cli_opts *o) {
   }
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;
   fprintf(stderr, "calibrating %s on %d file(s)...\n", o->hw ? o->hw : "per architecture", nfiles);
-  if (all_rows >= 0 && !api_published_is(texts[0], lens[0])) {
+  if (host_probe) {
+    rc = api_calibrate_host(ctx, o->hw, texts[0], lens[0], files[0], &out, &err);
+  } else if (all_rows >= 0 && !api_published_is(texts[0], lens[0])) {
     rc = svc_err_set(&err, SVC_BAD_ARGS, "rows",
                      "--rows applies to published-measurement files only");
   } else if (all_rows >= 0) {

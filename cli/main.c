@@ -193,14 +193,17 @@ static const cli_cmd commands[] = {
      "(config_for(M, N, K, dtype), heuristics(dtype) for @triton.heuristics). AMD configs\n"
      "carry waves_per_eu, matrix_instr_nonkdim and kpack."},
     {"calibrate", cli_calibrate,
-     "cdplan calibrate [--hw NAME] [--rows fit|all] FILE... [--db PATH]",
+     "cdplan calibrate [--hw NAME] [--rows fit|all] [--host-probe] FILE... [--db PATH]",
      "Fit the cost model's efficiency parameters for NAME to measurement files\n"
      "(formats of data/measurements/h200), store them as a new calibration version,\n"
      "and print the fit's error. Published-measurement files (the row format of\n"
      "data/measurements/published/gemm.json) fit each architecture's achievable\n"
      "fraction of the peak per dtype instead, on the \"fit\" rows (--rows all: every\n"
      "row), stored per arch for every accelerator without a calibration of its own;\n"
-     "--hw then restricts the fit to that accelerator's arch."},
+     "--hw then restricts the fit to that accelerator's arch. --host-probe FILE (a runner\n"
+     "dlrm_step result) stores that machine's host speed in NAME's calibration instead:\n"
+     "step_host_op_us = 0.344 x host_probe.step_kernel_us, used by step and plan answers\n"
+     "whose recipe gives no host_op_us (host_op_source \"calibration\", host_op_probe)."},
     {"validate submit", cli_validate_submit,
      "cdplan validate submit FILE|- [--backend local|slurm|bundle] [--out DIR] [--hw NAME] "
      "[--db PATH]",

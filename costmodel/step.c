@@ -258,8 +258,9 @@ const char *cost_host_op_source_name(int s) {
  * restart, the per-step fixed time -- the same host's waits, wake-ups and
  * Python (data/measurements/h200-dcn-host: with the per-op time alone a fast
  * host's row-wise Adagrad steps stayed 43-70 % slow). triton_launch_us
- * prices fused_triton's two Triton launches. The result says which per-op
- * time was used. */
+ * prices fused_triton's two Triton launches. A calibration's step_host_op_us
+ * (the machine's probe, stored by cdplan calibrate --host-probe) stands in
+ * for a recipe that gives none. The result says which per-op time was used. */
 static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *r) {
   int pi = r->framework == COST_FW_TORCHREC_FBGEMM ? COST_SP_FUSED_OP_US : COST_SP_EAGER_OP_US;
   double def = 0;
@@ -270,10 +271,19 @@ static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *
     return;
   }
   a->host_scale = 1.0;
-  if (r->host_op_us > 0 && isfinite(r->host_op_us)) {
-    if (a->op_s > 0) a->host_scale = r->host_op_us * 1e-6 / a->op_s;
-    a->op_s = r->host_op_us * 1e-6;
-    a->r->host_op_source = COST_HOSTOP_RECIPE;
+  /* The recipe's figure first, else the machine's stored in the
+   * calibration (cdplan calibrate --host-probe): the same use of it. */
+  double m = r->host_op_us > 0 && isfinite(r->host_op_us) ? r->host_op_us : 0;
+  int src = COST_HOSTOP_RECIPE;
+  if (m <= 0 && prof[COST_SP_HOST_OP_US] > 0 && isfinite(prof[COST_SP_HOST_OP_US])) {
+    m = prof[COST_SP_HOST_OP_US];
+    src = COST_HOSTOP_CALIBRATION;
+    a->r->host_op_probe = 1;
+  }
+  if (m > 0) {
+    if (a->op_s > 0) a->host_scale = m * 1e-6 / a->op_s;
+    a->op_s = m * 1e-6;
+    a->r->host_op_source = src;
   }
   a->r->host_op_us = a->op_s * 1e6;
   if (r->triton_launch_us > 0 && isfinite(r->triton_launch_us))

@@ -265,11 +265,21 @@ typedef struct {
   int64_t class_kernels[COST_KC__COUNT];
   double host_op_us;  /* the per-op host time the step used (us; 0: no eager dispatch) */
   int host_op_source; /* cost_host_op_source: where host_op_us came from */
+  int host_op_probe;  /* 1: host_op_us is the calibration's measured step_host_op_us (a host
+                         probe stored by cdplan calibrate --host-probe), not a fitted per-op time */
 } cost_step_result;
 
+/* The per-op host time of a machine from its host probe's step kernel
+ * (validate/gpu/host_probe.py, step_kernel_us): host_op_us = K x
+ * step_kernel_us, K fitted on two H100 hosts' eager DCN rows
+ * (data/measurements/h200-dcn-host/k_host.json, fit_host.py; blind on
+ * ../h100-dcn-mlperf's fifth set: 3.3 % median, 13.2 % max). */
+#define COST_HOST_PROBE_K 0.344
+
 /* Where a step's per-op host time came from: the recipe's measured
- * host_op_us, the hardware's calibration (step_eager_op_us fitted), or the
- * profile's default. */
+ * host_op_us, the hardware's calibration (step_eager_op_us fitted, or the
+ * machine's measured step_host_op_us: host_op_probe), or the profile's
+ * default. */
 typedef enum {
   COST_HOSTOP_DEFAULT = 0,
   COST_HOSTOP_CALIBRATION,
@@ -345,6 +355,9 @@ typedef enum {
   COST_SP_COALESCE_NS,      /* the same: GPU time per lookup beyond the op model's update */
   /* fitted on the H100 fused-TBE bench's B = 16384 rows (data/measurements/h100-fused-tbe): */
   COST_SP_FUSED_TBE_NS, /* fused_triton: GPU time per lookup of the runner's Triton TBE */
+  /* measured on the machine, not fitted (cdplan calibrate --host-probe, api/calibrate_host.c): */
+  COST_SP_HOST_OP_US, /* this machine's host time per eager op, us, as a recipe's host_op_us
+                         (0: none, the per-op time above) */
   COST_SP__COUNT
 } cost_step_param;
 

@@ -186,6 +186,7 @@ static const sp_def sp_table[COST_SP__COUNT] = {
     [COST_SP_COALESCE_SYNC_US] = {"step_coalesce_sync_us", 375.0, 0.0, 20000.0},
     [COST_SP_COALESCE_NS] = {"step_coalesce_ns", 2.65, 0.0, 100.0},
     [COST_SP_FUSED_TBE_NS] = {"step_fused_tbe_ns", 0.78, 0.0, 100.0},
+    [COST_SP_HOST_OP_US] = {"step_host_op_us", 0.0, 0.0, 1000.0},
 };
 
 int cost_step_param_info(int id, const char **name, double *def, double *lo, double *hi) {
