@@ -1022,49 +1022,30 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b3);
 }
 
-/* The fourth blind set (h200-awkward4, issue 25): 16-bit kernel sweep and
- * the bf16/fp16/tf32 gemm_sweep; predictions.json was written by the model
+/* The fourth to sixth blind sets (h200-awkward4..6, issue 25): each a
+ * 16-bit kernel sweep and the bf16/fp16/tf32 gemm_sweep (the fifth and
+ * sixth also a backlog-timed copy, blind_gemmbl.json), with its
+ * predictions.json committed before the sweep: the fourth's by the model
  * with the split-K reduce latency (GEMM_RED_SPLIT_NS, docs/model.md "GEMM
- * time on awkward shapes") and committed before the sweep. */
-static void r4_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  ks_shape *b4 = NULL;
-  int n4 = 0;
-  if (load_half(src, "data/measurements/h200-awkward4", "blind", &b4, &n4) == 0 && n4) {
-    sel_rows(hw, b4, n4, "r4 blind", verbose);
-    picks_row(src, "data/measurements/h200-awkward4/predictions.json", b4, n4,
-              "r4 blind, r4 picks");
+ * time on awkward shapes"), the fifth's by the seventh round's
+ * (kernel_splitk_ns), the sixth's by the eighth round's (kernel_sc_l1_kb;
+ * its GEMM-time score of record is "r6 gemmbl"). Prints "rN blind" and
+ * "rN blind, rN picks" for each set whose blind_*.json exist. */
+static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
+  for (int set = 4; set <= 6; set++) {
+    char dir[64], pred[128], label[32], plabel[32];
+    snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
+    snprintf(pred, sizeof pred, "%s/predictions.json", dir);
+    snprintf(label, sizeof label, "r%d blind", set);
+    snprintf(plabel, sizeof plabel, "r%d blind, r%d picks", set, set);
+    ks_shape *b = NULL;
+    int n = 0;
+    if (load_half(src, dir, "blind", &b, &n) == 0 && n) {
+      sel_rows(hw, b, n, label, verbose);
+      picks_row(src, pred, b, n, plabel);
+    }
+    free(b);
   }
-  free(b4);
-}
-
-/* The fifth blind set (h200-awkward5, issue 25): swept as the fourth, plus
- * the backlog-timed gemm_sweep (blind_gemmbl.json); predictions.json was
- * written by the seventh round's model (kernel_splitk_ns) and committed
- * before the sweep. */
-static void r5_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  ks_shape *b5 = NULL;
-  int n5 = 0;
-  if (load_half(src, "data/measurements/h200-awkward5", "blind", &b5, &n5) == 0 && n5) {
-    sel_rows(hw, b5, n5, "r5 blind", verbose);
-    picks_row(src, "data/measurements/h200-awkward5/predictions.json", b5, n5,
-              "r5 blind, r5 picks");
-  }
-  free(b5);
-}
-
-/* The sixth blind set (h200-awkward6, issue 25): swept as the fifth;
- * predictions.json was written by the seventh round's model (the fifth
- * set's) and committed before the sweep. Its GEMM-time score of record is
- * the backlog-timed gemm_sweep ("r6 gemmbl"). */
-static void r6_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  ks_shape *b6 = NULL;
-  int n6 = 0;
-  if (load_half(src, "data/measurements/h200-awkward6", "blind", &b6, &n6) == 0 && n6) {
-    sel_rows(hw, b6, n6, "r6 blind", verbose);
-    picks_row(src, "data/measurements/h200-awkward6/predictions.json", b6, n6,
-              "r6 blind, r6 picks");
-  }
-  free(b6);
 }
 
 /* GEMM time rows of the third and fourth blind sets and, for every set
@@ -1111,9 +1092,7 @@ static void sel_all(const cost_hw *hwp, const char *src, const ks_shape *fit, in
             "r2 blind, r4 picks");
   if (picks && *picks) picks_row(src, picks, blind, n_blind, "r1 blind, --picks");
   r3_sel_rows(hwp, src, verbose);
-  r4_sel_rows(hwp, src, verbose);
-  r5_sel_rows(hwp, src, verbose);
-  r6_sel_rows(hwp, src, verbose);
+  later_sel_rows(hwp, src, verbose);
 }
 
 int main(int argc, char **argv) {
