@@ -15,13 +15,14 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def main():
+def write_set(here, out):
+    """The jobs of the set whose problems.json is in folder `here` (named after it)."""
+    name = os.path.basename(here)
     spec = importlib.util.spec_from_file_location(
         "mj2", os.path.join(HERE, "..", "h200-awkward2", "make_jobs.py"))
     mj2 = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mj2)
-    out = sys.argv[1]
-    mj2.write(os.path.join(HERE, "problems.json"), out, "h200-awkward5")
+    mj2.write(os.path.join(here, "problems.json"), out, name)
     for kind in ("kernel_tf32", "kernel_fp8"):
         path = os.path.join(out, "blind_%s.json" % kind)
         if os.path.exists(path):
@@ -31,10 +32,14 @@ def main():
     job["params"]["dtypes"] = ["bf16", "fp16", "tf32"]
     with open(path, "w") as f:
         json.dump(job, f, indent=1)
-    job["id"] = "h200-awkward5-blind-gemm-backlog"
+    job["id"] = name + "-blind-gemm-backlog"
     job["params"]["backlog_us"] = 100.0
     with open(os.path.join(out, "blind_gemmbl.json"), "w") as f:
         json.dump(job, f, indent=1)
+
+
+def main():
+    write_set(HERE, sys.argv[1])
 
 
 if __name__ == "__main__":

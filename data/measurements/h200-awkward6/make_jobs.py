@@ -1,14 +1,10 @@
 #!/usr/bin/env python3
 """Writes the h200-awkward6 sweep jobs (issue 25, sixth blind set) from problems.json beside
-this file: ../h200-awkward2/make_jobs.py's write() (the same 23 Triton configs, split-K 4/8/16,
-backlog 100 us, 2 warm-up + 15 timed calls, 128 MiB flush), kept to what the fourth and fifth sets swept
-(../h200-awkward4/make_jobs.py): the 16-bit kernel sweep and the cuBLAS gemm_sweep in
-bf16/fp16/tf32 (no tf32 or fp8 kernel sweep, no fp8 GEMM rows), plus blind_gemmbl.json: the
-same gemm_sweep with backlog_us 100 (the GPU's time beside the defined score, as the lead added
-to the fourth set's call).
+this file, exactly as the fifth set's were written (../h200-awkward5/make_jobs.py's
+write_set(): ../h200-awkward2/make_jobs.py's write(), kept to the 16-bit kernel sweep and the
+bf16/fp16/tf32 gemm_sweep, plus blind_gemmbl.json, the same gemm_sweep with backlog_us 100).
 Usage: make_jobs.py OUTDIR"""
 import importlib.util
-import json
 import os
 import sys
 
@@ -17,24 +13,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main():
     spec = importlib.util.spec_from_file_location(
-        "mj2", os.path.join(HERE, "..", "h200-awkward2", "make_jobs.py"))
-    mj2 = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mj2)
-    out = sys.argv[1]
-    mj2.write(os.path.join(HERE, "problems.json"), out, "h200-awkward6")
-    for kind in ("kernel_tf32", "kernel_fp8"):
-        path = os.path.join(out, "blind_%s.json" % kind)
-        if os.path.exists(path):
-            os.remove(path)
-    path = os.path.join(out, "blind_gemm.json")
-    job = json.load(open(path))
-    job["params"]["dtypes"] = ["bf16", "fp16", "tf32"]
-    with open(path, "w") as f:
-        json.dump(job, f, indent=1)
-    job["id"] = "h200-awkward6-blind-gemm-backlog"
-    job["params"]["backlog_us"] = 100.0
-    with open(os.path.join(out, "blind_gemmbl.json"), "w") as f:
-        json.dump(job, f, indent=1)
+        "mj5", os.path.join(HERE, "..", "h200-awkward5", "make_jobs.py"))
+    mj5 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mj5)
+    mj5.write_set(HERE, sys.argv[1])
 
 
 if __name__ == "__main__":
