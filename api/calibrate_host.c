@@ -49,22 +49,10 @@ int api_calib_host_only_json(const cJSON *params) {
   return n > 0;
 }
 
-/* Add or replace one named entry; -1 when the calibration is full. */
-static int set_param(cost_calib *c, const char *name, double v) {
-  for (int i = 0; i < c->n && i < COST_MAX_CALIB; i++)
-    if (!strcmp(c->names[i], name)) {
-      c->values[i] = v;
-      return 0;
-    }
-  if (c->n >= COST_MAX_CALIB) return -1;
-  svc_strlcpy(c->names[c->n], name, sizeof c->names[0]);
-  c->values[c->n++] = v;
-  return 0;
-}
-
 int api_calib_host_merge(cost_calib *dst, const cost_calib *host) {
   for (int i = 0; i < host->n && i < COST_MAX_CALIB; i++)
-    if (is_host_name(host->names[i]) && set_param(dst, host->names[i], host->values[i])) return -1;
+    if (is_host_name(host->names[i]) && cost_calib_set(dst, host->names[i], host->values[i]))
+      return -1;
   return 0;
 }
 
@@ -130,9 +118,9 @@ int api_calibrate_host(api_ctx *ctx, const char *hwname, const char *text, size_
     memset(&calib, 0, sizeof calib);
   }
   double host_op_us = COST_HOST_PROBE_K * kernel_us;
-  if (set_param(&calib, "step_host_op_us", host_op_us) ||
-      set_param(&calib, "step_host_probe_kernel_us", kernel_us) ||
-      (eager_us > 0 && set_param(&calib, "step_host_probe_eager_us", eager_us))) {
+  if (cost_calib_set(&calib, "step_host_op_us", host_op_us) ||
+      cost_calib_set(&calib, "step_host_probe_kernel_us", kernel_us) ||
+      (eager_us > 0 && cost_calib_set(&calib, "step_host_probe_eager_us", eager_us))) {
     rc = svc_err_set(err, SVC_INTERNAL, "", "the calibration of %s is full", hw.name);
     goto cleanup;
   }
@@ -141,9 +129,12 @@ int api_calibrate_host(api_ctx *ctx, const char *hwname, const char *text, size_
   cJSON_AddNumberToObject(rep, "version", 0);
   cJSON_AddStringToObject(rep, "kind", "host_probe");
   cJSON_AddNumberToObject(rep, "host_op_us", host_op_us);
-  cJSON_AddStringToObject(rep, "formula",
-                          "host_op_us = 0.344 x host_probe.step_kernel_us "
-                          "(data/measurements/h200-dcn-host/k_host.json)");
+  char formula[128];
+  snprintf(formula, sizeof formula,
+           "host_op_us = %g x host_probe.step_kernel_us "
+           "(data/measurements/h200-dcn-host/k_host.json)",
+           COST_HOST_PROBE_K);
+  cJSON_AddStringToObject(rep, "formula", formula);
   cJSON *p = cJSON_AddObjectToObject(rep, "host_probe");
   cJSON_AddNumberToObject(p, "step_kernel_us", kernel_us);
   if (eager_us > 0) cJSON_AddNumberToObject(p, "eager_op_us", eager_us);

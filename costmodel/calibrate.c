@@ -11,7 +11,9 @@
  * Only this file allocates (O(n * params) scratch, freed before return).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "costmodel/costmodel_int.h"
 
@@ -422,6 +424,18 @@ int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
     rep->median_after = arch_median_err(rows, n, out, scratch);
   }
   free(scratch);
+  return 0;
+}
+
+int cost_calib_set(cost_calib *c, const char *name, double v) {
+  for (int i = 0; i < c->n && i < COST_MAX_CALIB; i++)
+    if (!strcmp(c->names[i], name)) {
+      c->values[i] = v;
+      return 0;
+    }
+  if (c->n >= COST_MAX_CALIB) return COST_ENOHW;
+  snprintf(c->names[c->n], sizeof c->names[c->n], "%s", name);
+  c->values[c->n++] = v;
   return 0;
 }
 

@@ -347,6 +347,9 @@ int cost_calibrate_arch(const cost_arch_row *rows, size_t n, cost_calib *out,
 /* Whether c sets the parameter called name (1) or not (0). */
 int cost_calib_has(const cost_calib *c, const char *name);
 
+/* Add or replace one named entry of c (COST_ENOHW when c is full). */
+int cost_calib_set(cost_calib *c, const char *name, double v);
+
 /* Fills c with every parameter of base that c does not set (an arch's own
  * calibration over its fallback's, cost_arch_fallback: the CDNA4 fit has no
  * fp16 row, so its fp16 fraction is CDNA3's). c's other fields are kept. */

@@ -467,18 +467,6 @@ static void errors(const fit_ctx *c, const double *prof, int which, double *med,
   free(e);
 }
 
-int step_calib_set(cost_calib *c, const char *name, double v) {
-  for (int i = 0; i < c->n && i < COST_MAX_CALIB; i++)
-    if (!strcmp(c->names[i], name)) {
-      c->values[i] = v;
-      return 0;
-    }
-  if (c->n >= COST_MAX_CALIB) return COST_ENOHW;
-  snprintf(c->names[c->n], sizeof c->names[c->n], "%s", name);
-  c->values[c->n++] = v;
-  return 0;
-}
-
 int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_calib *calib,
                   cost_step_fit_report *rep) {
   double def[COST_SP__COUNT], prof[COST_SP__COUNT];
@@ -531,7 +519,7 @@ int cost_step_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, cost_c
   }
   for (int i = 0; i < COST_SP__COUNT; i++) {
     if (!fitted[i]) continue;
-    int rc = step_calib_set(calib, sp_table[i].name, prof[i]);
+    int rc = cost_calib_set(calib, sp_table[i].name, prof[i]);
     if (rc) return rc;
   }
   return 0;

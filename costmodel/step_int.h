@@ -115,8 +115,6 @@ int step_transformer(step_acc *a, const cost_transformer *t, const cost_recipe *
 
 /* Median of v[0..n) (sorts v in place); NAN when n <= 0. */
 double step_median(double *v, int n);
-/* Add or replace one named entry of a calibration (COST_ENOHW when full). */
-int step_calib_set(cost_calib *c, const char *name, double v);
 
 /* Resolve the profile vector from hw->calib (defaults elsewhere). */
 void step_profile_resolve(const cost_hw *hw, double *prof);

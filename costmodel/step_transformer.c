@@ -193,11 +193,11 @@ int cost_flash_fit(const cost_hw *hw, const cost_flash_sample *s, size_t n, cost
     if (sse < best) best = sse, r.block_b = blk, r.eff_b = eff;
   }
   cost_calib c = *calib;
-  if (step_calib_set(&c, "step_flash_eff_fwd", r.eff_f) ||
-      step_calib_set(&c, "step_flash_eff_bwd", r.eff_b) ||
-      step_calib_set(&c, "step_flash_block_fwd", r.block_f) ||
-      step_calib_set(&c, "step_flash_block_bwd", r.block_b) ||
-      step_calib_set(&c, "step_flash_hd0", r.hd0))
+  if (cost_calib_set(&c, "step_flash_eff_fwd", r.eff_f) ||
+      cost_calib_set(&c, "step_flash_eff_bwd", r.eff_b) ||
+      cost_calib_set(&c, "step_flash_block_fwd", r.block_f) ||
+      cost_calib_set(&c, "step_flash_block_bwd", r.block_b) ||
+      cost_calib_set(&c, "step_flash_hd0", r.hd0))
     return COST_ENOHW;
   h.calib = c;
   if (cost_flash_error(&h, s, n, &r.median_err, &r.max_err)) return COST_EINVAL;

@@ -153,7 +153,7 @@ int cost_uvm_fit(const cost_hw *hw, const cost_uvm_sample *s, size_t n, cost_cal
     for (int j = 0; j < 3 && !rc && k[pass]; j++) {
       if (ids[pass][j] < 0) continue;
       cost_step_param_info(ids[pass][j], &name, NULL, NULL, NULL);
-      rc = step_calib_set(calib, name, prof[ids[pass][j]]);
+      rc = cost_calib_set(calib, name, prof[ids[pass][j]]);
     }
   return rc;
 }

@@ -112,8 +112,8 @@ int cost_step_val_fit(const cost_hw *hw, const cost_step_sample *s, size_t n, co
     if (!(fit_g && fit_u)) break;
   }
   double after = sse(&c, g, u, NULL);
-  if ((fit_g && step_calib_set(calib, "step_dlrm_gpu_scale", g)) ||
-      (fit_u && step_calib_set(calib, "step_uvm_link_scale", u)))
+  if ((fit_g && cost_calib_set(calib, "step_dlrm_gpu_scale", g)) ||
+      (fit_u && cost_calib_set(calib, "step_uvm_link_scale", u)))
     return COST_ENOHW;
   if (rep) {
     rep->n = used;
