@@ -2,6 +2,7 @@
  * check them against each other and the hardware, price one training step
  * (costmodel/step.h), and answer with the step time, throughput, peak
  * memory per GPU and where the time and the memory go. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,46 @@ static int refused(int rc, svc_err *err) {
   return svc_err_set(err, SVC_BAD_FIELD, "workload", "the workload cannot be priced (code %d)", rc);
 }
 
+/* How much the step hangs on the host's speed. host_bound: the framework's
+ * dispatch on the host takes longer than the GPU's work. When the per-op
+ * host time is not this machine's (no recipe host_op_us, no probe stored by
+ * cdplan calibrate --host-probe), the step is priced again at the fastest
+ * and slowest per-op host times measured on lent machines
+ * (COST_HOST_PROBED_OP_US_LO/HI, costmodel/step.h), widened to include the
+ * figure used: lent hosts of one GPU kind differed 1.6-2.7x per call, and
+ * the fifth blind H100 DCN set, priced at the default host figure, missed
+ * by 16 % median and 45 % at worst where the machine's probe met 3.3 % /
+ * 13.2 % (docs/step-model.md). */
+static int host_sensitivity(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+                            const cost_step_result *res, cJSON *o, svc_err *err) {
+  if (res->host_op_us <= 0) return 0;
+  cJSON_AddBoolToObject(o, "host_bound", res->host_ms > res->gpu_ms);
+  if (res->host_op_source == COST_HOSTOP_RECIPE || res->host_op_probe) return 0;
+  double lo = fmin(res->host_op_us, COST_HOST_PROBED_OP_US_LO);
+  double hi = fmax(res->host_op_us, COST_HOST_PROBED_OP_US_HI);
+  cost_recipe alt = *r;
+  cost_step_result a, b;
+  alt.host_op_us = lo;
+  int rc = cost_step(hw, w, &alt, &a);
+  alt.host_op_us = hi;
+  if (!rc) rc = cost_step(hw, w, &alt, &b);
+  if (rc) return refused(rc, err);
+  cJSON *s = cJSON_AddObjectToObject(o, "host_sensitivity"), *e;
+  e = cJSON_AddArrayToObject(s, "host_op_us_range");
+  cJSON_AddItemToArray(e, cJSON_CreateNumber(lo));
+  cJSON_AddItemToArray(e, cJSON_CreateNumber(hi));
+  e = cJSON_AddArrayToObject(s, "step_ms_range");
+  cJSON_AddItemToArray(e, cJSON_CreateNumber(fmin(a.step_ms, res->step_ms)));
+  cJSON_AddItemToArray(e, cJSON_CreateNumber(fmax(b.step_ms, res->step_ms)));
+  cJSON_AddStringToObject(
+      s, "meaning",
+      "host_op_us is not this machine's: the step priced at the fastest and slowest per-op host "
+      "times measured on lent machines (0.344 x their probes' step_kernel_us); the GPU "
+      "model's own error comes on top. Store this machine's probe (cdplan calibrate --hw "
+      "NAME --host-probe RESULT.json) or give recipe.host_op_us to narrow it");
+  return 0;
+}
+
 int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *err) {
   static const char *const top[] = {"hardware",    "workload", "recipe",
                                     "calibration", "cluster",  NULL};
@@ -135,6 +176,7 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
     goto cleanup;
   }
   resp = api_step_result_json(&res, w.kind);
+  if ((rc = host_sensitivity(&hw, &w, &r, &res, resp, err))) goto cleanup;
   cJSON_AddStringToObject(resp, "hardware", hw.name);
   cJSON_AddItemToObject(resp, "provenance", api_provenance_json(&hw));
   cJSON_AddNumberToObject(resp, "calibration", hw.calib.version);

@@ -276,6 +276,15 @@ typedef struct {
  * ../h100-dcn-mlperf's fifth set: 3.3 % median, 13.2 % max). */
 #define COST_HOST_PROBE_K 0.344
 
+/* The per-op host times of the lent machines probed so far, K x their
+ * probes' step_kernel_us (11 probes on 7 lent H100 hosts, 2026-12-05:
+ * step_kernel_us 14.3-31.8 us; data/measurements/h200-dcn-host/dcn_*.json,
+ * ../h100-dcn-mlperf/blind4.json, blind5.json, profile5.json): the range a
+ * step priced at a host figure that is not the machine's own may land in
+ * (api/step.c host_sensitivity). */
+#define COST_HOST_PROBED_OP_US_LO (COST_HOST_PROBE_K * 14.3)
+#define COST_HOST_PROBED_OP_US_HI (COST_HOST_PROBE_K * 31.8)
+
 /* Where a step's per-op host time came from: the recipe's measured
  * host_op_us, the hardware's calibration (step_eager_op_us fitted, or the
  * machine's measured step_host_op_us: host_op_probe), or the profile's

@@ -209,6 +209,51 @@ static void test_api_step__host_fields(void **state) {
   stepfx_expect_errors(ctx, good, bad, sizeof bad / sizeof bad[0]);
 }
 
+static double num(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItem(o, k);
+  assert_true(cJSON_IsNumber(v));
+  return cJSON_GetNumberValue(v);
+}
+
+/* A host figure that is not the machine's comes with the step priced at the
+ * fastest and slowest lent hosts probed; the machine's own (recipe) does not.
+ * Eager row-wise Adagrad bf16 at a small batch is host-bound. */
+static void test_api_step__host_sensitivity(void **state) {
+  (void)state;
+  char *eager = strdup(stepfx_edit(good, "\"fused_triton\",\"host_op_us\":12.5,\"triton_launch_us\":15",
+                                   "\"pytorch_eager\""));
+  assert_non_null(eager);
+  cJSON *doc = answer(eager);
+  double step = num(doc, "step_ms"), host_op = num(doc, "host_op_us");
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "host_bound")));
+  const cJSON *hs = cJSON_GetObjectItem(doc, "host_sensitivity");
+  assert_non_null(hs);
+  const cJSON *ops = cJSON_GetObjectItem(hs, "host_op_us_range");
+  const cJSON *ms = cJSON_GetObjectItem(hs, "step_ms_range");
+  assert_int_equal(cJSON_GetArraySize(ops), 2);
+  assert_int_equal(cJSON_GetArraySize(ms), 2);
+  double olo = cJSON_GetArrayItem(ops, 0)->valuedouble, ohi = cJSON_GetArrayItem(ops, 1)->valuedouble;
+  double lo = cJSON_GetArrayItem(ms, 0)->valuedouble, hi = cJSON_GetArrayItem(ms, 1)->valuedouble;
+  assert_true(olo <= host_op && host_op <= ohi);
+  assert_true(fabs(olo - fmin(host_op, COST_HOST_PROBED_OP_US_LO)) < 1e-9);
+  assert_true(fabs(ohi - fmax(host_op, COST_HOST_PROBED_OP_US_HI)) < 1e-9);
+  /* host-bound: a faster host shortens the step, a slower one lengthens it */
+  assert_true(lo < 0.95 * step);
+  assert_true(lo <= step && step <= hi);
+  cJSON_Delete(doc);
+  /* the same step at the fastest probed host's figure given as the recipe's:
+   * no range, and the step is the range's low end */
+  char body[4096];
+  snprintf(body, sizeof body, "%.*s,\"host_op_us\":%.17g}}", (int)(strlen(eager) - 2), eager,
+           olo);
+  doc = answer(body);
+  assert_null(cJSON_GetObjectItem(doc, "host_sensitivity"));
+  assert_true(cJSON_GetObjectItem(doc, "host_bound") != NULL);
+  assert_true(fabs(num(doc, "step_ms") - lo) < 1e-9 * lo);
+  cJSON_Delete(doc);
+  free(eager);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_step__host_op_us_scales_every_host_term),
@@ -217,6 +262,7 @@ int main(void) {
       cmocka_unit_test(test_step__fused_glue_and_lead_in),
       cmocka_unit_test(test_step__coalescing_optimizer_overlaps),
       cmocka_unit_test(test_api_step__host_fields),
+      cmocka_unit_test(test_api_step__host_sensitivity),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
