@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+"""blind6_ranges.json: the sixth set's host_sensitivity ranges, made before its run (repository root: python3 data/measurements/h200-dcn-mlperf/blind6_ranges.py > data/measurements/h200-dcn-mlperf/blind6_ranges.json)."""
+import json, os, subprocess, sys, tempfile
+sys.path.insert(0, "data/measurements/h200-dcn-mlperf")
+import blind6
+out = []
+with tempfile.TemporaryDirectory() as d:
+    for c in blind6.cases():
+        req = {"hardware": blind6.HW, "workload": c["workload"], "recipe": c["recipe"]}
+        r = json.loads(subprocess.run(["build/cli/cdplan", "step", "-", "--db", d + "/p.db"], input=json.dumps(req), capture_output=True, text=True, check=True).stdout)
+        out.append({"id": c["id"], "step_ms": r["step_ms"], "host_bound": r["host_bound"], "host_op_us": r["host_op_us"],
+                     "host_op_us_range": r["host_sensitivity"]["host_op_us_range"], "step_ms_range": r["host_sensitivity"]["step_ms_range"]})
+print(json.dumps({"hardware": blind6.HW, "what": "cdplan step's host_sensitivity.step_ms_range (main 5737dbe) for the sixth blind set, made before its run; claim: each host-bound step's measurement lies inside", "predictions": out}, indent=1))
