@@ -11,7 +11,7 @@
 # It writes env.json, log.txt and blind_{kernel_16bit,gemm,gemmbl}.json to
 # $OUT; copy the three blind_*.json, env.json (as blind_env.json) and log.txt
 # (as blind_log.txt) into data/measurements/h200-awkward6/ and run
-# bench/kernel_awkward: its "r5" rows are the score (once; predictions.json
+# bench/kernel_awkward: its "r6" rows are the score (once; predictions.json
 # was committed before).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
