@@ -52,7 +52,8 @@
  *   (the seventh round's model) "r5 picks"; "gemmbl" rows score the backlog-timed
  *   gemm_sweep (blind_gemmbl.json) of the fourth and fifth sets.
  *   The sixth (h200-awkward6/, swept as the fifth) gets "r6" rows and "r6 picks"; its
- *   GEMM-time score of record is "r6 gemmbl" (the backlog-timed copy).
+ *   GEMM-time score of record is "r6 gemmbl" (the backlog-timed copy). The seventh
+ *   (h200-awkward7/, the same model's picks) gets "r7" rows, "r7 gemmbl" of record.
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
  *              predicted, its launch floor and GPU part, the kernel priced and the error.
@@ -992,7 +993,8 @@ static void gemm_dump(const cost_hw *cal, const char *src) {
               {"h200-awkward3", "blind_gemm.json", "blind", "r3blind"},
               {"h200-awkward4", "blind_gemm.json", "blind", "r4blind"},
               {"h200-awkward5", "blind_gemm.json", "blind", "r5blind"},
-              {"h200-awkward6", "blind_gemm.json", "blind", "r6blind"}};
+              {"h200-awkward6", "blind_gemm.json", "blind", "r6blind"},
+              {"h200-awkward7", "blind_gemm.json", "blind", "r7blind"}};
   static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
   char path[1024];
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -1022,17 +1024,18 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b3);
 }
 
-/* The fourth to sixth blind sets (h200-awkward4..6, issue 25): each a
+/* The fourth to seventh blind sets (h200-awkward4..7, issue 25): each a
  * 16-bit kernel sweep and the bf16/fp16/tf32 gemm_sweep (the fifth and
- * sixth also a backlog-timed copy, blind_gemmbl.json), with its
+ * later ones also a backlog-timed copy, blind_gemmbl.json), with its
  * predictions.json committed before the sweep: the fourth's by the model
  * with the split-K reduce latency (GEMM_RED_SPLIT_NS, docs/model.md "GEMM
  * time on awkward shapes"), the fifth's by the seventh round's
  * (kernel_splitk_ns), the sixth's by the eighth round's (kernel_sc_l1_kb;
- * its GEMM-time score of record is "r6 gemmbl"). Prints "rN blind" and
+ * its GEMM-time score of record is "r6 gemmbl"), the seventh's by the same
+ * model ("r7 gemmbl" of record). Prints "rN blind" and
  * "rN blind, rN picks" for each set whose blind_*.json exist. */
 static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  for (int set = 4; set <= 6; set++) {
+  for (int set = 4; set <= 7; set++) {
     char dir[64], pred[128], label[32], plabel[32];
     snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
     snprintf(pred, sizeof pred, "%s/predictions.json", dir);
@@ -1059,6 +1062,8 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemmbl.json", "r5 gemmbl", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemm.json", "r6 blind", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemmbl.json", "r6 gemmbl", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward7", "blind_gemm.json", "r7 blind", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward7", "blind_gemmbl.json", "r7 gemmbl", verbose);
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
@@ -1067,6 +1072,7 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   backlog_rows(cal, src, "h200-awkward4", "blind", "r4 blind");
   backlog_rows(cal, src, "h200-awkward5", "blind", "r5 blind");
   backlog_rows(cal, src, "h200-awkward6", "blind", "r6 blind");
+  backlog_rows(cal, src, "h200-awkward7", "blind", "r7 blind");
 }
 
 /* The selection rows of every H200 awkward set and each committed picks

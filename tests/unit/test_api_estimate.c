@@ -283,6 +283,19 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   assert_int_equal(
       cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm")->valueint, 14);
   cJSON_Delete(doc);
+  /* Step bands rest on steps never fitted: the H200's 13 unseen h200-extra
+   * steps (not its fit's in-sample median), the H100's 24 blind DCN steps. */
+  pv = gemm_provenance("h200", &doc);
+  assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "step")->valuedouble >
+              0.1);
+  assert_int_equal(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "step")->valueint, 13);
+  cJSON_Delete(doc);
+  pv = gemm_provenance("h100-sxm", &doc);
+  assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "step")));
+  assert_int_equal(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "step")->valueint, 24);
+  cJSON_Delete(doc);
   /* An accelerator nothing has checked gets no band, and says so. */
   pv = gemm_provenance("tpu-v5p", &doc);
   assert_non_null(strstr(cJSON_GetObjectItem(pv, "basis")->valuestring, "datasheet figures only"));

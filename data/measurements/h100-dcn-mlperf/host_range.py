@@ -8,6 +8,7 @@ the build given, each measured step against its range. Run from the repository r
 import importlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ sys.path.insert(0, HERE)
 
 def main(cdplan):
     n = inside = hb_n = hb_in = 0
+    err = []
     for s in ("2", "4", "5"):
         os.environ["BLIND_SET"] = s
         import blind2
@@ -30,6 +32,7 @@ def main(cdplan):
                                               input=json.dumps(req), capture_output=True, text=True,
                                               check=True).stdout)
                 m = rows[c["id"]]["step_ms"]
+                err.append(abs(r["step_ms"] / m - 1))
                 lo, hi = r["host_sensitivity"]["step_ms_range"]
                 ok = lo <= m <= hi
                 out = 0.0 if ok else (lo / m - 1 if m < lo else m / hi - 1)
@@ -41,6 +44,8 @@ def main(cdplan):
                     c["id"], m, r["step_ms"], lo, hi, "host-bound" if r["host_bound"] else "gpu-bound ",
                     "inside" if ok else "outside by %.1f %%" % (100 * out)))
     print("inside the range: %d of %d steps; host-bound: %d of %d" % (inside, n, hb_in, hb_n))
+    print("step at the default host figure: median |pred/meas - 1| %.3f, max %.3f (n=%d)" % (
+        statistics.median(err), max(err), len(err)))
 
 
 if __name__ == "__main__":
