@@ -102,11 +102,12 @@ static int refused(int rc, svc_err *err) {
  * dispatch on the host takes longer than the GPU's work. When the per-op
  * host time is not this machine's (no recipe host_op_us, no probe stored by
  * cdplan calibrate --host-probe), the step is priced again at the fastest
- * and slowest per-op host times measured on lent machines
- * (COST_HOST_PROBED_OP_US_LO/HI, costmodel/step.h), widened to include the
- * figure used: lent hosts of one GPU kind differed 1.6-2.7x per call, and
- * the fifth blind H100 DCN set, priced at the default host figure, missed
- * by 16 % median and 45 % at worst where the machine's probe met 3.3 % /
+ * and slowest per-op host times the lent machines showed
+ * (COST_HOST_PROBED_OP_US_LO/HI, costmodel/step.h: probes and, where none
+ * ran, the per-op time that meets their host-bound steps), widened to
+ * include the figure used: lent hosts differed up to 2.7x per call, and the
+ * fifth blind H100 DCN set, priced at the default host figure, missed by
+ * 16 % median and 45 % at worst where the machine's probe met 3.3 % /
  * 13.2 % (docs/step-model.md). */
 static int host_sensitivity(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
                             const cost_step_result *res, cJSON *o, svc_err *err) {
@@ -132,8 +133,8 @@ static int host_sensitivity(const cost_hw *hw, const cost_workload *w, const cos
   cJSON_AddStringToObject(
       s, "meaning",
       "host_op_us is not this machine's: the step priced at the fastest and slowest per-op host "
-      "times measured on lent machines (0.344 x their probes' step_kernel_us); the GPU "
-      "model's own error comes on top. Store this machine's probe (cdplan calibrate --hw "
+      "times lent machines showed (their probes, 0.344 x step_kernel_us, and the per-op times "
+      "that meet their host-bound steps); the GPU model's own error comes on top. Store this machine's probe (cdplan calibrate --hw "
       "NAME --host-probe RESULT.json) or give recipe.host_op_us to narrow it");
   return 0;
 }
