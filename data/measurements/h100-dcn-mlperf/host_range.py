@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Does a step's host_sensitivity.step_ms_range (api/step.c) hold the measured step? The
 blind eager sets 2, 4 and 5 (lent H100s, default host figure: no recipe host_op_us), priced by
-the build given, each measured step against its range. Run from the repository root:
+the build given, each measured step against its range (score_ranges.score). Run from the
+repository root:
 
   python3 data/measurements/h100-dcn-mlperf/host_range.py build/cli/cdplan > data/measurements/h100-dcn-mlperf/host_range.txt
 """
@@ -15,11 +16,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from score_ranges import score  # noqa: E402
 
 
 def main(cdplan):
-    n = inside = hb_n = hb_in = 0
-    err = []
+    preds, measured, err = [], {}, []
     for s in ("2", "4", "5"):
         os.environ["BLIND_SET"] = s
         import blind2
@@ -31,19 +32,11 @@ def main(cdplan):
                 r = json.loads(subprocess.run([cdplan, "step", "-", "--db", os.path.join(d, "p.db")],
                                               input=json.dumps(req), capture_output=True, text=True,
                                               check=True).stdout)
-                m = rows[c["id"]]["step_ms"]
+                measured[c["id"]] = m = rows[c["id"]]["step_ms"]
                 err.append(abs(r["step_ms"] / m - 1))
-                lo, hi = r["host_sensitivity"]["step_ms_range"]
-                ok = lo <= m <= hi
-                out = 0.0 if ok else (lo / m - 1 if m < lo else m / hi - 1)
-                n += 1
-                inside += ok
-                hb_n += r["host_bound"]
-                hb_in += ok and r["host_bound"]
-                print("%-44s measured %7.2f  predicted %7.2f  range %7.2f-%7.2f  %s  %s" % (
-                    c["id"], m, r["step_ms"], lo, hi, "host-bound" if r["host_bound"] else "gpu-bound ",
-                    "inside" if ok else "outside by %.1f %%" % (100 * out)))
-    print("inside the range: %d of %d steps; host-bound: %d of %d" % (inside, n, hb_in, hb_n))
+                preds.append({"id": c["id"], "step_ms": r["step_ms"], "host_bound": r["host_bound"],
+                              "step_ms_range": r["host_sensitivity"]["step_ms_range"]})
+    score(preds, measured, "blind sets 2, 4, 5")
     print("step at the default host figure: median |pred/meas - 1| %.3f, max %.3f (n=%d)" % (
         statistics.median(err), max(err), len(err)))
 

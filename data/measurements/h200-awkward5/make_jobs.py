@@ -39,7 +39,9 @@ def write_set(here, out):
 
 
 def main():
-    write_set(HERE, sys.argv[1])
+    """make_jobs.py OUTDIR [SETDIR]: SETDIR (default: this folder) holds problems.json; the
+    seventh set's jobs are `make_jobs.py ../h200-awkward7/jobs ../h200-awkward7`."""
+    write_set(os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else HERE, sys.argv[1])
 
 
 if __name__ == "__main__":
