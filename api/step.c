@@ -134,7 +134,8 @@ static int host_sensitivity(const cost_hw *hw, const cost_workload *w, const cos
       s, "meaning",
       "host_op_us is not this machine's: the step priced at the fastest and slowest per-op host "
       "times lent machines showed (their probes, 0.344 x step_kernel_us, and the per-op times "
-      "that meet their host-bound steps); the GPU model's own error comes on top. Store this machine's probe (cdplan calibrate --hw "
+      "that meet their host-bound steps); the GPU model's own error comes on top. Store this "
+      "machine's probe (cdplan calibrate --hw "
       "NAME --host-probe RESULT.json) or give recipe.host_op_us to narrow it");
   return 0;
 }

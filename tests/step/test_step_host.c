@@ -220,8 +220,8 @@ static double num(const cJSON *o, const char *k) {
  * Eager row-wise Adagrad bf16 at a small batch is host-bound. */
 static void test_api_step__host_sensitivity(void **state) {
   (void)state;
-  char *eager = strdup(stepfx_edit(good, "\"fused_triton\",\"host_op_us\":12.5,\"triton_launch_us\":15",
-                                   "\"pytorch_eager\""));
+  char *eager = strdup(stepfx_edit(
+      good, "\"fused_triton\",\"host_op_us\":12.5,\"triton_launch_us\":15", "\"pytorch_eager\""));
   assert_non_null(eager);
   cJSON *doc = answer(eager);
   double step = num(doc, "step_ms"), host_op = num(doc, "host_op_us");
@@ -232,7 +232,8 @@ static void test_api_step__host_sensitivity(void **state) {
   const cJSON *ms = cJSON_GetObjectItem(hs, "step_ms_range");
   assert_int_equal(cJSON_GetArraySize(ops), 2);
   assert_int_equal(cJSON_GetArraySize(ms), 2);
-  double olo = cJSON_GetArrayItem(ops, 0)->valuedouble, ohi = cJSON_GetArrayItem(ops, 1)->valuedouble;
+  double olo = cJSON_GetArrayItem(ops, 0)->valuedouble,
+         ohi = cJSON_GetArrayItem(ops, 1)->valuedouble;
   double lo = cJSON_GetArrayItem(ms, 0)->valuedouble, hi = cJSON_GetArrayItem(ms, 1)->valuedouble;
   assert_true(olo <= host_op && host_op <= ohi);
   assert_true(fabs(olo - fmin(host_op, COST_HOST_PROBED_OP_US_LO)) < 1e-9);
@@ -244,8 +245,7 @@ static void test_api_step__host_sensitivity(void **state) {
   /* the same step at the fastest probed host's figure given as the recipe's:
    * no range, and the step is the range's low end */
   char body[4096];
-  snprintf(body, sizeof body, "%.*s,\"host_op_us\":%.17g}}", (int)(strlen(eager) - 2), eager,
-           olo);
+  snprintf(body, sizeof body, "%.*s,\"host_op_us\":%.17g}}", (int)(strlen(eager) - 2), eager, olo);
   doc = answer(body);
   assert_null(cJSON_GetObjectItem(doc, "host_sensitivity"));
   assert_true(cJSON_GetObjectItem(doc, "host_bound") != NULL);
