@@ -57,3 +57,18 @@ add_test(NAME kernel_awkward_r5_picks
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(kernel_awkward_r5_picks PROPERTIES TIMEOUT 120
   PASS_REGULAR_EXPRESSION "r5 gemmbl unaligned")
+
+# The sixth and seventh blind sets (h200-awkward6, h200-awkward7), swept 2026-12-06 on a lent
+# H200 with the eighth round's picks committed before: each set's committed picks scored on its
+# sweep and its GEMM-time score of record (the backlog-timed copy), as
+# data/measurements/h200-awkward6/README.md and h200-awkward7/README.md state them.
+add_test(NAME kernel_awkward_r6_r7_picks
+  COMMAND sh -c "o=$(\"$1\") || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r6 blind, r6 picks +40 +top1 0.966 worst 0.677 tau 0.813' || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r6 gemmbl unaligned +36 +median +8.3% +p90 +21.1%' || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r7 blind, r7 picks +40 +top1 0.976 worst 0.862 tau 0.822' || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^r7 gemmbl unaligned +12 +median +8.1% +p90 +34.8%'" sh
+    $<TARGET_FILE:kernel_awkward>
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(kernel_awkward_r6_r7_picks PROPERTIES TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "r7 gemmbl unaligned")
