@@ -8,7 +8,8 @@
 # and a fused_triton case runs through fused_tbe.py's build() (its torch
 # reference path on the CPU), while a fused_triton case with a host-placed
 # shard fails "unavailable". The result carries the host probe (host_probe.py) taken
-# before and after the cases.
+# before and after the cases, and with host_mini_batch each one-GPU case's step at that
+# batch (host_mini); a bad host_mini_batch names its field.
 # usage: test_dlrm_step.sh RUNNER
 set -eu
 R=$1
@@ -21,7 +22,7 @@ WL='"workload":{"kind":"dlrm","name":"tiny","dense_features":13,"tables":[{"name
 DCN='"workload":{"kind":"dlrm","name":"tiny-dcn","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dcn","cross_layers":2,"cross_rank":8,"optimizers":{"dense":"sgd","sparse":"sgd"}}'
 EP='"embedding_plan":{"tables":[{"name":"a#0","sharding_type":"table_wise","compute_kernel":"fused","ranks":[1]},{"name":"a#1","sharding_type":"row_wise","compute_kernel":"fused","ranks":[0,1,2,3]},{"name":"a#2","sharding_type":"column_wise","compute_kernel":"cpu","ranks":[1,2]},{"name":"b","sharding_type":"data_parallel","compute_kernel":"fused_uvm","ranks":[0,1,2,3]}]}'
 cat > "$T/ok.json" <<JOB
-{"kind":"dlrm_step","params":{"steps":3,"warmup":1,"cases":[
+{"kind":"dlrm_step","params":{"steps":3,"warmup":1,"host_mini_batch":4,"cases":[
  {"label":"baseline",$WL,"recipe":{"gpus":1,"batch_per_gpu":64,"precision":"bf16","embedding_precision":"fp32","framework":"pytorch_eager","checkpointing":"full"}},
  {"label":"planned",$DCN,"recipe":{"gpus":4,"batch_per_gpu":32,"precision":"fp32","pad_to":8,"checkpointing":"selective"},$EP},
  {"label":"triton",$WL,"recipe":{"gpus":1,"batch_per_gpu":8,"framework":"fused_triton"}},
@@ -53,6 +54,9 @@ expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense
 expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8}],"bottom_mlp":[8],"top_mlp":[4,1],"interaction":"fm"},"recipe":{"batch_per_gpu":8}}]}}' \
   "params.cases[0].workload.interaction"
 
+expect "{\"kind\":\"dlrm_step\",\"params\":{\"host_mini_batch\":-1,\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8}}]}}" \
+  "params.host_mini_batch"
+
 $PY -c 'import torch' 2>/dev/null || { echo "checks ok; no torch for $PY: run skipped"; exit 77; }
 CDPLAN_RUNNER_ALLOW_CPU=1 $PY "$R" "$T/ok.json" > "$T/res.json" 2> "$T/log" || fail "run failed: $(tail -3 "$T/log")"
 $PY - "$T/res.json" <<'PYEOF' || fail "result checks"
@@ -82,5 +86,10 @@ for k in ("start", "end"):
     assert q["kernels_long"] > q["kernels_base"] > 0, q
 assert abs(hp["eager_op_us"] - (hp["start"]["eager_op_us"] + hp["end"]["eager_op_us"]) / 2) < 1e-9, hp
 assert "triton_launch_us" not in hp["end"], hp  # no Triton launch on the CPU
+# host_mini_batch: the one-GPU cases stepped again at batch 4; the 4-GPU share is skipped
+for lab in ("baseline", "triton"):
+    hm = rows[lab]["host_mini"]
+    assert hm["batch"] == 4 and hm["steps"] == 3 and 0 < hm["step_ms_min"] <= hm["step_ms"], hm
+assert "4 GPUs" in p["host_mini"]["skipped"], p["host_mini"]
 PYEOF
 echo "dlrm_step: ok"

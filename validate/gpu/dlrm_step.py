@@ -10,7 +10,8 @@ Job (runner.py kind "dlrm_step"):
                                     checkpointing, dense_parallel, pad_to...},
                          "embedding_plan": {"tables": [{"name", "sharding_type",
                                             "compute_kernel", "ranks"}]}}],   (optional)
-              "warmup": 3, "steps": 10, "seed": 0, "time_budget_s": 3600}}
+              "warmup": 3, "steps": 10, "seed": 0, "time_budget_s": 3600,
+              "profile": false, "host_mini_batch": 0}}
 
 The model, as docs/step-model.md ("DLRM step") prices it: bottom MLP on dense_features
 (ReLU after every layer), one EmbeddingBag (sum) per table (counts expanded as the planner
@@ -265,7 +266,7 @@ def check_case(c, field):
 
 def check_params(v, field):
     allowed = {"cases", "warmup", "steps", "seed", "time_budget_s", "lr_sparse", "lr_dense",
-               "profile"}
+               "profile", "host_mini_batch"}
     return {"cases": check_cases(v, field, allowed, 64, check_case),
             "warmup": v_int(0, 1000)(v.get("warmup", 3), field + ".warmup"),
             "steps": v_int(1, 100000)(v.get("steps", 10), field + ".steps"),
@@ -275,7 +276,11 @@ def check_params(v, field):
             "lr_sparse": v_num(0, 100)(v.get("lr_sparse", 0.01), field + ".lr_sparse"),
             "lr_dense": v_num(0, 100)(v.get("lr_dense", 0.001), field + ".lr_dense"),
             # after the timed steps, a few more under torch.profiler (job_env.profile_steps)
-            "profile": v_bool(v.get("profile", False), field + ".profile")}
+            "profile": v_bool(v.get("profile", False), field + ".profile"),
+            # after the timed steps, the same model at this batch (0: not run), where the host
+            # sets the pace: the case's own host time (_host_mini)
+            "host_mini_batch": v_int(0, 65536)(v.get("host_mini_batch", 0),
+                                               field + ".host_mini_batch")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,6 +574,8 @@ def _one_case(env, c, params):
             prof["profile_error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
             if cuda_broken(e):
                 raise
+    if params["host_mini_batch"]:
+        prof["host_mini"] = _host_mini(env, step, batches, specs, m, params, G)
     share = {"gpus": G, "processes": 1, "rank": rank, "whole_plan": G == 1,
              "rank_load": load[rank], "mean_load": sum(load) / G,
              "tables": len(specs), "of_tables": len(tabs)}
@@ -583,6 +590,42 @@ def _one_case(env, c, params):
             "loss": lval, "share": share, "interaction_width": m["width"], "top_in": top_in,
             "placements": {p: sum(s["placement"] == p for s in specs) for p in PLACEMENTS},
             **prof}
+
+
+def _host_mini(env, step, batches, specs, m, params, G):
+    """The case's model stepped at a small batch b (params host_mini_batch), its own tables,
+    layers and optimizers: every kernel is a few microseconds, so the step's time is what the
+    host takes to issue it (dispatch, autograd, the optimizer's syncs) -- the case's own host
+    cost on this machine, which a model of the step at its real batch can take as its host
+    figure (docs/step-model.md "Host speed per machine"). The same warm-up and step count as
+    the timed steps; one plan GPU only (a rank's share has received buffers sized to the
+    batch). Replaces the case's batches in place (the timed steps are over)."""
+    t = env.torch
+    b = params["host_mini_batch"]
+    if G != 1:
+        return {"batch": b, "skipped": "the plan spans %d GPUs" % G}
+    dev, cpu = env.dev, t.device("cpu")
+    gpu = dev.type == "cuda"
+    for k in range(len(batches)):
+        dense = t.randn((b, m["dense_features"]), device=dev)
+        idx = []
+        for s in specs:
+            where = cpu if s["placement"] == "host" else dev
+            i = t.randint(0, s["rows"], (b, s["pooling"]), device=where, dtype=t.int64)
+            idx.append(i.pin_memory() if where == cpu and gpu else i)
+        batches[k] = (dense, idx, t.randint(0, 2, (b,), device=dev).float())
+    for i in range(params["warmup"]):
+        step(i)
+    env.sync()
+    times = []
+    for i in range(params["steps"]):
+        t1 = time.perf_counter()
+        step(i)
+        env.sync()
+        times.append((time.perf_counter() - t1) * 1000.0)
+    return {"batch": b, "step_ms": sum(times) / len(times),
+            "step_ms_median": statistics.median(times), "step_ms_min": min(times),
+            "steps": len(times)}
 
 
 def device_info(env):
