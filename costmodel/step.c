@@ -214,15 +214,19 @@ void step_finish(step_acc *a) {
   double t;
   if (a->sync_opt)
     /* The optimizer waits for the forward and backward (its first
-     * cudaStreamSynchronize), then host and GPU overlap between its syncs:
-     * kernel launches return before the kernel runs and a synchronize only
-     * blocks the host until the stream's earlier work is done (CUDA C++
-     * Programming Guide, "Asynchronous Concurrent Execution"), so the phase
-     * is the longer of its host and GPU time; each sync's exposed wait and
-     * restart is step_coalesce_sync_us per table (host_serial). Chosen over
-     * the serial sum on the fitting half of data/measurements/
-     * h100-dcn-mlperf (docs/step-model.md). */
-    t = fmax(a->host[PH_FB], fb_gpu) + fmax(a->host[PH_OPT], a->gpu[PH_OPT]);
+     * cudaStreamSynchronize), then each table's coalesce reads its unique
+     * count back (5 syncs a table, torch.profiler in data/measurements/
+     * h100-dcn-mlperf/profile5.json): a synchronize blocks the host until the
+     * stream's earlier work is done (CUDA C++ Programming Guide,
+     * "Asynchronous Concurrent Execution"), so between syncs the GPU waits
+     * for the host's launches and the host for the GPU's kernels -- the
+     * phase is their sum, plus each sync's wait and restart
+     * (step_coalesce_sync_us per table, host_serial). The overlapping form
+     * (max of the two) fitted the default-host sets slightly better, but
+     * with the host measured on its own (each case's mini step at batch 256,
+     * data/measurements/dcn-blind7: blind7 9.4 / 22.7 % overlapping, 3.7 /
+     * 13.8 % serial) the serial one is what the steps do. */
+    t = fmax(a->host[PH_FB], fb_gpu) + a->host[PH_OPT] + a->gpu[PH_OPT];
   else if (a->lead_host > 0) {
     /* fused_triton (step_fused.c): the GPU waits for the host's forward
      * lead-in, then host and GPU overlap on the rest */

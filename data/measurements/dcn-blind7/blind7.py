@@ -33,20 +33,39 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 WL = os.path.join(HERE, "..", "..", "workloads", "mlperf_dcnv2.json")
 HWS = ("h200", "h100-sxm")
-CAP = 12_000_000
-PREFIX = "blind7"
+SET = os.environ.get("BLIND_SET", "7")
 MINI = 256
 K_PROBE = 0.344  # ../h200-dcn-host/k_host.json (fit_host.py, sets A and B)
-GRID = [  # precision, rank (0 full), cross layers, batch, sparse opt, dense opt
-    ("bf16", 416, 3, 5632, "rowwise_adagrad", "adagrad"),
-    ("bf16", 112, 2, 7680, "rowwise_adagrad", "adam"),
-    ("bf16", 0, 2, 6656, "rowwise_adagrad", "sgd"),
-    ("bf16", 240, 4, 10752, "sgd", "adagrad"),
-    ("bf16", 80, 3, 17408, "adagrad", "adam"),
-    ("fp32", 352, 2, 8704, "rowwise_adagrad", "adagrad"),
-    ("fp32", 0, 3, 12800, "sgd", "adam"),
-    ("fp32", 112, 4, 5632, "rowwise_adagrad", "adam"),
-]
+GRIDS = {  # precision, rank (0 full), cross layers, batch, sparse opt, dense opt
+    "7": [
+        ("bf16", 416, 3, 5632, "rowwise_adagrad", "adagrad"),
+        ("bf16", 112, 2, 7680, "rowwise_adagrad", "adam"),
+        ("bf16", 0, 2, 6656, "rowwise_adagrad", "sgd"),
+        ("bf16", 240, 4, 10752, "sgd", "adagrad"),
+        ("bf16", 80, 3, 17408, "adagrad", "adam"),
+        ("fp32", 352, 2, 8704, "rowwise_adagrad", "adagrad"),
+        ("fp32", 0, 3, 12800, "sgd", "adam"),
+        ("fp32", 112, 4, 5632, "rowwise_adagrad", "adam"),
+    ],
+    # BLIND_SET=8 (added 2026-12-06 ~04:00 UTC, after blind7's run and the serial optimizer
+    # phase; predictions committed before its run): ten more shapes, batches 3584-21504 at
+    # values no set had, ranks 480 / 400 / 272 / 208 / 144 / 48 / full, tables capped at 11M
+    "8": [
+        ("bf16", 480, 3, 4352, "rowwise_adagrad", "adagrad"),
+        ("bf16", 208, 2, 6400, "rowwise_adagrad", "adam"),
+        ("bf16", 0, 3, 9728, "rowwise_adagrad", "sgd"),
+        ("bf16", 144, 4, 3584, "rowwise_adagrad", "adagrad"),
+        ("bf16", 400, 2, 14848, "sgd", "adam"),
+        ("bf16", 48, 3, 21504, "adagrad", "adagrad"),
+        ("bf16", 272, 4, 7424, "sgd", "sgd"),
+        ("fp32", 208, 3, 11776, "rowwise_adagrad", "adam"),
+        ("fp32", 0, 2, 4352, "adagrad", "adam"),
+        ("fp32", 480, 4, 18432, "sgd", "adagrad"),
+    ],
+}
+GRID = GRIDS[SET]
+CAP = {"7": 12_000_000, "8": 11_000_000}[SET]
+PREFIX = "blind" + SET
 
 
 def cases(batch=None):
@@ -60,7 +79,7 @@ def cases(batch=None):
         w["optimizers"] = {"dense": do, "sparse": so}
         for t in w["tables"]:
             t["rows"] = min(t["rows"], CAP)
-        cid = "b7-%s-%s-l%d-b%d-%s-%s" % (prec, "full" if not rank else "r%d" % rank, layers, B,
+        cid = "b%s-%s-%s-l%d-b%d-%s-%s" % (SET, prec, "full" if not rank else "r%d" % rank, layers, B,
                                           so, do)
         w["name"] = "MLPerf DLRM-DCNv2 tables capped at %dM, %s" % (CAP // 1000000, cid)
         out.append({"id": cid, "workload": w,
