@@ -25,4 +25,12 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
 int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
                    const char *wpath, const char *rpath, svc_err *err);
 
+/* A recipe's host mini step (host_mini_batch, host_mini_step_ms: the
+ * runner's host_mini) turned into its host_op_us on hw for w
+ * (cost_step_host_mini); nothing to do without one. *clamped (may be NULL)
+ * says the mini step lay outside what 0.5-60 us per op give. Errors name
+ * rpath.host_mini_step_ms. */
+int api_recipe_host_mini(const cost_hw *hw, const cost_workload *w, cost_recipe *r,
+                         const char *rpath, int *clamped, svc_err *err);
+
 #endif

@@ -324,6 +324,7 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
   in->base.gpus = gpn * nodes;
   in->base.gpus_per_node = gpn;
   if ((rc = api_step_check(&pr->hw, &in->w, &in->base, "workload", "baseline", err)) ||
+      (rc = api_recipe_host_mini(&pr->hw, &in->w, &in->base, "baseline", NULL, err)) ||
       (rc = decode_knobs(req, &pr->hw, &pr->knobs, err)) || (rc = expand_tables(in, err)))
     return rc;
   pr->knobs.global_batch = gb;

@@ -113,7 +113,9 @@ static int host_sensitivity(const cost_hw *hw, const cost_workload *w, const cos
                             const cost_step_result *res, cJSON *o, svc_err *err) {
   if (res->host_op_us <= 0) return 0;
   cJSON_AddBoolToObject(o, "host_bound", res->host_ms > res->gpu_ms);
-  if (res->host_op_source == COST_HOSTOP_RECIPE || res->host_op_probe) return 0;
+  if (res->host_op_source == COST_HOSTOP_RECIPE || res->host_op_source == COST_HOSTOP_MINI ||
+      res->host_op_probe)
+    return 0;
   double lo = fmin(res->host_op_us, COST_HOST_PROBED_OP_US_LO);
   double hi = fmax(res->host_op_us, COST_HOST_PROBED_OP_US_HI);
   cost_recipe alt = *r;
@@ -171,13 +173,30 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
                      hw.scaleup_domain, (long long)r.gpus_per_node);
     goto cleanup;
   }
-  if ((rc = api_step_check(&hw, &w, &r, "workload", "recipe", err))) goto cleanup;
+  int clamped = 0;
+  if ((rc = api_step_check(&hw, &w, &r, "workload", "recipe", err)) ||
+      (rc = api_recipe_host_mini(&hw, &w, &r, "recipe", &clamped, err)))
+    goto cleanup;
   int crc = cost_step(&hw, &w, &r, &res);
   if (crc) {
     rc = refused(crc, err);
     goto cleanup;
   }
+  if (r.host_mini_step_ms > 0) res.host_op_source = COST_HOSTOP_MINI;
   resp = api_step_result_json(&res, w.kind);
+  if (r.host_mini_step_ms > 0) {
+    cJSON *m = cJSON_AddObjectToObject(resp, "host_mini");
+    cJSON_AddNumberToObject(m, "batch", (double)r.host_mini_batch);
+    cJSON_AddNumberToObject(m, "step_ms", r.host_mini_step_ms);
+    cJSON_AddNumberToObject(m, "host_op_us", r.host_op_us);
+    cJSON_AddBoolToObject(m, "clamped", clamped);
+    cJSON_AddStringToObject(
+        m, "meaning",
+        clamped ? "the mini step lies outside what 0.5-60 us per op give: host_op_us is the "
+                  "nearer end, and the step's host part is not this machine's"
+                : "host_op_us is the per-op host time at which this step at the mini batch takes "
+                  "the measured mini step (the case's own host on its machine)");
+  }
   if ((rc = host_sensitivity(&hw, &w, &r, &res, resp, err))) goto cleanup;
   cJSON_AddStringToObject(resp, "hardware", hw.name);
   cJSON_AddItemToObject(resp, "provenance", api_provenance_json(&hw));

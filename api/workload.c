@@ -248,6 +248,8 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
                                        "cp",
                                        "host_op_us",
                                        "triton_launch_us",
+                                       "host_mini_batch",
+                                       "host_mini_step_ms",
                                        NULL};
   char f[160];
   int rc;
@@ -277,8 +279,21 @@ int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *r, svc_er
       /* host speed per machine: a measured host time per op / per Triton
        * launch (us; the runner's host probe) */
       (rc = api_get_num(doc, "host_op_us", path, 0, 0.1, 10000, &r->host_op_us, err)) ||
-      (rc = api_get_num(doc, "triton_launch_us", path, 0, 0.1, 10000, &r->triton_launch_us, err)))
+      (rc = api_get_num(doc, "triton_launch_us", path, 0, 0.1, 10000, &r->triton_launch_us, err)) ||
+      /* the host as the case's own model stepped at a small batch (the
+       * runner's host_mini): the batch and its step time, ms */
+      (rc = api_get_int(doc, "host_mini_batch", path, 0, 1, 1 << 20, &r->host_mini_batch, err)) ||
+      (rc = api_get_num(doc, "host_mini_step_ms", path, 0, 0.001, 1e6, &r->host_mini_step_ms, err)))
     return rc;
+  if ((r->host_mini_batch > 0) != (r->host_mini_step_ms > 0)) {
+    const char *miss = r->host_mini_batch > 0 ? "host_mini_step_ms" : "host_mini_batch";
+    return svc_err_set(err, SVC_MISSING_FIELD, api_path(f, sizeof f, path, miss),
+                       "%s is needed with %s (the runner's host_mini: its batch and step_ms)", f,
+                       r->host_mini_batch > 0 ? "host_mini_batch" : "host_mini_step_ms");
+  }
+  if (r->host_mini_batch > 0 && r->host_op_us > 0)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, "host_mini_step_ms"),
+                       "%s: give host_op_us or a host mini step, not both", f);
   const cJSON *sp = cJSON_GetObjectItemCaseSensitive(doc, "sequence_parallel");
   if (sp) {
     if (!cJSON_IsBool(sp))
@@ -302,6 +317,30 @@ int api_meas_case_decode(const char *text, size_t len, cost_workload *w, cost_re
 cleanup:
   cJSON_Delete(doc);
   return rc;
+}
+
+int api_recipe_host_mini(const cost_hw *hw, const cost_workload *w, cost_recipe *r,
+                         const char *rpath, int *clamped, svc_err *err) {
+  char f[200];
+  double op = 0;
+  int cl = 0;
+  if (clamped) *clamped = 0;
+  if (!(r->host_mini_step_ms > 0)) return 0;
+  api_path(f, sizeof f, rpath, "host_mini_step_ms");
+  int rc = cost_step_host_mini(hw, w, r, &op, &cl);
+  if (rc == COST_EINVAL)
+    return svc_err_set(err, SVC_BAD_FIELD, f,
+                       "%s: this step dispatches no op from the host (%s), so no host time to "
+                       "fit",
+                       f, cost_framework_name(r->framework));
+  if (rc)
+    return svc_err_set(err, SVC_BAD_FIELD, f,
+                       "%s: the step at host_mini_batch cannot be priced "
+                       "(code %d)",
+                       f, rc);
+  r->host_op_us = op;
+  if (clamped) *clamped = cl;
+  return 0;
 }
 
 int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe *r, const char *wp,

@@ -250,8 +250,8 @@ void step_finish(step_acc *a) {
 }
 
 const char *cost_host_op_source_name(int s) {
-  static const char *const n[] = {"default", "calibration", "recipe"};
-  return s >= 0 && s <= COST_HOSTOP_RECIPE ? n[s] : "unknown";
+  static const char *const n[] = {"default", "calibration", "recipe", "mini_step"};
+  return s >= 0 && s <= COST_HOSTOP_MINI ? n[s] : "unknown";
 }
 
 /* Host speed per machine (docs/step-model.md, "Host speed per machine"): a
@@ -376,4 +376,48 @@ int cost_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
   }
   step_profile_resolve(hw, prof);
   return cost_step_p(hw, prof, w, r, out);
+}
+
+int cost_step_host_mini(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+                        double *host_op_us, int *clamped) {
+  double prof[COST_SP__COUNT];
+  cost_step_result res;
+  if (!hw || !w || !r || !host_op_us || !clamped) return COST_EINVAL;
+  *host_op_us = 0;
+  *clamped = 0;
+  double ms = r->host_mini_step_ms;
+  if (r->host_mini_batch < 1 || !(ms > 0) || !isfinite(ms)) return COST_EINVAL;
+  step_profile_resolve(hw, prof);
+  cost_recipe m = *r;
+  m.batch_per_gpu = r->host_mini_batch;
+  m.host_mini_batch = 0;
+  m.host_mini_step_ms = 0;
+  double lo = COST_HOST_MINI_LO_US, hi = COST_HOST_MINI_HI_US;
+  m.host_op_us = lo;
+  int rc = cost_step_p(hw, prof, w, &m, &res);
+  if (rc) return rc;
+  if (res.host_op_us <= 0) return COST_EINVAL; /* nothing dispatched: no host to fit */
+  if (res.step_ms >= ms) {
+    *host_op_us = lo;
+    *clamped = 1;
+    return 0;
+  }
+  m.host_op_us = hi;
+  if ((rc = cost_step_p(hw, prof, w, &m, &res))) return rc;
+  if (res.step_ms <= ms) {
+    *host_op_us = hi;
+    *clamped = 1;
+    return 0;
+  }
+  /* the step rises with the per-op time (every host term scales with it) */
+  for (int i = 0; i < 40 && hi - lo > 1e-6; i++) {
+    m.host_op_us = 0.5 * (lo + hi);
+    if ((rc = cost_step_p(hw, prof, w, &m, &res))) return rc;
+    if (res.step_ms < ms)
+      lo = m.host_op_us;
+    else
+      hi = m.host_op_us;
+  }
+  *host_op_us = 0.5 * (lo + hi);
+  return 0;
 }

@@ -195,6 +195,12 @@ typedef struct {
   /* fused_triton: measured host time of one Triton kernel launch, us
    * (host_probe.py); 0 = the per-op time. */
   double triton_launch_us;
+  /* The host measured as the case's own model stepped at a small batch
+   * (the runner's host_mini_batch, validate/gpu/dlrm_step.py _host_mini):
+   * that batch and its measured step time (ms); 0 = none. Not read by the
+   * step itself: cost_step_host_mini turns them into host_op_us. */
+  int64_t host_mini_batch;
+  double host_mini_step_ms;
 } cost_recipe;
 
 /* Defaults: 1 GPU, fp32, pytorch_eager, data_parallel tables in HBM, no
@@ -297,7 +303,8 @@ typedef struct {
 typedef enum {
   COST_HOSTOP_DEFAULT = 0,
   COST_HOSTOP_CALIBRATION,
-  COST_HOSTOP_RECIPE
+  COST_HOSTOP_RECIPE,
+  COST_HOSTOP_MINI /* fitted to the recipe's host mini step (cost_step_host_mini) */
 } cost_host_op_source;
 const char *cost_host_op_source_name(int s);
 
@@ -307,6 +314,19 @@ const char *cost_host_op_source_name(int s);
 
 /* Predict one step. Returns 0, or a negative COST_E* / COST_ESTEP_* code
  * (out zeroed). O(tables * log tables + layers). */
+/* The per-op host time at which the step of w under r, at batch
+ * r->host_mini_batch, takes r->host_mini_step_ms: the case's own host
+ * measured where every kernel is a few microseconds (docs/step-model.md,
+ * "The mini route"; data/measurements/dcn-blind7). Bisection on
+ * [COST_HOST_MINI_LO_US, COST_HOST_MINI_HI_US]; a mini step outside what
+ * that range gives returns the nearer end and *clamped = 1. 0, or
+ * COST_EINVAL without a mini step / for a step that dispatches nothing
+ * (HugeCTR's graph), or the step's own error. */
+#define COST_HOST_MINI_LO_US 0.5
+#define COST_HOST_MINI_HI_US 60.0
+int cost_step_host_mini(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
+                        double *host_op_us, int *clamped);
+
 int cost_step(const cost_hw *hw, const cost_workload *w, const cost_recipe *r,
               cost_step_result *out);
 

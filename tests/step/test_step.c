@@ -603,6 +603,41 @@ static void test_api_calibrate__uvm_rows(void **state) {
   assert_string_equal(err.field, "rows[0].fwd_ms");
 }
 
+/* A plan's baseline may carry the host as a mini step (host_mini_batch,
+ * host_mini_step_ms): it is fitted on the baseline's own model and checked
+ * like a step's; one on a framework that dispatches nothing is a 400
+ * naming baseline.host_mini_step_ms, and half of the pair names the other. */
+static void test_api_plan__host_mini_checked(void **state) {
+  (void)state;
+  char path[512], *text = NULL, *out = NULL;
+  size_t len = 0;
+  svc_err err;
+  snprintf(path, sizeof path, "%s/data/measurements/h200-uvm/plan_h100-sxm_uvm.json",
+           CDPLAN_SOURCE_DIR);
+  if (svc_read_file(path, 1u << 20, &text, &len, &err)) fail_msg("%s", err.message);
+  cJSON *req = cJSON_Parse(text);
+  free(text);
+  cJSON *bl = cJSON_GetObjectItem(req, "baseline");
+  assert_non_null(bl);
+  cJSON_AddNumberToObject(bl, "host_mini_batch", 256);
+  cJSON_DeleteItemFromObject(bl, "framework");
+  cJSON_AddStringToObject(bl, "framework", "hugectr");
+  const char *want[] = {"baseline.host_mini_step_ms", "baseline.host_mini_step_ms"};
+  for (int i = 0; i < 2; i++) {
+    if (i == 1) cJSON_AddNumberToObject(bl, "host_mini_step_ms", 12);
+    char *body = cJSON_PrintUnformatted(req);
+    out = NULL;
+    assert_int_not_equal(api_plan(ctx, body, strlen(body), &out, &err), 0);
+    assert_int_equal(svc_code_http(err.code), 400);
+    assert_string_equal(err.field, want[i]);
+    assert_true(i == 0 ? strstr(err.message, "is needed") != NULL
+                       : strstr(err.message, "no op from the host") != NULL);
+    free(out);
+    free(body);
+  }
+  cJSON_Delete(req);
+}
+
 /* Plan requests choose how host tables are served: "uvm" plans fused_uvm
  * tables on the H100 for the end-to-end workload; an unknown mode, or uvm
  * on hardware without a host link figure, is a 400 naming host_tables. */
@@ -844,6 +879,7 @@ int main(void) {
       cmocka_unit_test(test_api_calibrate__uvm_rows),
       cmocka_unit_test(test_api_calibrate__skips_files_that_hold_no_samples),
       cmocka_unit_test(test_api_plan__host_tables),
+      cmocka_unit_test(test_api_plan__host_mini_checked),
       cmocka_unit_test(test_api_step__low_rank_cross_layers),
       cmocka_unit_test(test_api_step__cluster_fabric_overrides),
       cmocka_unit_test(test_step__table_row_wise_reduces_inside_the_node),

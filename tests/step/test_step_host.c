@@ -168,6 +168,45 @@ static void test_step__fused_glue_and_lead_in(void **state) {
   assert_true(s.step_ms - s.gpu_ms > 1.5 * (g.step_ms - g.gpu_ms));
 }
 
+/* The mini route (cost_step_host_mini): the per-op host time at which the
+ * step at the mini batch takes the measured mini step. Priced at a known
+ * host_op_us, the mini step gives that figure back; a mini step faster
+ * (slower) than any per-op time in range returns the near end, clamped; a
+ * step that dispatches nothing (HugeCTR's graph) has no host to fit. */
+static void test_step__host_mini_recovers_host_op_us(void **state) {
+  (void)state;
+  cost_workload w;
+  cost_recipe r;
+  small_dcn(&w, &r, COST_FW_PYTORCH_EAGER, COST_OPT_ROWWISE_ADAGRAD);
+  cost_recipe m = r;
+  m.batch_per_gpu = 256;
+  m.host_op_us = 7.3;
+  cost_step_result mini = stepfx_step(&h100, &w, &m);
+  r.host_mini_batch = 256;
+  r.host_mini_step_ms = mini.step_ms;
+  double op = 0;
+  int cl = 1;
+  assert_int_equal(cost_step_host_mini(&h100, &w, &r, &op, &cl), 0);
+  assert_int_equal(cl, 0);
+  assert_true(fabs(op - 7.3) < 1e-3);
+  /* the mini batch, not the recipe's: the same measurement at batch 4096 fits another figure */
+  r.host_mini_batch = 4096;
+  assert_int_equal(cost_step_host_mini(&h100, &w, &r, &op, &cl), 0);
+  assert_true(fabs(op - 7.3) > 0.1);
+  r.host_mini_batch = 256;
+  r.host_mini_step_ms = 1e-3;
+  assert_int_equal(cost_step_host_mini(&h100, &w, &r, &op, &cl), 0);
+  assert_true(cl == 1 && op == COST_HOST_MINI_LO_US);
+  r.host_mini_step_ms = 1e5;
+  assert_int_equal(cost_step_host_mini(&h100, &w, &r, &op, &cl), 0);
+  assert_true(cl == 1 && op == COST_HOST_MINI_HI_US);
+  r.host_mini_step_ms = 0;
+  assert_int_equal(cost_step_host_mini(&h100, &w, &r, &op, &cl), COST_EINVAL);
+  r.host_mini_step_ms = mini.step_ms;
+  r.framework = COST_FW_HUGECTR;
+  assert_int_equal(cost_step_host_mini(&h100, &w, &r, &op, &cl), COST_EINVAL);
+}
+
 static const char good[] =
     "{\"hardware\":\"h100-sxm\",\"workload\":{\"kind\":\"dlrm\",\"dense_features\":13,"
     "\"tables\":[{\"name\":\"a\",\"rows\":1000000,\"dim\":128,\"pooling\":4,\"count\":26}],"
@@ -218,6 +257,49 @@ static double num(const cJSON *o, const char *k) {
   return cJSON_GetNumberValue(v);
 }
 
+/* POST /v1/step with a host mini step: host_op_us fitted to it
+ * (host_op_source mini_step, the host_mini object), no host_sensitivity
+ * (the figure is the machine's); the same step with that host_op_us given
+ * is the same answer; the fields checked, naming them. */
+static void test_api_step__host_mini(void **state) {
+  (void)state;
+  char *eager =
+      strdup(stepfx_edit(good, "\"fused_triton\",\"host_op_us\":12.5,\"triton_launch_us\":15",
+                         "\"pytorch_eager\",\"host_mini_batch\":256,\"host_mini_step_ms\":12"));
+  assert_non_null(eager);
+  cJSON *doc = answer(eager);
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "host_op_source")),
+                      "mini_step");
+  assert_null(cJSON_GetObjectItem(doc, "host_sensitivity"));
+  const cJSON *hm = cJSON_GetObjectItem(doc, "host_mini");
+  assert_non_null(hm);
+  double op = num(hm, "host_op_us"), step = num(doc, "step_ms");
+  assert_true(fabs(op - num(doc, "host_op_us")) < 1e-12 && op > COST_HOST_MINI_LO_US &&
+              op < COST_HOST_MINI_HI_US);
+  assert_true(cJSON_IsFalse(cJSON_GetObjectItem(hm, "clamped")));
+  cJSON_Delete(doc);
+  char given[64];
+  snprintf(given, sizeof given, "\"host_op_us\":%.17g", op);
+  doc = answer(stepfx_edit(eager, "\"host_mini_batch\":256,\"host_mini_step_ms\":12", given));
+  assert_true(fabs(num(doc, "step_ms") - step) < 1e-9 * step);
+  cJSON_Delete(doc);
+  static const stepfx_bad bad[] = {
+      {",\"host_mini_step_ms\":12", "", SVC_MISSING_FIELD, "recipe.host_mini_step_ms"},
+      {"\"host_mini_batch\":256,", "", SVC_MISSING_FIELD, "recipe.host_mini_batch"},
+      {"\"host_mini_step_ms\":12", "\"host_mini_step_ms\":-1", SVC_OUT_OF_RANGE,
+       "recipe.host_mini_step_ms"},
+      {"\"host_mini_step_ms\":12", "\"host_mini_step_ms\":\"NaN\"", SVC_BAD_FIELD,
+       "recipe.host_mini_step_ms"},
+      {"\"host_mini_batch\":256", "\"host_mini_batch\":0", SVC_OUT_OF_RANGE,
+       "recipe.host_mini_batch"},
+      {"\"host_mini_step_ms\":12", "\"host_mini_step_ms\":12,\"host_op_us\":5", SVC_BAD_FIELD,
+       "recipe.host_mini_step_ms"},
+      {"\"pytorch_eager\"", "\"hugectr\"", SVC_BAD_FIELD, "recipe.host_mini_step_ms"},
+  };
+  stepfx_expect_errors(ctx, eager, bad, sizeof bad / sizeof bad[0]);
+  free(eager);
+}
+
 /* A host figure that is not the machine's comes with the step priced at the
  * fastest and slowest lent hosts probed; the machine's own (recipe) does not.
  * Eager row-wise Adagrad bf16 at a small batch is host-bound. */
@@ -266,6 +348,8 @@ int main(void) {
       cmocka_unit_test(test_step__coalescing_optimizer_is_serial),
       cmocka_unit_test(test_api_step__host_fields),
       cmocka_unit_test(test_api_step__host_sensitivity),
+      cmocka_unit_test(test_step__host_mini_recovers_host_op_us),
+      cmocka_unit_test(test_api_step__host_mini),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
