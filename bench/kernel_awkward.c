@@ -54,6 +54,8 @@
  *   The sixth (h200-awkward6/, swept as the fifth) gets "r6" rows and "r6 picks"; its
  *   GEMM-time score of record is "r6 gemmbl" (the backlog-timed copy). The seventh
  *   (h200-awkward7/, the same model's picks) gets "r7" rows, "r7 gemmbl" of record.
+ *   The eighth (h200-awkward8/, the ninth round's cost_gemm, the same kernel model) gets
+ *   "r8" rows and "r8 picks" once its blind_*.json are there, "r8 gemmbl" of record.
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
  *              predicted, its launch floor and GPU part, the kernel priced and the error.
@@ -975,7 +977,7 @@ static void gemm_dump_file(const cost_hw *cal, const char *path, const char *set
     if (cost_sample_predict(cal, &g[i], &r)) continue;
     double l = term_of(&r, "launch_ms");
     printf("%-9s %-7s %-5s %s %5lld %5lld %5lld al%-2.0f %-5s meas %.4f pred %.4f launch %.4f "
-           "gpu %.4f tile %.0fx%.0f s%.0f %+5.0f%%\n",
+           "gpu %.4f tile %.0fx%.0f s%.0f %+6.1f%%\n",
            set, how, cost_dtype_name((cost_dtype)o->dtype), o->layout, (long long)o->m,
            (long long)o->n, (long long)o->k, term_of(&r, "align_bytes"),
            unaligned8(o) ? "unal" : "al8", g[i].ms, r.ms, l, r.ms - l, term_of(&r, "tile_m"),
@@ -994,12 +996,15 @@ static void gemm_dump(const cost_hw *cal, const char *src) {
               {"h200-awkward4", "blind_gemm.json", "blind", "r4blind"},
               {"h200-awkward5", "blind_gemm.json", "blind", "r5blind"},
               {"h200-awkward6", "blind_gemm.json", "blind", "r6blind"},
-              {"h200-awkward7", "blind_gemm.json", "blind", "r7blind"}};
+              {"h200-awkward7", "blind_gemm.json", "blind", "r7blind"},
+              {"h200-awkward8", "blind_gemm.json", "blind", "r8blind"}};
   static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
   char path[1024];
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
     snprintf(path, sizeof path, "%s/data/measurements/%s/%s", src, sets[i].dir, sets[i].gemm);
     gemm_dump_file(cal, path, sets[i].set, "sweep", 0);
+    snprintf(path, sizeof path, "%s/data/measurements/%s/blind_gemmbl.json", src, sets[i].dir);
+    if (strcmp(sets[i].set, "r1fit")) gemm_dump_file(cal, path, sets[i].set, "gemmbl", 0);
     for (size_t k = 0; k < 2; k++) {
       snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, sets[i].dir,
                sets[i].prefix, kk[k]);
@@ -1024,7 +1029,7 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b3);
 }
 
-/* The fourth to seventh blind sets (h200-awkward4..7, issue 25): each a
+/* The fourth to eighth blind sets (h200-awkward4..8, issue 25): each a
  * 16-bit kernel sweep and the bf16/fp16/tf32 gemm_sweep (the fifth and
  * later ones also a backlog-timed copy, blind_gemmbl.json), with its
  * predictions.json committed before the sweep: the fourth's by the model
@@ -1032,10 +1037,11 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
  * time on awkward shapes"), the fifth's by the seventh round's
  * (kernel_splitk_ns), the sixth's by the eighth round's (kernel_sc_l1_kb;
  * its GEMM-time score of record is "r6 gemmbl"), the seventh's by the same
- * model ("r7 gemmbl" of record). Prints "rN blind" and
+ * model ("r7 gemmbl" of record), the eighth's by the ninth round's cost_gemm
+ * (GEMM_SPLIT_GRID_FRAC, GEMM_RED_GAP_US; "r8 gemmbl" of record). Prints "rN blind" and
  * "rN blind, rN picks" for each set whose blind_*.json exist. */
 static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  for (int set = 4; set <= 7; set++) {
+  for (int set = 4; set <= 8; set++) {
     char dir[64], pred[128], label[32], plabel[32];
     snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
     snprintf(pred, sizeof pred, "%s/predictions.json", dir);
@@ -1051,7 +1057,8 @@ static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   }
 }
 
-/* GEMM time rows of the third and fourth blind sets and, for every set
+/* GEMM time rows of the third to eighth blind sets (each only once its
+ * blind_*.json are there) and, for every set
  * swept with the backlog, the model against the kernel sweeps' cuBLAS
  * times. */
 static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
@@ -1064,6 +1071,8 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemmbl.json", "r6 gemmbl", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward7", "blind_gemm.json", "r7 blind", verbose);
   gemm_rows(cal, src, "data/measurements/h200-awkward7", "blind_gemmbl.json", "r7 gemmbl", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward8", "blind_gemm.json", "r8 blind", verbose);
+  gemm_rows(cal, src, "data/measurements/h200-awkward8", "blind_gemmbl.json", "r8 gemmbl", verbose);
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
@@ -1073,6 +1082,7 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   backlog_rows(cal, src, "h200-awkward5", "blind", "r5 blind");
   backlog_rows(cal, src, "h200-awkward6", "blind", "r6 blind");
   backlog_rows(cal, src, "h200-awkward7", "blind", "r7 blind");
+  backlog_rows(cal, src, "h200-awkward8", "blind", "r8 blind");
 }
 
 /* The selection rows of every H200 awkward set and each committed picks

@@ -138,6 +138,35 @@ static int gemm_small_tiles(int dt, int al) {
  * model.md, "GEMM time on awkward shapes"). */
 #define GEMM_RED_SPLIT_NS 100.0
 
+/* Issue 25: bf16 at 2-byte alignment on a small grid is split along K
+ * however short K is. cuBLAS runs it with Turing-generation
+ * cutlass_75_tensorop_s1688gemm_bf16_64x64_*_align1 kernels (it has no
+ * 32x32 one: gemm_small_tiles) and, when a wave of their tiles fills few
+ * SMs, splits K and adds cuBLASLt's splitKreduce_kernel -- at K = 13-100
+ * as at K = 2000: data/measurements/h100-gemm-profile/README.md (64x512x13
+ * nt, 24x13x512 nn, 512x13x100 tn: 3.2-4.2 us + 1.6-2.2 us of reduce, a
+ * call 8.4-9.1 us where fp16 runs one 32x32 kernel) and the H200 profiles
+ * of data/measurements/h200-probe/gemm_kernels.json (split with 4-64
+ * 64x64 tiles: 85x121x132, 245x267x312, 512x512x415; one kernel at 80
+ * and 128: 223x1263x45, and the awkward 1000x512x13 nt row). The grid
+ * limit: half the SMs, between 64 and 80 tiles on the 132-SM H200 (the
+ * one exception seen, 790x223x128 at 52 tiles, runs one kernel). */
+#define GEMM_SPLIT_GRID_FRAC 0.5
+
+/* Issue 25: what a second, dependent kernel adds to a call beyond its own
+ * run: data/measurements/h100-gemm-profile/README.md, call time minus the
+ * kernels' device time -- 2.33-2.40 us with one kernel (bf16 1x256x64,
+ * 64x256x64, 24x512x256), 3.35-3.48 us with a splitKreduce after it (bf16
+ * 64x512x13, 24x13x512, 512x13x100; tf32 64x256x64, 64x256x100,
+ * 24x512x256): 1.0-1.1 us. Priced only on the forced splits above: on
+ * every split-K reduce it moved bench/costmodel_accuracy's GEMM CV 6.1 /
+ * 17.0 -> 6.5 / 17.2 % at 1.5 us (the fitted tile_fill_us already carries
+ * the reduce's fixed cost there). The value: leave-one-set-out CV over the
+ * seven H200 awkward sets, grid 0/0.5/1/1.5/2/3 -- 1 in six folds of
+ * seven (docs/kernels.md, "Ninth round";
+ * data/measurements/h200-awkward7/gemm_cv_r9.txt). */
+#define GEMM_RED_GAP_US 1.0
+
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
   int bm, bn, s;
@@ -202,6 +231,9 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   const tile *own = tensor && aligned ? cost_gemm_arch_tiles(hw, &nt) : NULL;
   if (own) tiles = own;
   int balanced = cost_gemm_tail_balanced(hw);
+  /* The bf16 align1 kernels split K on small grids (GEMM_SPLIT_GRID_FRAC);
+   * K >= 4 leaves a split of 2 at least two elements each. */
+  int split_small = tensor && hopper && !aligned && dt == COST_DT_BF16 && al < 4 && K >= 4;
   double cu = hw->compute_units, clk = hw->clock_hz;
   double peak_sm = peak * p[amp ? P_EFF_TF32_SYNC : cost_gemm_eff_param(dt)] / cu;
   double smem_bw = 128.0 * clk; /* 32 banks x 4 B per clock (CUDA guide) */
@@ -235,9 +267,11 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
     /* A 64-row tile runs one consumer warpgroup (wgmma is m64): nothing
      * hides its MMA latency and epilogue (CUTLASS sm90 schedules). */
     double psm = (tensor && bm == 64) ? peak_sm * p[P_WG1_EFF] : peak_sm;
+    int forced = split_small && (double)tiles_mn < GEMM_SPLIT_GRID_FRAC * cu;
     for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
       int s = splits[si];
-      if (s > 1 && (K / s < 128 || tiles_mn * s > 4 * (int64_t)cu)) break;
+      if (forced && s == 1) continue;
+      if (s > 1 && ((forced ? K < 2 * s : K / s < 128) || tiles_mn * s > 4 * (int64_t)cu)) break;
       double ctas = (double)tiles_mn * s;
       double waves = ceil(ctas / cu);
       /* Beyond the first wave, the TMA kernels' persistent tile scheduler
@@ -287,7 +321,8 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * small outputs run 1.7-2.7 us with few splits and 6.1 us for
        * 119x47x11047 bf16 (K long, many splits), well above their bytes
        * (docs/model.md, "GEMM time on awkward shapes"). */
-      double red = s > 1 ? fill + s * GEMM_RED_SPLIT_NS * 1e-9 +
+      double red = s > 1 ? fill + (forced ? GEMM_RED_GAP_US * 1e-6 : 0) +
+                               s * GEMM_RED_SPLIT_NS * 1e-9 +
                                batch * (double)M * N * ((double)s * 4.0 + bo) / bw
                          : 0;
       double t_comp = cost_gemm_fill_once(hw) ? waves * t_tile + fill : waves * (t_tile + fill);

@@ -140,6 +140,36 @@ static void test_costmodel_gemm__unaligned_small_tiles_and_c_stores(void **state
   assert_true(term(&h, "tile_m") >= 64);
 }
 
+/* Issue 25: bf16 on a 2-byte boundary runs cuBLAS's align1 64x64 kernels,
+ * split along K with a reduce kernel after them when a wave of tiles fills
+ * under half the SMs, however short K is (gemm.c, GEMM_SPLIT_GRID_FRAC;
+ * data/measurements/h100-gemm-profile: 64x512x13 nt 3.2 + 1.7 us). The
+ * h200-awkward6 row 100x512x13 nt measured 12.1 us in bf16, 5.4 in fp16
+ * (one 32x32 kernel); 1000x512x13 nt (128 tiles) runs one kernel in both. */
+static void test_costmodel_gemm__bf16_align1_small_grid_splits_k(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  cost_gemm_op op = {.m = 100, .n = 512, .k = 13, .batch = 1, .dtype = COST_DT_BF16};
+  cost_result b, h, big;
+  memcpy(op.layout, "nt", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &b), 0);
+  assert_true(term(&b, "split_k") >= 2);
+  op.dtype = COST_DT_FP16;
+  assert_int_equal(cost_gemm(&hw, &op, &h), 0);
+  assert_true(term(&h, "split_k") == 1);
+  /* the reduce kernel's run and the second launch's gap: >= 2 us more */
+  assert_true(b.ms - h.ms > 2e-3);
+  op.dtype = COST_DT_BF16;
+  op.m = 1000;
+  assert_int_equal(cost_gemm(&hw, &op, &big), 0);
+  assert_true(term(&big, "split_k") == 1);
+  /* 4-byte aligned bf16 has the 32x32 align2 kernels: no forced split */
+  op.m = 100, op.k = 14;
+  assert_int_equal(cost_gemm(&hw, &op, &big), 0);
+  assert_true(term(&big, "split_k") == 1);
+}
+
 /* tf32 kernel families (data/measurements/h200-probe/gemm_kernels.json):
  * small aligned shapes run Ampere mma.sync kernels
  * (cutlass_80_tensorop_s1688gemm_*), large ones the Hopper wgmma kernels
@@ -635,6 +665,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__wave_quantization),
       cmocka_unit_test(test_costmodel_gemm__alignment_penalty),
       cmocka_unit_test(test_costmodel_gemm__unaligned_small_tiles_and_c_stores),
+      cmocka_unit_test(test_costmodel_gemm__bf16_align1_small_grid_splits_k),
       cmocka_unit_test(test_costmodel_gemm__tf32_kernel_family),
       cmocka_unit_test(test_costmodel_gemm__tf32_mn_major_a_runs_mma_sync),
       cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
