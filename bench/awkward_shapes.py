@@ -21,8 +21,10 @@ of 16; M <= 64), each class shuffled by the seed and the classes visited in a
 seeded order, so that every class the pool holds is in the set (a plain
 shuffle of 18 from 161 left forward GEMMs with an unaligned K -- 14 of the
 pool -- with one shape).
+`--batches B1,B2,...` replaces the per-GPU batches of the pool (default: BATCHES,
+which drew sets 1-8; the ninth set's are in h200-awkward9/README.md).
 Usage: awkward_shapes.py [--seed S] [--count N] [--exclude FILE]... [--blind-only]
-                         [--stratify]
+                         [--stratify] [--batches B1,B2,...]
                          [--out FILE] [SOURCE_DIR]
 """
 import argparse
@@ -73,8 +75,13 @@ def main():
     ap.add_argument("--exclude", action="append", default=[])
     ap.add_argument("--blind-only", action="store_true")
     ap.add_argument("--stratify", action="store_true")
+    ap.add_argument("--batches", default=None,
+                    help="comma-separated per-GPU batches replacing BATCHES")
     ap.add_argument("src", nargs="?", default=os.path.join(os.path.dirname(__file__), ".."))
     a = ap.parse_args()
+    batches = tuple(int(x) for x in a.batches.split(",")) if a.batches else BATCHES
+    if any(b <= 0 for b in batches):
+        ap.error("--batches: positive integers")
     seen, pool = set(), []
     for f in a.exclude:
         old = json.load(open(f))
@@ -86,7 +93,7 @@ def main():
         if w.get("kind") != "dlrm":
             continue
         for fin, fout in dlrm_layers(w):
-            for b in BATCHES:
+            for b in batches:
                 for g in gemms(fin, fout, b):
                     key = (g["m"], g["n"], g["k"], g["layout"])
                     if awkward(g) and key not in seen and g["m"] * g["n"] * g["k"] <= 2 ** 36:
@@ -108,7 +115,7 @@ def main():
                     pick.append(cells[c].pop(0))
     else:
         pick = pool[:a.count]
-    out = {"seed": a.seed, "batches": list(BATCHES), "pool": len(pool), "fit": [], "blind": []}
+    out = {"seed": a.seed, "batches": list(batches), "pool": len(pool), "fit": [], "blind": []}
     if a.exclude:
         out["excluded"] = {"files": [os.path.basename(os.path.dirname(os.path.abspath(f))) + "/" +
                                      os.path.basename(f) for f in a.exclude],

@@ -56,6 +56,8 @@
  *   (h200-awkward7/, the same model's picks) gets "r7" rows, "r7 gemmbl" of record.
  *   The eighth (h200-awkward8/, the ninth round's cost_gemm, the same kernel model) gets
  *   "r8" rows and "r8 picks" once its blind_*.json are there, "r8 gemmbl" of record.
+ *   The ninth (h200-awkward9/, the same model, drawn at fresh batches so that 7 of its
+ *   20 shapes are bf16 align1 small-grid split-K shapes) gets "r9" rows likewise.
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
  *              predicted, its launch floor and GPU part, the kernel priced and the error.
@@ -997,7 +999,8 @@ static void gemm_dump(const cost_hw *cal, const char *src) {
               {"h200-awkward5", "blind_gemm.json", "blind", "r5blind"},
               {"h200-awkward6", "blind_gemm.json", "blind", "r6blind"},
               {"h200-awkward7", "blind_gemm.json", "blind", "r7blind"},
-              {"h200-awkward8", "blind_gemm.json", "blind", "r8blind"}};
+              {"h200-awkward8", "blind_gemm.json", "blind", "r8blind"},
+              {"h200-awkward9", "blind_gemm.json", "blind", "r9blind"}};
   static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
   char path[1024];
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -1029,7 +1032,7 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   free(b3);
 }
 
-/* The fourth to eighth blind sets (h200-awkward4..8, issue 25): each a
+/* The fourth to ninth blind sets (h200-awkward4..9, issue 25): each a
  * 16-bit kernel sweep and the bf16/fp16/tf32 gemm_sweep (the fifth and
  * later ones also a backlog-timed copy, blind_gemmbl.json), with its
  * predictions.json committed before the sweep: the fourth's by the model
@@ -1038,10 +1041,12 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
  * (kernel_splitk_ns), the sixth's by the eighth round's (kernel_sc_l1_kb;
  * its GEMM-time score of record is "r6 gemmbl"), the seventh's by the same
  * model ("r7 gemmbl" of record), the eighth's by the ninth round's cost_gemm
- * (GEMM_SPLIT_GRID_FRAC, GEMM_RED_GAP_US; "r8 gemmbl" of record). Prints "rN blind" and
+ * (GEMM_SPLIT_GRID_FRAC, GEMM_RED_GAP_US; "r8 gemmbl" of record), the ninth's
+ * by the same model (drawn at fresh batches to test that term; "r9 gemmbl" of
+ * record). Prints "rN blind" and
  * "rN blind, rN picks" for each set whose blind_*.json exist. */
 static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  for (int set = 4; set <= 8; set++) {
+  for (int set = 4; set <= 9; set++) {
     char dir[64], pred[128], label[32], plabel[32];
     snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
     snprintf(pred, sizeof pred, "%s/predictions.json", dir);
@@ -1057,32 +1062,28 @@ static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
   }
 }
 
-/* GEMM time rows of the third to eighth blind sets (each only once its
- * blind_*.json are there) and, for every set
- * swept with the backlog, the model against the kernel sweeps' cuBLAS
- * times. */
+/* GEMM time rows of the third to ninth blind sets (each only once its
+ * blind_*.json are there; the fourth and later ones also "rN gemmbl", the
+ * backlog-timed copy) and, for every set swept with the backlog, the model
+ * against the kernel sweeps' cuBLAS times. */
 static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
+  char dir[64], label[32];
   gemm_rows(cal, src, "data/measurements/h200-awkward3", "blind_gemm.json", "r3 blind", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward4", "blind_gemm.json", "r4 blind", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward4", "blind_gemmbl.json", "r4 gemmbl", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemm.json", "r5 blind", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward5", "blind_gemmbl.json", "r5 gemmbl", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemm.json", "r6 blind", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward6", "blind_gemmbl.json", "r6 gemmbl", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward7", "blind_gemm.json", "r7 blind", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward7", "blind_gemmbl.json", "r7 gemmbl", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward8", "blind_gemm.json", "r8 blind", verbose);
-  gemm_rows(cal, src, "data/measurements/h200-awkward8", "blind_gemmbl.json", "r8 gemmbl", verbose);
+  for (int set = 4; set <= 9; set++) {
+    snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
+    snprintf(label, sizeof label, "r%d blind", set);
+    gemm_rows(cal, src, dir, "blind_gemm.json", label, verbose);
+    snprintf(label, sizeof label, "r%d gemmbl", set);
+    gemm_rows(cal, src, dir, "blind_gemmbl.json", label, verbose);
+  }
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
-  backlog_rows(cal, src, "h200-awkward2", "blind", "r2 blind");
-  backlog_rows(cal, src, "h200-awkward3", "blind", "r3 blind");
-  backlog_rows(cal, src, "h200-awkward4", "blind", "r4 blind");
-  backlog_rows(cal, src, "h200-awkward5", "blind", "r5 blind");
-  backlog_rows(cal, src, "h200-awkward6", "blind", "r6 blind");
-  backlog_rows(cal, src, "h200-awkward7", "blind", "r7 blind");
-  backlog_rows(cal, src, "h200-awkward8", "blind", "r8 blind");
+  for (int set = 2; set <= 9; set++) {
+    snprintf(dir, sizeof dir, "h200-awkward%d", set);
+    snprintf(label, sizeof label, "r%d blind", set);
+    backlog_rows(cal, src, dir, "blind", label);
+  }
 }
 
 /* The selection rows of every H200 awkward set and each committed picks

@@ -150,8 +150,12 @@ static int gemm_small_tiles(int dt, int al) {
  * 64x64 tiles: 85x121x132, 245x267x312, 512x512x415; one kernel at 80
  * and 128: 223x1263x45, and the awkward 1000x512x13 nt row). The grid
  * limit: half the SMs, between 64 and 80 tiles on the 132-SM H200 (the
- * one exception seen, 790x223x128 at 52 tiles, runs one kernel). */
+ * one exception seen, 790x223x128 at 52 tiles, runs one kernel). Built
+ * with -DGEMM_SPLIT_GRID_FRAC=0 the term is off (the eighth round's
+ * cost_gemm: data/measurements/h200-awkward9/term_off.sh). */
+#ifndef GEMM_SPLIT_GRID_FRAC
 #define GEMM_SPLIT_GRID_FRAC 0.5
+#endif
 
 /* Issue 25: what a second, dependent kernel adds to a call beyond its own
  * run: data/measurements/h100-gemm-profile/README.md, call time minus the
