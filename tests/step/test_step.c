@@ -603,13 +603,9 @@ static void test_api_calibrate__uvm_rows(void **state) {
   assert_string_equal(err.field, "rows[0].fwd_ms");
 }
 
-/* A plan's baseline may carry the host as a mini step (host_mini_batch,
- * host_mini_step_ms): it is fitted on the baseline's own model and checked
- * like a step's; one on a framework that dispatches nothing is a 400
- * naming baseline.host_mini_step_ms, and half of the pair names the other. */
-static void test_api_plan__host_mini_checked(void **state) {
-  (void)state;
-  char path[512], *text = NULL, *out = NULL;
+/* The end-to-end workload's uvm plan request on the H100 (a fixture). */
+static cJSON *uvm_plan_request(void) {
+  char path[512], *text = NULL;
   size_t len = 0;
   svc_err err;
   snprintf(path, sizeof path, "%s/data/measurements/h200-uvm/plan_h100-sxm_uvm.json",
@@ -617,6 +613,19 @@ static void test_api_plan__host_mini_checked(void **state) {
   if (svc_read_file(path, 1u << 20, &text, &len, &err)) fail_msg("%s", err.message);
   cJSON *req = cJSON_Parse(text);
   free(text);
+  assert_non_null(req);
+  return req;
+}
+
+/* A plan's baseline may carry the host as a mini step (host_mini_batch,
+ * host_mini_step_ms): it is fitted on the baseline's own model and checked
+ * like a step's; one on a framework that dispatches nothing is a 400
+ * naming baseline.host_mini_step_ms, and half of the pair names the other. */
+static void test_api_plan__host_mini_checked(void **state) {
+  (void)state;
+  char *out = NULL;
+  svc_err err;
+  cJSON *req = uvm_plan_request();
   cJSON *bl = cJSON_GetObjectItem(req, "baseline");
   assert_non_null(bl);
   cJSON_AddNumberToObject(bl, "host_mini_batch", 256);
@@ -643,14 +652,9 @@ static void test_api_plan__host_mini_checked(void **state) {
  * on hardware without a host link figure, is a 400 naming host_tables. */
 static void test_api_plan__host_tables(void **state) {
   (void)state;
-  char path[512], *text = NULL, *out = NULL;
-  size_t len = 0;
+  char *out = NULL;
   svc_err err;
-  snprintf(path, sizeof path, "%s/data/measurements/h200-uvm/plan_h100-sxm_uvm.json",
-           CDPLAN_SOURCE_DIR);
-  if (svc_read_file(path, 1u << 20, &text, &len, &err)) fail_msg("%s", err.message);
-  cJSON *req = cJSON_Parse(text);
-  free(text);
+  cJSON *req = uvm_plan_request();
   cJSON_ReplaceItemInObject(req, "time_limit_s", cJSON_CreateNumber(3));
   char *body = cJSON_PrintUnformatted(req);
   if (api_plan(ctx, body, strlen(body), &out, &err)) fail_msg("%s (%s)", err.message, err.field);
