@@ -24,5 +24,6 @@ int bench_transformers(api_ctx *ctx);
 int bench_transformer_h200(const cost_hw *hw);     /* step_transformer.c, section (f) */
 int bench_uvm(const cost_hw *lent, int breakdown); /* step_uvm.c, section (h) */
 int bench_thousand(const cost_hw *hw);
+int bench_dcn(api_ctx *ctx); /* step_dcn.c, section (i) */
 
 #endif

@@ -361,6 +361,7 @@ int main(int argc, char **argv) {
   rc |= bench_transformers(ctx);
   rc |= bench_transformer_h200(&hw);
   rc |= bench_thousand(&hw);
+  rc |= bench_dcn(ctx);
   api_step_meas_dispose(&m);
   api_step_meas_dispose(&x);
   api_ctx_free(ctx);

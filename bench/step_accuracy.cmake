@@ -1,6 +1,18 @@
 # bench/step_accuracy: the step model vs the H200 DLRM measurements and the
 # published Megatron-LM iteration times (run from the repository root).
 add_executable(step_accuracy ${CMAKE_CURRENT_SOURCE_DIR}/step_accuracy.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/step_uvm.c ${CMAKE_CURRENT_SOURCE_DIR}/step_transformer.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/step_uvm.c ${CMAKE_CURRENT_SOURCE_DIR}/step_transformer.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/step_dcn.c)
 target_link_libraries(step_accuracy PRIVATE cdplan_api PkgConfig::CJSON m cdplan_warnings)
 list(APPEND CDPLAN_BENCH_RUN step_accuracy)
+
+# Section (i): the eighth blind DCN set's score of record, as
+# data/measurements/dcn-blind7/README.md states it (mini route 3.1 / 11.6 %,
+# default host 12.8 / 47.7 %); it fails if the step model, the mini route
+# (cost_step_host_mini) or the run's files change those figures.
+add_test(NAME step_accuracy_dcn_blind8
+  COMMAND sh -c "o=$(\"$1\") || exit 1
+    printf '%s\\n' \"$o\" | grep -E '^  blind8 n=10: default median 12.8% max 47.7% [|] mini route median 3.1% max 11.6%'" sh
+    $<TARGET_FILE:step_accuracy>
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(step_accuracy_dcn_blind8 PROPERTIES TIMEOUT 200 LABELS bench)
