@@ -57,8 +57,8 @@ static int dcn_run(api_ctx *ctx, const char *name, const char *run, const char *
   cJSON *res = load_json(p1), *job = load_json(p2);
   int rc = -1;
   if (!res || !job) goto out;
-  const char *dev = cJSON_GetStringValue(
-      cJSON_GetObjectItem(cJSON_GetObjectItem(res, "device"), "name"));
+  const char *dev =
+      cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "device"), "name"));
   const char *hwname = dev && strstr(dev, "H200") ? "h200" : "h100-sxm";
   cost_hw hw;
   svc_err err;
