@@ -282,19 +282,22 @@ typedef struct {
  * ../h100-dcn-mlperf's fifth set: 3.3 % median, 13.2 % max). */
 #define COST_HOST_PROBE_K 0.344
 
-/* The per-op host times the lent machines showed (2026-12-05): their
+/* The per-op host times the lent machines showed (2026-12-05/06): their
  * probes, K x step_kernel_us 14.3-31.8 us = 4.92-10.94 us (11 probes on 7
  * lent H100 hosts: data/measurements/h200-dcn-host/dcn_*.json,
- * ../h100-dcn-mlperf/blind4.json, blind5.json, profile5.json), and where
- * no probe ran, the per-op time at which this model meets each host-bound
- * measured step: 10.08-12.62 us on the H200 lent host
- * (../h200-dcn-mlperf/dcn.json, 5 steps), 4.58-9.42 us on the H100 blind
- * sets 2, 4, 5 (10 steps) -- data/measurements/h100-dcn-mlperf/
- * host_implied.py, host_implied.txt. The range a step priced at a host
- * figure that is not the machine's own may land in (api/step.c
+ * ../h100-dcn-mlperf/blind4.json, blind5.json, profile5.json); where no
+ * probe ran, the per-op time at which this model (the serial optimizer
+ * phase of 2026-12-06) meets each host-bound measured step: 10.46-13.41 us
+ * on the H200 lent host (../h200-dcn-mlperf/dcn.json, 5 steps), 4.52-8.82
+ * us on the H100 blind sets 2, 4, 5 (7 steps) -- data/measurements/
+ * h100-dcn-mlperf/host_implied.py, host_implied.txt (10.08-12.62 and
+ * 4.58-9.42 us with the overlapping phase before); and the mini route's
+ * per-case figures on three lent H100 hosts, 5.28-12.55 us
+ * (../dcn-blind7: blind7, its rerun, blind8). The range a step priced at a
+ * host figure that is not the machine's own may land in (api/step.c
  * host_sensitivity). */
-#define COST_HOST_PROBED_OP_US_LO 4.58
-#define COST_HOST_PROBED_OP_US_HI 12.62
+#define COST_HOST_PROBED_OP_US_LO 4.52
+#define COST_HOST_PROBED_OP_US_HI 13.41
 
 /* Where a step's per-op host time came from: the recipe's measured
  * host_op_us, the hardware's calibration (step_eager_op_us fitted, or the
