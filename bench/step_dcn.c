@@ -114,6 +114,7 @@ int bench_dcn(api_ctx *ctx) {
       {"blind8", "blind8.json", "blind8_job.json", "blind, of record"},
       {"blind7", "blind7.json", "blind7_job.json", "seen: the serial phase was chosen on it"},
       {"blind7 run 2", "blind7_run2.json", "blind7_job.json", "seen cases, another host"},
+      {"blind8 run 2", "blind8_run2.json", "blind8_job.json", "seen cases, another lease"},
       {"blind8 h200", "blind8_h200.json", "blind8_job.json", "blind on this GPU kind"},
   };
   int any = 0;
