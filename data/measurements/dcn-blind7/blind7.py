@@ -62,9 +62,24 @@ GRIDS = {  # precision, rank (0 full), cross layers, batch, sparse opt, dense op
         ("fp32", 0, 2, 4352, "adagrad", "adam"),
         ("fp32", 480, 4, 18432, "sgd", "adagrad"),
     ],
+    # BLIND_SET=9 (added 2026-12-06 ~05:10 UTC, after blind8's runs, predictions committed
+    # before its run, no model change since blind8): ten more shapes, batches 3328-23552 at
+    # values no set had, ranks 464 / 368 / 304 / 176 / 96 / 32 / full, tables capped at 13M
+    "9": [
+        ("bf16", 464, 2, 3328, "rowwise_adagrad", "adam"),
+        ("bf16", 176, 3, 5888, "rowwise_adagrad", "adagrad"),
+        ("bf16", 0, 4, 8448, "rowwise_adagrad", "adam"),
+        ("bf16", 368, 3, 10496, "sgd", "adagrad"),
+        ("bf16", 32, 2, 23552, "sgd", "adam"),
+        ("bf16", 304, 4, 4864, "adagrad", "sgd"),
+        ("fp32", 96, 2, 6912, "rowwise_adagrad", "adagrad"),
+        ("fp32", 0, 3, 3328, "rowwise_adagrad", "sgd"),
+        ("fp32", 368, 2, 15104, "rowwise_adagrad", "adam"),
+        ("fp32", 176, 4, 9472, "sgd", "sgd"),
+    ],
 }
 GRID = GRIDS[SET]
-CAP = {"7": 12_000_000, "8": 11_000_000}[SET]
+CAP = {"7": 12_000_000, "8": 11_000_000, "9": 13_000_000}[SET]
 PREFIX = "blind" + SET
 
 
