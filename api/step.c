@@ -136,9 +136,11 @@ static int host_sensitivity(const cost_hw *hw, const cost_workload *w, const cos
       s, "meaning",
       "host_op_us is not this machine's: the step priced at the fastest and slowest per-op host "
       "times lent machines showed (their probes, 0.344 x step_kernel_us, and the per-op times "
-      "that meet their host-bound steps); the GPU model's own error comes on top. Store this "
-      "machine's probe (cdplan calibrate --hw "
-      "NAME --host-probe RESULT.json) or give recipe.host_op_us to narrow it");
+      "that meet their host-bound steps, and the mini route's per-case figures); the GPU "
+      "model's own error comes on top. To narrow it, give the case's own host: its step at a "
+      "small batch measured on this machine (recipe.host_mini_batch + host_mini_step_ms, the "
+      "runner's host_mini; blind DCN sets 3.1 % median), recipe.host_op_us, or the machine's "
+      "probe (cdplan calibrate --hw NAME --host-probe RESULT.json)");
   return 0;
 }
 
