@@ -26,9 +26,9 @@
 
 #define MAX_LINKS 256 /* validation jobs of one plan read back */
 
-static const char *const req_fields[] = {"backend", "gpus",       "timeout_s", "steps",
-                                         "warmup",  "gpu_type",   "partition", "account",
-                                         "qos",     "constraint", NULL};
+static const char *const req_fields[] = {"backend", "gpus",       "timeout_s",       "steps",
+                                         "warmup",  "gpu_type",   "partition",       "account",
+                                         "qos",     "constraint", "host_mini_batch", NULL};
 
 /* One side of a plan: borrowed from the stored result document. */
 typedef struct {
@@ -110,6 +110,12 @@ static cJSON *job_body(const hwdb_plan *p, const cJSON *workload, const side_src
     cJSON_AddItemToObject(params, "steps", cJSON_Duplicate(get(req, "steps"), 1));
   if (get(req, "warmup"))
     cJSON_AddItemToObject(params, "warmup", cJSON_Duplicate(get(req, "warmup"), 1));
+  /* each one-GPU case stepped again at this small batch: its own host
+   * (validate/gpu/dlrm_step.py _host_mini; docs/step-model.md "The mini
+   * route") */
+  if (get(req, "host_mini_batch"))
+    cJSON_AddItemToObject(params, "host_mini_batch",
+                          cJSON_Duplicate(get(req, "host_mini_batch"), 1));
   cases = cJSON_AddArrayToObject(params, "cases");
   c = cJSON_CreateObject();
   cJSON_AddStringToObject(c, "label", s->side);
@@ -141,7 +147,8 @@ static int check_request(api_ctx *ctx, const cJSON *req, const char **backend, s
       (rc = api_get_int(req, "gpus", "", 0, 1, 64, &v, err)) ||
       (rc = api_get_int(req, "timeout_s", "", 0, 1, 7 * 86400, &v, err)) ||
       (rc = api_get_int(req, "steps", "", 0, 1, 100000, &v, err)) ||
-      (rc = api_get_int(req, "warmup", "", 0, 0, 1000, &v, err)))
+      (rc = api_get_int(req, "warmup", "", 0, 0, 1000, &v, err)) ||
+      (rc = api_get_int(req, "host_mini_batch", "", 0, 1, 65536, &v, err)))
     return rc;
   val_slurm_opts so;
   if ((rc = api_slurm_opts(req, &so, err))) return rc;

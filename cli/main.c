@@ -237,11 +237,13 @@ static const cli_cmd commands[] = {
      "and print {\"workload\",\"recipe\":{\"embedding_precision\"}} for cdplan step/plan."},
     {"validate plan", cli_validate_plan,
      "cdplan validate plan ID [--backend local|slurm|bundle] [--out DIR] [--gpus N] [--steps N] "
-     "[--warmup N] [--gpu-type T] [--partition P] [--account A] [--qos Q] [--constraint C] "
-     "[--wait SECONDS] [--show] [--db PATH]",
+     "[--warmup N] [--host-mini B] [--gpu-type T] [--partition P] [--account A] [--qos Q] "
+     "[--constraint C] [--wait SECONDS] [--show] [--db PATH]",
      "Run a stored plan's (or compare's) baseline and planned recipes on its workload as two\n"
      "dlrm_step runner jobs and link them to the plan; the plan (cdplan validate plan ID --show,\n"
      "GET /v1/plans/ID) then shows predicted against measured step time, memory and gain.\n"
+     "--host-mini B also steps each one-GPU case at batch B after its timed steps (result\n"
+     "host_mini: its own host, for recipe host_mini_batch + host_mini_step_ms).\n"
      "--wait polls until both jobs are final and prints the plan; bundle writes DIR/baseline\n"
      "and DIR/planned; slurm places the jobs with --gres=gpu:TYPE:N and the other options\n"
      "(else $CDPLAN_SLURM_GPU_TYPE, _PARTITION, _ACCOUNT, _QOS, _CONSTRAINT)."},

@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 
 typedef struct {
-  const char *backend, *out, *gpus, *steps, *warmup;
+  const char *backend, *out, *gpus, *steps, *warmup, *host_mini;
   const char *slurm[5]; /* --gpu-type, --partition, --account, --qos, --constraint */
   int calibrate, show;
   double wait_s;
@@ -49,7 +49,7 @@ static int parse(cli_opts *o, val_args *a, int max) {
       a->show = 1;
     } else if (!strcmp(s, "--db") || !strcmp(s, "--hw") || !strcmp(s, "--backend") ||
                !strcmp(s, "--out") || !strcmp(s, "--wait") || !strcmp(s, "--gpus") ||
-               !strcmp(s, "--steps") || !strcmp(s, "--warmup")) {
+               !strcmp(s, "--steps") || !strcmp(s, "--warmup") || !strcmp(s, "--host-mini")) {
       if (!has_val) return bad_args("option needs a value: ", s);
       const char *v = o->argv[++i];
       if (!strcmp(s, "--db")) o->db = v;
@@ -59,6 +59,7 @@ static int parse(cli_opts *o, val_args *a, int max) {
       if (!strcmp(s, "--gpus")) a->gpus = v;
       if (!strcmp(s, "--steps")) a->steps = v;
       if (!strcmp(s, "--warmup")) a->warmup = v;
+      if (!strcmp(s, "--host-mini")) a->host_mini = v;
       if (!strcmp(s, "--wait")) {
         char *end = NULL;
         a->wait_s = strtod(v, &end);
@@ -222,6 +223,8 @@ int cli_validate_plan(cli_opts *o) {
   if (!rc && add_count(b, "steps", a.steps)) rc = bad_args("--steps takes a count, not ", a.steps);
   if (!rc && add_count(b, "warmup", a.warmup))
     rc = bad_args("--warmup takes a count, not ", a.warmup);
+  if (!rc && add_count(b, "host_mini_batch", a.host_mini))
+    rc = bad_args("--host-mini takes a batch, not ", a.host_mini);
   if (rc) {
     cJSON_Delete(b);
     return rc;

@@ -68,11 +68,12 @@ assert not p["share"]["whole_plan"] and p["share"]["gpus"] == 2 and "share" in p
 PYEOF
 
 # a bundle: both sides written with the runner package, run where they lie, ingested
-"$BIN" validate plan "$ID" --backend bundle --out "$T/bun" --steps 2 > "$T/b.json"
+"$BIN" validate plan "$ID" --backend bundle --out "$T/bun" --steps 2 --host-mini 8 > "$T/b.json"
 for s in baseline planned; do
   for f in job.json run.sh runner.py dlrm_step.py uvm_bag.py; do
     [ -f "$T/bun/$s/$f" ] || fail "bundle $s lacks $f"
   done
+  grep -q '"host_mini_batch": *8' "$T/bun/$s/job.json" || fail "bundle $s job lacks host_mini_batch"
 done
 PATH="$(dirname $PY):$PATH" sh "$T/bun/planned/run.sh" 2>/dev/null || fail "bundle run"
 "$BIN" validate ingest "$T/bun/planned/result.json" > /dev/null
@@ -88,4 +89,6 @@ rc=0; "$BIN" validate plan "$ID" --backend nope > /dev/null 2> "$T/e2" || rc=$?
 [ $rc = 1 ] && grep -q '"field":"backend"' "$T/e2" || fail "bad backend: $rc $(cat "$T/e2")"
 rc=0; "$BIN" validate plan "$ID" --gpus 65 > /dev/null 2> "$T/e3" || rc=$?
 [ $rc = 1 ] && grep -q '"field":"gpus"' "$T/e3" || fail "bad gpus: $rc $(cat "$T/e3")"
+rc=0; "$BIN" validate plan "$ID" --host-mini 0 > /dev/null 2> "$T/e4" || rc=$?
+[ $rc = 1 ] && grep -q '"field":"host_mini_batch"' "$T/e4" || fail "bad host_mini_batch: $rc $(cat "$T/e4")"
 echo "plan validation loop: ok"
