@@ -529,16 +529,7 @@ def _one_case(env, c, params):
     opt_s = _sparse_opt(t, m["sparse_opt"], [p for mod in bags for p in mod.parameters()], lr_s)
     steps, warm = params["steps"], params["warmup"]
     nb = min(4, steps + warm)
-    batches = []
-    for _ in range(nb):
-        dense = t.randn((B, m["dense_features"]), device=dev)
-        idx = []
-        for s in specs:
-            where = cpu if s["placement"] == "host" else dev
-            i = t.randint(0, s["rows"], (s["bags"], s["pooling"]), device=where, dtype=t.int64)
-            idx.append(i.pin_memory() if where == cpu and gpu else i)
-        y = t.randint(0, 2, (B,), device=dev).float()
-        batches.append((dense, idx, y))
+    batches = _batches(env, specs, m, nb, B)
     lp = {"bf16": t.bfloat16, "fp16": t.float16}.get(rc["precision"])
     if lp is None or (env.cpu_mode and lp == t.float16):
         autocast = contextlib.nullcontext
@@ -592,6 +583,27 @@ def _one_case(env, c, params):
             **prof}
 
 
+def _batches(env, specs, m, n, batch, bags=None):
+    """n random batches of `batch` samples: (dense features, one index tensor per shard of
+    specs, labels); a shard's bags are its own (specs' "bags") unless bags is given. Host-placed
+    shards' indices stay on the CPU, pinned where the GPU reads them."""
+    t = env.torch
+    dev, cpu = env.dev, t.device("cpu")
+    gpu = dev.type == "cuda"
+    out = []
+    for _ in range(n):
+        dense = t.randn((batch, m["dense_features"]), device=dev)
+        idx = []
+        for s in specs:
+            where = cpu if s["placement"] == "host" else dev
+            i = t.randint(0, s["rows"], (bags or s["bags"], s["pooling"]), device=where,
+                          dtype=t.int64)
+            idx.append(i.pin_memory() if where == cpu and gpu else i)
+        y = t.randint(0, 2, (batch,), device=dev).float()
+        out.append((dense, idx, y))
+    return out
+
+
 def _host_mini(env, step, batches, specs, m, params, G):
     """The case's model stepped at a small batch b (params host_mini_batch), its own tables,
     layers and optimizers: every kernel is a few microseconds, so the step's time is what the
@@ -600,20 +612,10 @@ def _host_mini(env, step, batches, specs, m, params, G):
     figure (docs/step-model.md "Host speed per machine"). The same warm-up and step count as
     the timed steps; one plan GPU only (a rank's share has received buffers sized to the
     batch). Replaces the case's batches in place (the timed steps are over)."""
-    t = env.torch
     b = params["host_mini_batch"]
     if G != 1:
         return {"batch": b, "skipped": "the plan spans %d GPUs" % G}
-    dev, cpu = env.dev, t.device("cpu")
-    gpu = dev.type == "cuda"
-    for k in range(len(batches)):
-        dense = t.randn((b, m["dense_features"]), device=dev)
-        idx = []
-        for s in specs:
-            where = cpu if s["placement"] == "host" else dev
-            i = t.randint(0, s["rows"], (b, s["pooling"]), device=where, dtype=t.int64)
-            idx.append(i.pin_memory() if where == cpu and gpu else i)
-        batches[k] = (dense, idx, t.randint(0, 2, (b,), device=dev).float())
+    batches[:] = _batches(env, specs, m, len(batches), b, bags=b)
     for i in range(params["warmup"]):
         step(i)
     env.sync()
