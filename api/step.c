@@ -184,7 +184,6 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
     rc = refused(crc, err);
     goto cleanup;
   }
-  if (r.host_mini_step_ms > 0) res.host_op_source = COST_HOSTOP_MINI;
   resp = api_step_result_json(&res, w.kind);
   if (r.host_mini_step_ms > 0) {
     cJSON *m = cJSON_AddObjectToObject(resp, "host_mini");

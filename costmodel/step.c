@@ -278,7 +278,9 @@ static void step_host_speed(step_acc *a, const double *prof, const cost_recipe *
   /* The recipe's figure first, else the machine's stored in the
    * calibration (cdplan calibrate --host-probe): the same use of it. */
   double m = r->host_op_us > 0 && isfinite(r->host_op_us) ? r->host_op_us : 0;
-  int src = COST_HOSTOP_RECIPE;
+  /* a recipe's host_op_us beside its mini step is the figure fitted to it
+   * (cost_step_host_mini) */
+  int src = r->host_mini_step_ms > 0 ? COST_HOSTOP_MINI : COST_HOSTOP_RECIPE;
   if (m <= 0 && prof[COST_SP_HOST_OP_US] > 0 && isfinite(prof[COST_SP_HOST_OP_US])) {
     m = prof[COST_SP_HOST_OP_US];
     src = COST_HOSTOP_CALIBRATION;

@@ -197,8 +197,9 @@ typedef struct {
   double triton_launch_us;
   /* The host measured as the case's own model stepped at a small batch
    * (the runner's host_mini_batch, validate/gpu/dlrm_step.py _host_mini):
-   * that batch and its measured step time (ms); 0 = none. Not read by the
-   * step itself: cost_step_host_mini turns them into host_op_us. */
+   * that batch and its measured step time (ms); 0 = none.
+   * cost_step_host_mini turns them into host_op_us; the step itself reads
+   * only whether there is one (host_op_source mini_step). */
   int64_t host_mini_batch;
   double host_mini_step_ms;
 } cost_recipe;
