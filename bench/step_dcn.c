@@ -115,7 +115,6 @@ int bench_dcn(api_ctx *ctx) {
       {"blind7", "blind7.json", "blind7_job.json", "seen: the serial phase was chosen on it"},
       {"blind7 run 2", "blind7_run2.json", "blind7_job.json", "seen cases, another host"},
       {"blind8 run 2", "blind8_run2.json", "blind8_job.json", "seen cases, another lease"},
-      {"blind8 h200", "blind8_h200.json", "blind8_job.json", "blind on this GPU kind"},
   };
   int any = 0;
   for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)

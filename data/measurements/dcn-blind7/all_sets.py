@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every measured eager DCN set at the model's default host (the H100's first set, blind 2, 4,
 5, 6; the H200 set and blind6; blind7 and blind8 here) and, where the runner took mini steps
-(host_mini), the mini route: per case the host_op_us at which cdplan's step at the mini batch
-meets the measured mini step, then the case at its own batch. From the repository root:
+(host_mini), the mini route: cdplan's own (recipe host_mini_batch + host_mini_step_ms,
+costmodel/step.c cost_step_host_mini). From the repository root:
 
   python3 data/measurements/dcn-blind7/all_sets.py build/cli/cdplan [-v]
 """
@@ -10,10 +10,8 @@ import importlib, json, os, statistics, subprocess, sys, tempfile
 M = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 CD = sys.argv[1] if len(sys.argv) > 1 else "build/cli/cdplan"
 
-def step(db, hw, c, op=None, batch=None):
-    rc = dict(c["recipe"])
-    if op: rc["host_op_us"] = op
-    if batch: rc["batch_per_gpu"] = batch
+def step(db, hw, c, **extra):
+    rc = dict(c["recipe"], **extra)
     return json.loads(subprocess.run([CD, "step", "-", "--db", db], input=json.dumps(
         {"hardware": hw, "workload": c["workload"], "recipe": rc}), capture_output=True, text=True, check=True).stdout)
 
@@ -50,16 +48,6 @@ def sets():
         hw = "h200" if "H200" in res["device"].get("name", "") else "h100-sxm"
         yield "%s blind%s" % (hw.split("-")[0], s), hw, m.cases(), meas([f])
 
-def mini_host(db, hw, c, ms, b):
-    lo, hi = 0.5, 60.0
-    if step(db, hw, c, lo, b)["step_ms"] >= ms: return lo
-    if step(db, hw, c, hi, b)["step_ms"] <= ms: return hi
-    for _ in range(25):
-        mid = (lo + hi) / 2
-        if step(db, hw, c, mid, b)["step_ms"] < ms: lo = mid
-        else: hi = mid
-    return (lo + hi) / 2
-
 allerr = []
 with tempfile.TemporaryDirectory() as d:
     db = d + "/p.db"
@@ -73,8 +61,8 @@ with tempfile.TemporaryDirectory() as d:
             e.append(abs(p / m - 1))
             if "host_mini" in rs[0]:
                 hm = rs[0]["host_mini"]
-                op = mini_host(db, hw, c, hm["step_ms"], hm["batch"])
-                pm = step(db, hw, c, op)["step_ms"]
+                r = step(db, hw, c, host_mini_batch=hm["batch"], host_mini_step_ms=hm["step_ms"])
+                pm, op = r["step_ms"], r["host_op_us"]
                 em.append(pm / m - 1)
                 if "-v" in sys.argv: print("   %-46s meas %6.2f default %+6.1f%% mini %+6.1f%% op %.2f" % (c["id"], m, 100*(p/m-1), 100*(pm/m-1), op))
         allerr += e
