@@ -161,6 +161,9 @@ int api_slurm_opts(const cJSON *doc, val_slurm_opts *so, svc_err *err);
  * Decode and validate a workload object found at JSON path `path`
  * ("workload"); errors name the field ("workload.tables[3].rows"). */
 int api_workload_decode(const cJSON *doc, const char *path, cost_workload *out, svc_err *err);
+/* The answer's dense_block object: its form, parameters, forward FLOPs and
+ * (opaque form) the square layer that priced it. */
+cJSON *api_dense_block_json(const cost_dlrm *d);
 /* Decode a recipe (defaults from cost_recipe_init for absent fields). */
 int api_recipe_decode(const cJSON *doc, const char *path, cost_recipe *out, svc_err *err);
 /* The step result as a JSON object (caller owns). */

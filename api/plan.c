@@ -523,6 +523,8 @@ static cJSON *plan_json(const plan_in *in, const plan_result *res) {
   cJSON_AddBoolToObject(o, "affects_convergence", conv);
   cJSON_AddItemToObject(o, "embedding_plan", emb_plan_json(pr, &res->best));
   cJSON_AddItemToObject(o, "explanation", explanation_json(pr, res));
+  if (in->w.kind == COST_WL_DLRM && in->w.dlrm.block.out > 0)
+    cJSON_AddItemToObject(o, "dense_block", api_dense_block_json(&in->w.dlrm));
   cJSON *s = cJSON_AddObjectToObject(o, "search");
   cJSON_AddNumberToObject(s, "combinations", res->combos);
   cJSON_AddNumberToObject(s, "pruned", res->combos_pruned);

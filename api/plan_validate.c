@@ -194,6 +194,16 @@ int api_plan_validate(api_ctx *ctx, const char *id, const char *body, size_t len
     rc = svc_err_set(err, SVC_BAD_FIELD, "id", "only DLRM plans are validated by the runner");
     goto cleanup;
   }
+  /* a dense block is priced from its GEMMs or figures only: the runner
+   * has no model of it to build */
+  if (get(wl, "dense_block")) {
+    rc = svc_err_set(err, SVC_BAD_FIELD, "id",
+                     "plan '%s': its workload has a dense_block, which the runner cannot build "
+                     "(it is priced from its GEMMs or figures only); validate a plan of the "
+                     "workload without it",
+                     p.id);
+    goto cleanup;
+  }
   if ((rc = sides_of(&p, res, s, err)) || (rc = api_hw_lookup(ctx, p.hw, 0, &hw, err)))
     goto cleanup;
   doc = cJSON_CreateObject();

@@ -198,6 +198,8 @@ int api_step(api_ctx *ctx, const char *body, size_t len, char **out, svc_err *er
                 : "host_op_us is the per-op host time at which this step at the mini batch takes "
                   "the measured mini step (the case's own host on its machine)");
   }
+  if (w.kind == COST_WL_DLRM && w.dlrm.block.out > 0)
+    cJSON_AddItemToObject(resp, "dense_block", api_dense_block_json(&w.dlrm));
   if ((rc = host_sensitivity(&hw, &w, &r, &res, resp, err))) goto cleanup;
   cJSON_AddStringToObject(resp, "hardware", hw.name);
   cJSON_AddItemToObject(resp, "provenance", api_provenance_json(&hw));

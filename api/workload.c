@@ -94,12 +94,103 @@ static int decode_table(const cJSON *t, const char *p, cost_table *o, svc_err *e
   return 0;
 }
 
+/* workload.dense_block: {"out", "gemms": [{"in", "out", "count",
+ * "rows_per_sample"}]} or {"out", "params", "flops_per_sample"}. */
+static int decode_block(const cJSON *doc, const char *path, cost_dense_block *b, svc_err *err) {
+  static const char *const fields[] = {"out", "gemms", "params", "flops_per_sample", NULL};
+  static const char *const g_fields[] = {"in", "out", "count", "rows_per_sample", NULL};
+  char f[176], fi[192];
+  int rc;
+  memset(b, 0, sizeof *b);
+  if (!cJSON_IsObject(doc))
+    return svc_err_set(err, SVC_BAD_FIELD, path, "%s must be an object", path);
+  if ((rc = api_check_fields(doc, fields, path, err)) ||
+      (rc = api_get_int(doc, "out", path, 1, 1, 1048576, &b->out, err)) ||
+      (rc = api_get_num(doc, "params", path, 0, 1.0, 1e13, &b->params, err)) ||
+      (rc = api_get_num(doc, "flops_per_sample", path, 0, 1.0, 1e15, &b->flops_per_sample, err)))
+    return rc;
+  const cJSON *gemms = cJSON_GetObjectItemCaseSensitive(doc, "gemms");
+  int opaque = b->params > 0 || b->flops_per_sample > 0;
+  api_path(f, sizeof f, path, "gemms");
+  if (gemms && opaque)
+    return svc_err_set(err, SVC_BAD_FIELD, f,
+                       "%s: give either gemms or params and flops_per_sample, not both", f);
+  if (!gemms) {
+    if (!(b->params > 0) || !(b->flops_per_sample > 0))
+      return svc_err_set(
+          err, SVC_MISSING_FIELD,
+          api_path(fi, sizeof fi, path, b->params > 0 ? "flops_per_sample" : "params"),
+          "%s is required (a dense block is gemms, or params and flops_per_sample)", fi);
+    return 0;
+  }
+  int n = cJSON_GetArraySize(gemms);
+  if (!cJSON_IsArray(gemms) || n < 1 || n > COST_STEP_MAX_BLOCK_GEMMS)
+    return svc_err_set(err, SVC_BAD_FIELD, f, "%s must be an array of 1 to %d GEMMs", f,
+                       COST_STEP_MAX_BLOCK_GEMMS);
+  int i = 0;
+  for (const cJSON *g = gemms->child; g; g = g->next, i++) {
+    cost_block_gemm *o = &b->gemms[i];
+    snprintf(fi, sizeof fi, "%s[%d]", f, i);
+    o->count = o->rows = 1;
+    if (!cJSON_IsObject(g)) return svc_err_set(err, SVC_BAD_FIELD, fi, "%s must be an object", fi);
+    if ((rc = api_check_fields(g, g_fields, fi, err)) ||
+        (rc = api_get_int(g, "in", fi, 1, 1, 1048576, &o->in, err)) ||
+        (rc = api_get_int(g, "out", fi, 1, 1, 1048576, &o->out, err)) ||
+        (rc = api_get_int(g, "count", fi, 0, 1, 4096, &o->count, err)) ||
+        (rc = api_get_int(g, "rows_per_sample", fi, 0, 1, 65536, &o->rows, err)))
+      return rc;
+  }
+  b->n_gemms = (size_t)n;
+  return 0;
+}
+
+cJSON *api_dense_block_json(const cost_dlrm *d) {
+  const cost_dense_block *b = &d->block;
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return NULL;
+  double params = 0, flops = 0;
+  for (size_t i = 0; i < b->n_gemms; i++) {
+    const cost_block_gemm *g = &b->gemms[i];
+    params += (double)g->count * ((double)g->in * (double)g->out + (double)g->out);
+    flops += 2.0 * (double)g->count * (double)g->rows * (double)g->in * (double)g->out;
+  }
+  cJSON_AddStringToObject(o, "form", b->n_gemms ? "gemms" : "params_flops");
+  cJSON_AddNumberToObject(o, "params", b->n_gemms ? params : b->params);
+  cJSON_AddNumberToObject(o, "forward_flops_per_sample", b->n_gemms ? flops : b->flops_per_sample);
+  cJSON_AddNumberToObject(o, "out", (double)b->out);
+  if (!b->n_gemms) {
+    int64_t w, rows;
+    cost_dense_block_square(b, &w, &rows);
+    cJSON *sq = cJSON_AddObjectToObject(o, "priced_as");
+    cJSON_AddNumberToObject(sq, "width", (double)w);
+    cJSON_AddNumberToObject(sq, "rows_per_sample", (double)rows);
+    cJSON_AddStringToObject(o, "meaning",
+                            "one square linear layer with the block's parameters and FLOPs: "
+                            "large square GEMMs run nearest peak, so this is the fast end of what "
+                            "the block can take; give its gemms for a sure time");
+  } else {
+    cJSON_AddStringToObject(o, "meaning",
+                            "each GEMM priced as a linear layer (forward, dgrad, wgrad, bias and "
+                            "activation kernels) over rows_per_sample x batch rows");
+  }
+  return o;
+}
+
 static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_table **tabs,
                        svc_err *err) {
-  static const char *const fields[] = {
-      "kind",       "name",        "dense_features", "tables",     "bottom_mlp",
-      "top_mlp",    "interaction", "cross_layers",   "cross_rank", "pad_interaction_to",
-      "optimizers", NULL};
+  static const char *const fields[] = {"kind",
+                                       "name",
+                                       "dense_features",
+                                       "tables",
+                                       "bottom_mlp",
+                                       "top_mlp",
+                                       "interaction",
+                                       "cross_layers",
+                                       "cross_rank",
+                                       "pad_interaction_to",
+                                       "optimizers",
+                                       "dense_block",
+                                       NULL};
   static const char *const opt_fields[] = {"dense", "sparse", NULL};
   char f[160], fi[176];
   int rc;
@@ -129,6 +220,12 @@ static int decode_dlrm(const cJSON *doc, const char *path, cost_dlrm *d, cost_ta
                          "%s: rowwise_adagrad is for embedding tables (sparse)", fi);
   }
   if (d->interaction == COST_INTER_DCN && d->cross_layers == 0) d->cross_layers = 3;
+  if (d->cross_layers > 0 && d->interaction != COST_INTER_DCN)
+    return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, "cross_layers"),
+                       "%s: cross_layers needs interaction dcn", f);
+  const cJSON *blk = cJSON_GetObjectItemCaseSensitive(doc, "dense_block");
+  if (blk && (rc = decode_block(blk, api_path(f, sizeof f, path, "dense_block"), &d->block, err)))
+    return rc;
   if (d->cross_rank > 0 && d->interaction != COST_INTER_DCN)
     return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, path, "cross_rank"),
                        "%s: cross_rank needs interaction dcn", f);
@@ -386,7 +483,7 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
   const cost_dlrm *d = &w->dlrm;
   double eb = cost_dtype_bytes((cost_dtype)r->embedding_precision);
   int64_t pad = r->pad_to > 1 ? r->pad_to : 1;
-  int64_t xdim = (d->bottom[d->n_bottom - 1] + pad - 1) / pad * pad, F = 1;
+  int64_t xdim = (d->bottom[d->n_bottom - 1] + pad - 1) / pad * pad, F = 1, x0 = xdim;
   for (size_t i = 0; i < d->n_tables; i++) {
     const cost_table *t = &d->tables[i];
     int64_t dim = (t->dim + pad - 1) / pad * pad;
@@ -422,12 +519,13 @@ int api_step_check(const cost_hw *hw, const cost_workload *w, const cost_recipe 
                          "host_link_bandwidth_bytes_per_s",
                          f, hw->name);
     F += t->count;
+    x0 += dim * t->count;
   }
   if (d->top[d->n_top - 1] != 1)
     return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "top_mlp"),
                        "%s must end with width 1 (the logit)", f);
-  if (d->interaction == COST_INTER_DOT && d->pad_interaction_to > 0) {
-    int64_t width = F * (F - 1) / 2 + xdim;
+  if (d->pad_interaction_to > 0) {
+    int64_t width = d->interaction == COST_INTER_DOT ? F * (F - 1) / 2 + xdim : x0;
     if (d->pad_interaction_to < width)
       return svc_err_set(err, SVC_BAD_FIELD, api_path(f, sizeof f, wp, "pad_interaction_to"),
                          "%s (%lld) is smaller than the interaction width (%lld)", f,

@@ -33,7 +33,7 @@ static const char *const ckpt_names[] = {"none", "selective", "full"};
 static const char *const fw_names[] = {"pytorch_eager", "torchrec_fbgemm", "hugectr", "megatron",
                                        "fused_triton"};
 static const char *const dp_names[] = {"ddp", "fsdp"};
-static const char *const inter_names[] = {"dot", "dcn"};
+static const char *const inter_names[] = {"dot", "dcn", "concat"};
 static const char *const attn_names[] = {"flash", "unfused", "fused_softmax"};
 static const char *const mlp_names[] = {"gelu", "swiglu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};

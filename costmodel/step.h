@@ -76,7 +76,14 @@ typedef enum {
   COST_FW__COUNT
 } cost_framework;
 typedef enum { COST_DP_DDP = 0, COST_DP_FSDP, COST_DP__COUNT } cost_dense_parallel;
-typedef enum { COST_INTER_DOT = 0, COST_INTER_DCN, COST_INTER__COUNT } cost_interaction;
+/* dot (DLRM), dcn (cross layers over x0 = [x, embeddings]) or concat (x0
+ * itself into the top MLP: projection-style arches, any table dims) */
+typedef enum {
+  COST_INTER_DOT = 0,
+  COST_INTER_DCN,
+  COST_INTER_CONCAT,
+  COST_INTER__COUNT
+} cost_interaction;
 
 /* Wire names ("rowwise_adagrad", "table_wise", "host", "selective",
  * "torchrec_fbgemm", "fsdp", "dcn"); parse returns -1 when unknown. */
@@ -117,6 +124,29 @@ typedef struct {
   int64_t row_shards;
 } cost_table;
 
+/* A dense block cdplan does not model op by op (DHEN-style layers,
+ * projections, attention over a sample's features), between the
+ * interaction and the top MLP: a list of GEMMs, each a linear layer of in
+ * -> out over rows x batch rows, count times; or only its parameters and
+ * forward FLOPs per sample, priced as one square layer with those figures
+ * (docs/step-model.md, "Dense blocks"). out: the width it hands the top
+ * MLP; 0 = no block. */
+#define COST_STEP_MAX_BLOCK_GEMMS 64
+typedef struct {
+  int64_t in, out, count, rows;
+} cost_block_gemm;
+typedef struct {
+  int64_t out;
+  size_t n_gemms;
+  cost_block_gemm gemms[COST_STEP_MAX_BLOCK_GEMMS];
+  double params, flops_per_sample; /* the opaque form (n_gemms 0) */
+} cost_dense_block;
+
+/* The square layer that prices an opaque block: width w = sqrt of the
+ * parameters active per sample (min(params, flops / 2)) rounded to a
+ * multiple of 64, rows = forward FLOPs / (2 w^2) per sample (at least 1). */
+void cost_dense_block_square(const cost_dense_block *b, int64_t *w, int64_t *rows);
+
 typedef struct {
   int64_t dense_features;
   size_t n_tables;
@@ -129,6 +159,7 @@ typedef struct {
   int64_t cross_rank; /* dcn: rank r of low-rank cross layers (W = U V^T, U, V d x r); 0 = full */
   int64_t pad_interaction_to;            /* 0 = no padding */
   int dense_optimizer, sparse_optimizer; /* cost_optimizer */
+  cost_dense_block block;                /* block.out 0 = none */
 } cost_dlrm;
 
 /* Transformer kernels (docs/step-model.md, "Transformers"). */

@@ -623,6 +623,50 @@ static double dcn_layers(step_acc *a, const cost_dlrm *d, const cost_recipe *r, 
   return saved;
 }
 
+void cost_dense_block_square(const cost_dense_block *b, int64_t *w, int64_t *rows) {
+  double active = fmin(b->params, b->flops_per_sample / 2.0);
+  /* a multiple of 64: aligned operands, whole tiles (an odd width would be
+   * priced on cuBLAS's unaligned kernels, docs/kernels.md) */
+  double wd = fmax(64.0, round(sqrt(fmax(active, 1.0)) / 64.0) * 64.0);
+  *w = (int64_t)wd;
+  *rows = (int64_t)fmax(1.0, round(b->flops_per_sample / (2.0 * wd * wd)));
+}
+
+/* The dense block between the interaction and the top MLP: each GEMM a
+ * linear layer (forward, wgrad, dgrad, bias and activation kernels, as the
+ * MLPs') over rows x B rows. An opaque block (params and FLOPs only) is one
+ * square layer with those figures: GEMM efficiency is highest on large
+ * square shapes, so it is the fast end of what such a block can take (the
+ * answer's block_priced_as says so). Adds its parameters to m->params
+ * (the opaque form: exactly its params) and returns its forward FLOPs per
+ * sample. */
+static double dense_block(step_acc *a, const cost_dlrm *d, const cost_recipe *r, int64_t B,
+                          int ck_full, mlp_acc *m) {
+  const cost_dense_block *b = &d->block;
+  double flops = 0;
+  if (b->n_gemms == 0) {
+    int64_t w, rows;
+    mlp_acc sq = {0};
+    cost_dense_block_square(b, &w, &rows);
+    step_tag(a, "block (square %lld x %lld, %lld rows a sample)", (long long)w, (long long)w,
+             (long long)rows);
+    linear(a, r, B * rows, w, w, 1, 1, ck_full, &sq);
+    m->saved += sq.saved;
+    m->fwd_s += sq.fwd_s;
+    m->params += b->params;
+    return b->flops_per_sample;
+  }
+  for (size_t i = 0; i < b->n_gemms && i < COST_STEP_MAX_BLOCK_GEMMS; i++) {
+    const cost_block_gemm *g = &b->gemms[i];
+    for (int64_t c = 0; c < g->count; c++) {
+      step_tag(a, "block[%zu]", i);
+      linear(a, r, B * g->rows, g->in, g->out, 1, 1, ck_full, m);
+    }
+    flops += 2.0 * (double)g->rows * (double)g->in * (double)g->out * (double)g->count;
+  }
+  return flops;
+}
+
 int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
                             int placement, int64_t rows, int64_t dim, int64_t bags, int64_t pooling,
                             double *extra_ms) {
@@ -837,7 +881,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
      * every R are fp32 and only the layers' GEMMs run in bf16 */
     double xb = deager && ob > ab ? ob : ab;
     step_add(a, COST_KC_ELEMENTWISE, COST_COMP_OTHER, PH_FB, step_stream(a, 2 * X * xb) * 2, 2, 2);
-    inter_saved += dcn_layers(a, d, r, B, dd, ab, xb, ck_full, &mb.params);
+    if (d->interaction == COST_INTER_DCN)
+      inter_saved += dcn_layers(a, d, r, B, dd, ab, xb, ck_full, &mb.params);
     inter_saved += X * xb;
     inter_bwd_bytes = X * xb;
   }
@@ -850,7 +895,13 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     inter_saved += (double)B * top_in * ab;
   }
 
-  /* top MLP, loss */
+  /* dense block, top MLP, loss */
+  mlp_acc mk = {0};
+  double block_flops = 0;
+  if (d->block.out > 0) {
+    block_flops = dense_block(a, d, r, B, ck_full, &mk);
+    top_in = d->block.out;
+  }
   in = top_in;
   for (int i = 0; i < d->n_top; i++) {
     int last = i == d->n_top - 1;
@@ -865,12 +916,15 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
      * cast policy (and the weight-cast cache): about one more op's host
      * time per forward op -- the bf16 vs fp32 plateau at small batch in
      * dlrm_step.json (7.1 vs 5.9 ms) is ~130 forward ops x 8 us. */
-    double region_ops = 3.0 * E.n_local + 2.0 * (d->n_bottom + d->n_top) + 8.0;
+    double block_layers = d->block.out > 0 && d->block.n_gemms == 0 ? 1.0 : 0.0;
+    for (size_t i = 0; d->block.out > 0 && i < d->block.n_gemms; i++)
+      block_layers += (double)d->block.gemms[i].count;
+    double region_ops = 3.0 * E.n_local + 2.0 * (d->n_bottom + d->n_top + block_layers) + 8.0;
     step_host(a, PH_FB, region_ops * a->op_s);
   }
 
   /* dense optimizer (+ DDP/FSDP communication) */
-  double P = mb.params + mt.params;
+  double P = mb.params + mt.params + mk.params;
   double shard = r->dense_parallel == COST_DP_FSDP ? (double)G : 1.0;
   double ob_opt = d->dense_optimizer == COST_OPT_ADAM  ? 28.0
                   : d->dense_optimizer == COST_OPT_SGD ? 12.0
@@ -910,9 +964,10 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
   double w_dense = P / shard * 4.0 + (cast ? P * ab : 0);
   double g_dense = P / shard * 4.0 + (shard > 1 ? P * 4.0 / 1.0 * 0 : 0);
   double acts_common = data_bytes + bottom_saved + E.saved_bytes;
-  double fwd_end =
-      acts_common + emb_out * (eager ? 1 : 0) + inter_saved + mt.saved + (double)B * 4 * 2;
-  double mlp_ckpt = ck_full ? (mb.saved + mt.saved) - (double)B * ((double)xdim + top_in) * ab : 0;
+  double fwd_end = acts_common + emb_out * (eager ? 1 : 0) + inter_saved + mk.saved + mt.saved +
+                   (double)B * 4 * 2;
+  double mlp_ckpt =
+      ck_full ? (mb.saved + mk.saved + mt.saved) - (double)B * ((double)xdim + top_in) * ab : 0;
   fwd_end -= mlp_ckpt > 0 ? mlp_ckpt : 0;
   double bwd_grads = (eager ? E.sparse_grad_bytes : 0) + inter_bwd_bytes + g_dense;
   double bwd = acts_common + bwd_grads + (eager ? 0 : E.lookups * 48.0);
@@ -931,7 +986,8 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
     if (!(res->mem_bytes[u] < BYTE_LIMIT)) return COST_ESTEP_OVERFLOW;
 
   /* model FLOPs: 3x the forward GEMMs (fwd + dgrad + wgrad) + interaction */
-  res->model_flops = 3.0 * 2.0 * (double)B * P;
+  res->model_flops =
+      3.0 * 2.0 * (double)B * (mb.params + mt.params) + 3.0 * (double)B * block_flops;
   if (d->interaction == COST_INTER_DOT)
     res->model_flops += 3.0 * 2.0 * (double)B * (double)F * (double)F * (double)D;
   return 0;

@@ -1,12 +1,13 @@
 /* dense.c: the dense part of a DLRM step under a recipe, from the step
- * model (costmodel/step.h). The tables are replaced by one data-parallel
- * table of one row with the same count and dim: the interaction, the
+ * model (costmodel/step.h). The tables are replaced by data-parallel
+ * tables of one row, one per distinct dim with its count: the interaction, the
  * pooled-embedding activations and every MLP keep their shapes, while the
  * embedding work (lookups, their communication, table memory) shrinks to
  * nothing and is subtracted exactly (its component and memory use) -- the
  * embedding side is priced by plan_emb_* per sharding option instead.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planner/planner_int.h"
@@ -26,23 +27,34 @@ int plan_dense_step(void *user, const cost_hw *hw, const plan_recipe *r, plan_de
   const plan_step_dense *sd = user;
   cost_workload w = sd->w;
   cost_recipe cr = sd->base;
-  cost_table tiny = {.name = "dense_only",
-                     .rows = 1,
-                     .dim = 16,
-                     .pooling = 1,
-                     .count = 0,
-                     .sharding = COST_SHARD_DATA_PARALLEL,
-                     .placement = COST_PLACE_HBM};
+  cost_table one = {.name = "dense_only",
+                    .rows = 1,
+                    .dim = 16,
+                    .pooling = 1,
+                    .count = 0,
+                    .sharding = COST_SHARD_DATA_PARALLEL,
+                    .placement = COST_PLACE_HBM};
+  cost_table *tiny = NULL;
+  size_t nt = 0;
   cost_step_result res;
   memset(out, 0, sizeof *out);
+  /* one tiny table per distinct dim, so that mixed dims (dcn, concat) keep
+   * the interaction's width */
+  if (w.dlrm.n_tables && !(tiny = calloc(w.dlrm.n_tables, sizeof *tiny)))
+    return svc_err_set(err, SVC_NOMEM, "", NULL);
   for (size_t i = 0; i < w.dlrm.n_tables; i++) {
     const cost_table *t = &w.dlrm.tables[i];
-    tiny.count += t->count > 0 ? t->count : 1;
-    if (i == 0) tiny.dim = t->dim;
+    size_t j = 0;
+    while (j < nt && tiny[j].dim != t->dim) j++;
+    if (j == nt) {
+      tiny[nt] = one;
+      tiny[nt++].dim = t->dim;
+    }
+    tiny[j].count += t->count > 0 ? t->count : 1;
   }
-  if (w.dlrm.n_tables) {
-    w.dlrm.tables = &tiny;
-    w.dlrm.n_tables = 1;
+  if (nt) {
+    w.dlrm.tables = tiny;
+    w.dlrm.n_tables = nt;
   }
   cr.gpus = (int64_t)r->gpus_per_node * r->nodes;
   cr.gpus_per_node = r->gpus_per_node;
@@ -55,6 +67,7 @@ int plan_dense_step(void *user, const cost_hw *hw, const plan_recipe *r, plan_de
   cr.sharding = COST_SHARD_DATA_PARALLEL;
   cr.placement = COST_PLACE_HBM;
   int rc = cost_step(hw, &w, &cr, &res);
+  free(tiny);
   if (rc)
     return svc_err_set(err, rc == COST_EDTYPE ? SVC_UNSUPPORTED_DTYPE : SVC_BAD_FIELD, "workload",
                        "the step model cannot price the dense part on %s (code %d)", hw->name, rc);

@@ -20,12 +20,14 @@ TAG=dlrm
 
 WL='"workload":{"kind":"dlrm","name":"tiny","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dot","optimizers":{"dense":"adam","sparse":"rowwise_adagrad"}}'
 DCN='"workload":{"kind":"dlrm","name":"tiny-dcn","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":3},{"name":"b","rows":50,"dim":16,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"dcn","cross_layers":2,"cross_rank":8,"optimizers":{"dense":"sgd","sparse":"sgd"}}'
+CAT='"workload":{"kind":"dlrm","name":"tiny-concat","dense_features":13,"tables":[{"name":"a","rows":1000,"dim":16,"pooling":3,"count":2},{"name":"c","rows":50,"dim":8,"pooling":1}],"bottom_mlp":[32,16],"top_mlp":[64,1],"interaction":"concat","optimizers":{"dense":"adam","sparse":"sgd"}}'
 EP='"embedding_plan":{"tables":[{"name":"a#0","sharding_type":"table_wise","compute_kernel":"fused","ranks":[1]},{"name":"a#1","sharding_type":"row_wise","compute_kernel":"fused","ranks":[0,1,2,3]},{"name":"a#2","sharding_type":"column_wise","compute_kernel":"cpu","ranks":[1,2]},{"name":"b","sharding_type":"data_parallel","compute_kernel":"fused_uvm","ranks":[0,1,2,3]}]}'
 cat > "$T/ok.json" <<JOB
 {"kind":"dlrm_step","params":{"steps":3,"warmup":1,"host_mini_batch":4,"cases":[
  {"label":"baseline",$WL,"recipe":{"gpus":1,"batch_per_gpu":64,"precision":"bf16","embedding_precision":"fp32","framework":"pytorch_eager","checkpointing":"full"}},
  {"label":"planned",$DCN,"recipe":{"gpus":4,"batch_per_gpu":32,"precision":"fp32","pad_to":8,"checkpointing":"selective"},$EP},
  {"label":"triton",$WL,"recipe":{"gpus":1,"batch_per_gpu":8,"framework":"fused_triton"}},
+ {"label":"concat",$CAT,"recipe":{"gpus":1,"batch_per_gpu":16,"precision":"fp32"}},
  {"label":"triton_host",$DCN,"recipe":{"gpus":4,"batch_per_gpu":8,"precision":"fp32","framework":"fused_triton"},$EP}]}}
 JOB
 $PY "$R" --check "$T/ok.json" > "$T/ok.out" || fail "a good job was refused"
@@ -54,6 +56,11 @@ expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense
 expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8}],"bottom_mlp":[8],"top_mlp":[4,1],"interaction":"fm"},"recipe":{"batch_per_gpu":8}}]}}' \
   "params.cases[0].workload.interaction"
 
+expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8}],"bottom_mlp":[8],"top_mlp":[4,1],"interaction":"concat","cross_layers":2},"recipe":{"batch_per_gpu":8}}]}}' \
+  "params.cases[0].workload.cross_layers"
+expect '{"kind":"dlrm_step","params":{"cases":[{"workload":{"kind":"dlrm","dense_features":4,"tables":[{"rows":10,"dim":8}],"bottom_mlp":[8],"top_mlp":[4,1],"interaction":"concat","dense_block":{"out":8,"params":10,"flops_per_sample":20}},"recipe":{"batch_per_gpu":8}}]}}' \
+  "params.cases[0].workload.dense_block"
+
 expect "{\"kind\":\"dlrm_step\",\"params\":{\"host_mini_batch\":-1,\"cases\":[{$WL,\"recipe\":{\"batch_per_gpu\":8}}]}}" \
   "params.host_mini_batch"
 
@@ -63,7 +70,9 @@ $PY - "$T/res.json" <<'PYEOF' || fail "result checks"
 import json, sys
 r = json.load(open(sys.argv[1]))
 rows = {x["label"]: x for x in r["rows"]}
-assert set(rows) == {"baseline", "planned", "triton"}, rows.keys()
+assert set(rows) == {"baseline", "planned", "triton", "concat"}, rows.keys()
+# concat: x0 = [x, a#0, a#1, c] = 16 + 2 x 16 + 8 wide into the top MLP
+assert rows["concat"]["interaction_width"] == 16 + 2 * 16 + 8 and rows["concat"]["step_ms"] > 0, rows["concat"]
 assert rows["triton"]["step_ms"] > 0 and rows["triton"]["loss"] == rows["triton"]["loss"], rows["triton"]
 b, p = rows["baseline"], rows["planned"]
 assert b["step_ms"] > 0 and b["share"]["whole_plan"] and b["share"]["rank"] == 0, b["share"]
@@ -87,7 +96,7 @@ for k in ("start", "end"):
 assert abs(hp["eager_op_us"] - (hp["start"]["eager_op_us"] + hp["end"]["eager_op_us"]) / 2) < 1e-9, hp
 assert "triton_launch_us" not in hp["end"], hp  # no Triton launch on the CPU
 # host_mini_batch: the one-GPU cases stepped again at batch 4; the 4-GPU share is skipped
-for lab in ("baseline", "triton"):
+for lab in ("baseline", "triton", "concat"):
     hm = rows[lab]["host_mini"]
     assert hm["batch"] == 4 and hm["steps"] == 3 and 0 < hm["step_ms_min"] <= hm["step_ms"], hm
 assert "4 GPUs" in p["host_mini"]["skipped"], p["host_mini"]

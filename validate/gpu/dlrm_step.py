@@ -89,16 +89,26 @@ def _pad(n, m):
 
 
 def _check_workload(w, wf):
+    if isinstance(w, dict) and "dense_block" in w:
+        raise JobError("bad_field", "%s.dense_block: the runner cannot build a dense block (cdplan "
+                       "prices it from its GEMMs or figures only)" % wf, wf + ".dense_block")
     check_members(w, WL_FIELDS, wf)
     if w.get("kind") != "dlrm":
         raise JobError("bad_field", "%s.kind must be dlrm" % wf, wf + ".kind")
     m = {"name": str(w.get("name", ""))[:128],
          "dense_features": get_int(w, "dense_features", wf, 1, 1 << 20),
          "bottom": _widths(w, "bottom_mlp", wf), "top": _widths(w, "top_mlp", wf),
-         "interaction": get_enum(w, "interaction", wf, ("dot", "dcn")),
+         "interaction": get_enum(w, "interaction", wf, ("dot", "dcn", "concat")),
          "cross_layers": get_int(w, "cross_layers", wf, 0, 64, 0),
          "cross_rank": get_int(w, "cross_rank", wf, 1, 1 << 20, 0),
          "pad_interaction_to": get_int(w, "pad_interaction_to", wf, 0, 1 << 24, 0)}
+    # as cdplan reads the workload (api/workload.c): dcn without cross_layers
+    # has 3, and cross layers belong to dcn only
+    if m["interaction"] == "dcn" and m["cross_layers"] == 0:
+        m["cross_layers"] = 3
+    if m["interaction"] != "dcn" and m["cross_layers"]:
+        raise JobError("bad_field", "%s.cross_layers needs interaction dcn" % wf,
+                       wf + ".cross_layers")
     opt = w.get("optimizers", {})
     of = wf + ".optimizers"
     check_members(opt, {"dense", "sparse"}, of)
@@ -388,7 +398,8 @@ def interaction(t, m, x, embs, tril, cross, top_in, run=None):
     """The interaction of the bottom MLP's output x (batch x width) with the
     embeddings embs (each batch x width): "dot", the pairwise products below
     the diagonal (tril: the index pair) beside x; else DCN cross layers,
-    R = x0 * layer(R) + R over x0 = [x, embs...]. Zero-padded to top_in
+    R = x0 * layer(R) + R over x0 = [x, embs...] ("concat": no cross
+    layers, x0 itself). Zero-padded to top_in
     columns. run(layer, R) applies a cross layer (activation checkpointing;
     a plain call by default). dist_step.py shares it."""
     if m["interaction"] == "dot":
