@@ -77,9 +77,24 @@ GRIDS = {  # precision, rank (0 full), cross layers, batch, sparse opt, dense op
         ("fp32", 368, 2, 15104, "rowwise_adagrad", "adam"),
         ("fp32", 176, 4, 9472, "sgd", "sgd"),
     ],
+    # BLIND_SET=10 (added 2026-12-06 ~07:10 UTC, with issue 24's concat interaction; predictions
+    # committed before its run): mixed table dims (32 / 64 / 128 / 256 by table index, MIXED),
+    # layers 0 = interaction "concat" (x0 straight into the top MLP), else DCN cross layers over
+    # the same mixed-dim x0; tables capped at 12M rows
+    "10": [
+        ("bf16", 0, 0, 4096, "rowwise_adagrad", "adam"),
+        ("bf16", 0, 0, 12288, "sgd", "adagrad"),
+        ("bf16", 0, 0, 24576, "adagrad", "sgd"),
+        ("fp32", 0, 0, 6144, "rowwise_adagrad", "adagrad"),
+        ("fp32", 0, 0, 16384, "sgd", "adam"),
+        ("bf16", 256, 3, 8192, "rowwise_adagrad", "adam"),
+        ("fp32", 0, 2, 10240, "sgd", "adagrad"),
+        ("bf16", 0, 0, 2048, "rowwise_adagrad", "adagrad"),
+    ],
 }
+MIXED = (32, 64, 128, 256)
 GRID = GRIDS[SET]
-CAP = {"7": 12_000_000, "8": 11_000_000, "9": 13_000_000}[SET]
+CAP = {"7": 12_000_000, "8": 11_000_000, "9": 13_000_000, "10": 12_000_000}[SET]
 PREFIX = "blind" + SET
 
 
@@ -92,10 +107,17 @@ def cases(batch=None):
             w["cross_rank"] = rank
         w["cross_layers"] = layers
         w["optimizers"] = {"dense": do, "sparse": so}
-        for t in w["tables"]:
+        for i, t in enumerate(w["tables"]):
             t["rows"] = min(t["rows"], CAP)
+            if SET == "10":
+                t["dim"] = MIXED[i % len(MIXED)]
+        if SET == "10" and not layers:
+            w["interaction"] = "concat"
+            del w["cross_layers"]
         cid = "b%s-%s-%s-l%d-b%d-%s-%s" % (SET, prec, "full" if not rank else "r%d" % rank, layers, B,
                                           so, do)
+        if SET == "10":
+            cid = cid.replace("-full-l0-", "-concat-")
         w["name"] = "MLPerf DLRM-DCNv2 tables capped at %dM, %s" % (CAP // 1000000, cid)
         out.append({"id": cid, "workload": w,
                     "recipe": {"gpus": 1, "batch_per_gpu": batch or B, "precision": prec,
