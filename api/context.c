@@ -162,12 +162,25 @@ static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc
  * fitted on: data/measurements/h100-check/ (its README has the figures).
  * The GEMM-structure terms too (tile fill, K step, epilogue drain, the
  * one-warpgroup rate, memory-bound GEMMs' bandwidth fraction, the
- * unaligned-operand element rate): the same die runs the same cuBLAS
- * kernels; data/measurements/h100-inherit/ has the before/after. */
-static const char *const inherited_prefix[] = {
-    "stream_eff",   "mem_overlap_p", "ew_alu_scale", "dram_latency_ns",        "gather_",
-    "emb_",         "sparse_bwd_",   "step_",        "gemm_epilogue_drain",    "gemm_mem_eff",
-    "gemm_wg1_eff", "kstep_ns",      "tile_fill_us", "unaligned_elems_per_clk"};
+ * unaligned-operand element rate, and the rate of the mma.sync tf32
+ * kernels cuBLAS runs for small and unaligned tf32 GEMMs): the same die
+ * runs the same cuBLAS kernels; data/measurements/h100-inherit/ has the
+ * before/after. */
+static const char *const inherited_prefix[] = {"stream_eff",
+                                               "mem_overlap_p",
+                                               "ew_alu_scale",
+                                               "dram_latency_ns",
+                                               "gather_",
+                                               "emb_",
+                                               "sparse_bwd_",
+                                               "step_",
+                                               "gemm_epilogue_drain",
+                                               "gemm_mem_eff",
+                                               "gemm_wg1_eff",
+                                               "kstep_ns",
+                                               "tile_fill_us",
+                                               "unaligned_elems_per_clk",
+                                               "gemm_eff_tf32_mma_sync"};
 
 static int inheritable(const char *name) {
   for (size_t i = 0; i < sizeof inherited_prefix / sizeof inherited_prefix[0]; i++)

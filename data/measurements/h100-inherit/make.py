@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-SEED = 20261206
+SEED = int(os.environ.get("SEED", "20261206"))  # the second set (README): SEED=20261207
 N_SHAPES = 40
 DTYPES = ["bf16", "fp16", "tf32", "fp32", "fp8"]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,6 +32,9 @@ def shapes():
     rng = random.Random(SEED)
     old = json.load(open(os.path.join(HERE, "../../../validate/gpu/jobs/h200-extra/gemm.json")))
     seen = {(s["m"], s["n"], s["k"]) for s in old["params"]["shapes"]}
+    if SEED != 20261206:  # later sets avoid the first set's shapes too
+        first = json.load(open(os.path.join(HERE, "gemm_job.json")))
+        seen |= {(s["m"], s["n"], s["k"]) for s in first["params"]["shapes"]}
     out = []
     while len(out) < N_SHAPES:
         m, n, k = logu(rng, 16, 16384), logu(rng, 64, 16384), logu(rng, 64, 16384)
@@ -48,7 +51,7 @@ def shapes():
 
 def main():
     if sys.argv[1:2] == ["job"]:
-        print(json.dumps({"kind": "gemm_sweep", "id": "h100-inherit-gemm",
+        print(json.dumps({"kind": "gemm_sweep", "id": "h100-inherit-gemm" + ("" if SEED == 20261206 else "-%d" % SEED),
                           "params": {"shapes": shapes(), "dtypes": DTYPES}}, indent=1))
         return
     exe = sys.argv[2]
