@@ -212,7 +212,7 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
     if (i != COST_KP_SK_US && i != COST_KP_SK_EPI && i != COST_KP_SMALLM &&
         i != COST_KP_REG_SC_KB && i != COST_KP_SC_KB && i != COST_KP_SPILL_KB &&
         i != COST_KP_LAT_KB && i != COST_KP_ISSUE_KB && i != COST_KP_ALIAS_CLK &&
-        i != COST_KP_SK_NS && i != COST_KP_SC_L1_KB)
+        i != COST_KP_SK_NS && i != COST_KP_SC_L1_KB && i != COST_KP_EPI_SC)
       ids[k++] = i;
   return ks_fit_subset(hw, kp, ids, k, shapes, n, rounds);
 }

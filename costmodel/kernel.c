@@ -376,6 +376,12 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * the C store's) */
   double ep_bytes = s > 1 ? 4.0 * kp[COST_KP_SK_EPI] : out_bytes(p->dtype);
   double t_epi = kp[COST_KP_EPI] * (double)c->block_m * c->block_n * ep_bytes / l2_sm;
+  /* C's row stride N not a multiple of 16 (16-bit kernels): no vectorized
+   * store can be proven aligned, so every accumulator element (or fp32
+   * split-K partial) is stored by its own instruction: BM x BN / warp warp
+   * store instructions per tile at epi_sc per clock per SM (tenth round) */
+  if (kp[COST_KP_EPI_SC] > 0.0 && b == 2.0 && p->n % 16 != 0)
+    t_epi += (double)c->block_m * c->block_n / a.warp / (kp[COST_KP_EPI_SC] * clk);
   double t_tile = (double)ksteps * t_step + kp[COST_KP_TILE_NS] * 1e-9 + t_epi;
   double t_sm = (double)per_sm * t_tile;
   double bytes = dram_bytes(hw, p, c, cu * occ, b);

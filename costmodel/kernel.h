@@ -120,6 +120,8 @@ typedef enum {
   COST_KP_ALIAS_CLK, /* GPU-wide bytes per clock of tile loads aliasing a few rows (N<BN, M<BM) */
   COST_KP_SK_NS,     /* split-K: the reduce kernel's serial loop, ns per partial it reads */
   COST_KP_SC_L1_KB, /* L1 KiB a scalar-load chain needs beside the blocks' shared memory (0: off) */
+  COST_KP_EPI_SC,   /* C row stride not a multiple of 16: warp store instructions per clock per SM
+                       of the element-by-element C stores (0: off) */
   COST_KP__COUNT
 } cost_kparam_id;
 

@@ -105,6 +105,18 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * KiB; fitted 35.25 from 32; h200-awkward5/fit8_kernel_awkward.txt,
      * docs/kernels.md "Eighth round"). 0 turns it off. */
     [COST_KP_SC_L1_KB] = {"kernel_sc_l1_kb", 35.25, 0.0, 128.0},
+    /* issue 25, tenth round, measured and NOT kept (off): a C whose row
+     * stride N is not a multiple of 16 gets no vectorized stores -- Triton's
+     * divisibility specialization cannot prove a row start 16-byte aligned,
+     * and the N-edge mask is constant over no group of columns -- so each
+     * thread stores its accumulator elements one by one: BM x BN / 32 warp
+     * store instructions per tile at this rate per SM. At 0.2 (chosen on a
+     * grid by `kernel_awkward --fit-all --refam`) with the N-unaligned
+     * family corrections refitted it lifts the seven-set CV worst from 0.677
+     * to 0.801, but against the shipped table it costs the fourth and fifth
+     * sets 0.10 / 0.07 of their worst (docs/kernels.md "Tenth round").
+     * 0 turns it off. */
+    [COST_KP_EPI_SC] = {"kernel_epi_sc", 0.0, 0.0, 10.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {

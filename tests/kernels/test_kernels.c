@@ -181,6 +181,31 @@ static void test_kernels__scalar_chain_l1(void **state) {
   assert_true(a.ms == b.ms);
 }
 
+/* Issue 25, tenth round (measured, not kept): kernel_epi_sc prices the
+ * element-by-element C stores of a 16-bit GEMM whose N is not a multiple of
+ * 16. It ships off (0); when set it slows only such shapes, a 256x128 tile
+ * (32768 elements, 1024 warp stores) by BM x BN / 32 / rate clocks. */
+static void test_kernels__unaligned_c_stores(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kproblem un = {2048, 1209, 24, COST_DT_BF16, "tn"};
+  cost_kproblem al = {2048, 2048, 24, COST_DT_BF16, "tn"};
+  cost_kcfg c = {256, 128, 64, 8, 3, 8, 1};
+  cost_kpred off, on;
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(&hw, kp);
+  assert_true(kp[COST_KP_EPI_SC] == 0.0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &un, &c, &off), 0);
+  kp[COST_KP_EPI_SC] = 0.2;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &un, &c, &on), 0);
+  /* one tile per SM: 1024 / 0.2 clocks at the H200's clock */
+  assert_true(fabs((on.ms - off.ms) * 1e-3 - 1024.0 / 0.2 / hw.clock_hz) < 1e-9);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &al, &c, &on), 0);
+  kp[COST_KP_EPI_SC] = 0.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &al, &c, &off), 0);
+  assert_true(on.ms == off.ms);
+}
+
 /* Issue 25, second round: a forward GEMM (nt) whose K is not a multiple of
  * 16 scalar-loads a K-major B; those tiles spill where N-major ones do not
  * (kernel_reg_sc_kb, kernel_spill_kb). On the H200 sweep
@@ -433,6 +458,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__split_k),
       cmocka_unit_test(test_kernels__split_k_reduce_loop),
       cmocka_unit_test(test_kernels__scalar_chain_l1),
+      cmocka_unit_test(test_kernels__unaligned_c_stores),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
       cmocka_unit_test(test_kernels__kmajor_scalar_b_rate),
       cmocka_unit_test(test_kernels__family_corrections),
