@@ -23,6 +23,10 @@ shuffle of 18 from 161 left forward GEMMs with an unaligned K -- 14 of the
 pool -- with one shape).
 `--batches B1,B2,...` replaces the per-GPU batches of the pool (default: BATCHES,
 which drew sets 1-8; the ninth set's are in h200-awkward9/README.md).
+The pool is every DLRM example in data/workloads/; dlrm_mixed_dims_block.json
+(concat, mixed dims, a dense block; added 2026-12-06 after the ninth set) joined it
+then, so the commands of sets 1-9 write their problems.json byte for byte with
+`--skip-workload dlrm_mixed_dims_block.json` (the tenth set's pool includes it).
 Usage: awkward_shapes.py [--seed S] [--count N] [--exclude FILE]... [--blind-only]
                          [--stratify] [--batches B1,B2,...]
                          [--out FILE] [SOURCE_DIR]
@@ -37,17 +41,26 @@ BATCHES = (24, 64, 100, 1000, 4096)
 
 
 def dlrm_layers(w):
-    """(in, out) of every linear layer of a DLRM workload, in order."""
+    """(in, out) of every linear layer of a DLRM workload, in order: bottom MLP,
+    DCN cross layers, the dense block's GEMMs (their in and out; rows_per_sample
+    is not modelled here), top MLP."""
     tables = sum(t.get("count", 1) for t in w["tables"])
-    dim = w["tables"][0]["dim"]
     bottom = [w["dense_features"]] + list(w["bottom_mlp"])
     layers = list(zip(bottom[:-1], bottom[1:]))
-    if w.get("interaction", "dot") == "dcn":
-        width = bottom[-1] + tables * dim
-        layers += [(width, width)] * w.get("cross_layers", 1)
+    inter = w.get("interaction", "dot")
+    if inter in ("dcn", "concat"):
+        width = bottom[-1] + sum(t["dim"] * t.get("count", 1) for t in w["tables"])
+        if inter == "dcn":
+            layers += [(width, width)] * w.get("cross_layers", 1)
+        width = w.get("pad_interaction_to") or width
     else:
         vec = tables + 1
         width = w.get("pad_interaction_to") or vec * (vec - 1) // 2 + bottom[-1]
+    block = w.get("dense_block")
+    if block:
+        for g in block.get("gemms", []):
+            layers += [(g["in"], g["out"])] * g.get("count", 1)
+        width = block["out"]
     top = [width] + list(w["top_mlp"])
     return layers + list(zip(top[:-1], top[1:]))
 
@@ -77,6 +90,8 @@ def main():
     ap.add_argument("--stratify", action="store_true")
     ap.add_argument("--batches", default=None,
                     help="comma-separated per-GPU batches replacing BATCHES")
+    ap.add_argument("--skip-workload", action="append", default=[],
+                    help="a data/workloads file name left out of the pool (repeatable)")
     ap.add_argument("src", nargs="?", default=os.path.join(os.path.dirname(__file__), ".."))
     a = ap.parse_args()
     batches = tuple(int(x) for x in a.batches.split(",")) if a.batches else BATCHES
@@ -90,7 +105,7 @@ def main():
     excluded = len(seen)
     for f in sorted(glob.glob(os.path.join(a.src, "data", "workloads", "*.json"))):
         w = json.load(open(f)).get("workload", {})
-        if w.get("kind") != "dlrm":
+        if w.get("kind") != "dlrm" or os.path.basename(f) in a.skip_workload:
             continue
         for fin, fout in dlrm_layers(w):
             for b in batches:
