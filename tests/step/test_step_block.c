@@ -139,18 +139,23 @@ static const char good[] =
     "\"optimizers\":{\"dense\":\"adam\",\"sparse\":\"rowwise_adagrad\"}},\"recipe\":{\"gpus\":1,"
     "\"batch_per_gpu\":4096,\"precision\":\"bf16\",\"framework\":\"torchrec_fbgemm\"}}";
 
+/* good with its GEMM list replaced by fields (the opaque form), in buf */
+static const char *opaque(char *buf, size_t n, const char *fields) {
+  snprintf(buf, n, "%s",
+           stepfx_edit(good,
+                       "\"gemms\":[{\"in\":896,\"out\":1024},{\"in\":1024,\"out\":512,"
+                       "\"count\":2,\"rows_per_sample\":4}]",
+                       fields));
+  return buf;
+}
+
 /* POST /v1/step answers a concat workload with a block and says how the
  * block was priced; the opaque form names its square layer. */
 static void test_api_step_block__answer_names_the_block(void **state) {
   (void)state;
   const char *bodies[2] = {good, NULL};
-  char opaque[2048];
-  snprintf(opaque, sizeof opaque, "%s",
-           stepfx_edit(good,
-                       "\"gemms\":[{\"in\":896,\"out\":1024},{\"in\":1024,\"out\":512,\"count\":2,"
-                       "\"rows_per_sample\":4}]",
-                       "\"params\":2.5e6,\"flops_per_sample\":1.2e7"));
-  bodies[1] = opaque;
+  char op[2048];
+  bodies[1] = opaque(op, sizeof op, "\"params\":2.5e6,\"flops_per_sample\":1.2e7");
   static const char *const form[] = {"gemms", "params_flops"};
   for (int i = 0; i < 2; i++) {
     char *out = NULL;
@@ -194,18 +199,10 @@ static void test_api_step_block__bad_blocks_name_the_field(void **state) {
   stepfx_expect_errors(ctx, good, bad, sizeof bad / sizeof bad[0]);
   /* the opaque form needs both figures, and finite ones */
   char body[2048];
-  snprintf(body, sizeof body, "%s",
-           stepfx_edit(good,
-                       "\"gemms\":[{\"in\":896,\"out\":1024},{\"in\":1024,\"out\":512,\"count\":2,"
-                       "\"rows_per_sample\":4}]",
-                       "\"params\":2.5e6"));
-  stepfx_expect_error(ctx, body, SVC_MISSING_FIELD, "workload.dense_block.flops_per_sample");
-  snprintf(body, sizeof body, "%s",
-           stepfx_edit(good,
-                       "\"gemms\":[{\"in\":896,\"out\":1024},{\"in\":1024,\"out\":512,\"count\":2,"
-                       "\"rows_per_sample\":4}]",
-                       "\"params\":2.5e6,\"flops_per_sample\":1e300"));
-  stepfx_expect_error(ctx, body, SVC_OUT_OF_RANGE, "workload.dense_block.flops_per_sample");
+  stepfx_expect_error(ctx, opaque(body, sizeof body, "\"params\":2.5e6"), SVC_MISSING_FIELD,
+                      "workload.dense_block.flops_per_sample");
+  stepfx_expect_error(ctx, opaque(body, sizeof body, "\"params\":2.5e6,\"flops_per_sample\":1e300"),
+                      SVC_OUT_OF_RANGE, "workload.dense_block.flops_per_sample");
   /* not an object */
   char arr[2048];
   snprintf(arr, sizeof arr, "%s", stepfx_edit(good, "\"dense_block\":{", "\"dense_block\":[{"));
