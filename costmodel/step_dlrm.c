@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "costmodel/step_int.h"
 
@@ -623,6 +624,35 @@ static double dcn_layers(step_acc *a, const cost_dlrm *d, const cost_recipe *r, 
   return saved;
 }
 
+/* count identical linear layers: one priced, its kernels, host ops,
+ * parameters and saved bytes added count - 1 more times (a block of 4096
+ * copies costs one layer's pricing, not 4096). */
+static void linear_times(step_acc *a, const cost_recipe *r, int64_t B, int64_t in, int64_t out,
+                         int ck_full, int64_t count, mlp_acc *m) {
+  cost_step_result *res = a->r, before = *res;
+  double gpu[PH__COUNT], host[PH__COUNT];
+  mlp_acc one = {0};
+  memcpy(gpu, a->gpu, sizeof gpu);
+  memcpy(host, a->host, sizeof host);
+  linear(a, r, B, in, out, 1, 1, ck_full, &one);
+  double more = (double)(count - 1);
+  for (int p = 0; p < PH__COUNT; p++) {
+    a->gpu[p] += more * (a->gpu[p] - gpu[p]);
+    a->host[p] += more * (a->host[p] - host[p]);
+  }
+  for (int k = 0; k < COST_KC__COUNT; k++) {
+    res->class_ms[k] += more * (res->class_ms[k] - before.class_ms[k]);
+    res->class_kernels[k] += (count - 1) * (res->class_kernels[k] - before.class_kernels[k]);
+  }
+  for (int c = 0; c < COST_COMP__COUNT; c++)
+    res->comp_ms[c] += more * (res->comp_ms[c] - before.comp_ms[c]);
+  res->kernels += (count - 1) * (res->kernels - before.kernels);
+  m->saved += (double)count * one.saved;
+  m->params += (double)count * one.params;
+  m->fwd_s += (double)count * one.fwd_s;
+  m->bwd_s += (double)count * one.bwd_s;
+}
+
 void cost_dense_block_square(const cost_dense_block *b, int64_t *w, int64_t *rows) {
   double active = fmin(b->params, b->flops_per_sample / 2.0);
   /* a multiple of 64: aligned operands, whole tiles (an odd width would be
@@ -658,10 +688,8 @@ static double dense_block(step_acc *a, const cost_dlrm *d, const cost_recipe *r,
   }
   for (size_t i = 0; i < b->n_gemms && i < COST_STEP_MAX_BLOCK_GEMMS; i++) {
     const cost_block_gemm *g = &b->gemms[i];
-    for (int64_t c = 0; c < g->count; c++) {
-      step_tag(a, "block[%zu]", i);
-      linear(a, r, B * g->rows, g->in, g->out, 1, 1, ck_full, m);
-    }
+    step_tag(a, "block[%zu]", i);
+    linear_times(a, r, B * g->rows, g->in, g->out, ck_full, g->count, m);
     flops += 2.0 * (double)g->rows * (double)g->in * (double)g->out * (double)g->count;
   }
   return flops;
