@@ -170,7 +170,9 @@ cJSON *api_provenance_json(const cost_hw *hw) {
     /* per_arch 2: the calibration of the arch this one falls back to */
     const char *fb = hw->calib.per_arch == 2 ? cost_arch_fallback(hw->arch) : NULL;
     cJSON_AddStringToObject(o, "calibration_arch", fb ? fb : hw->arch);
-    /* memory-path and framework terms: a measured accelerator of the same arch */
+    /* memory-path, framework and GEMM-structure terms: a measured accelerator
+     * of the same arch (api/context.c inherited_prefix; the name predates the
+     * GEMM terms and is kept for callers) */
     if (hw->calib.inherited_from[0])
       cJSON_AddStringToObject(o, "memory_terms_from", hw->calib.inherited_from);
   }
