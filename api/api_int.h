@@ -149,6 +149,13 @@ int api_device_check(const cost_hw *hw, const cJSON *dev, char *why, size_t size
  * version; *out gets its report (caller owns). 409 naming device when a
  * fitted job ran on other hardware, 400 naming the row field of a bad row. */
 int api_val_step_calibrate(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err *err);
+/* A finished dlrm_step job's whole-step rows that carry the runner's
+ * host_mini, each re-priced at its machine's host (the mini route): *out
+ * {"rows":[{label, host_mini_batch, host_mini_step_ms, measured_step_ms,
+ * host_op_us, clamped, predicted_ms, rel_error} or {..., skipped}],
+ * median_abs_rel_error, max_abs_rel_error, meaning}, or NULL when no row
+ * has one. 400 naming the row field of a bad row. */
+int api_val_step_at_host(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err *err);
 /* Poll validation job id against its backend (validations.c). */
 int api_validation_poll_id(api_ctx *ctx, int64_t id, svc_err *err);
 

@@ -34,6 +34,8 @@ typedef struct {
   int64_t job;
   char label[32];
   double before_ms, after_ms;
+  int64_t mini_batch; /* the row's host_mini step (0: none) */
+  double mini_ms;
 } vrow;
 
 typedef struct {
@@ -186,6 +188,14 @@ static int job_rows(const hwdb_job *j, const cJSON *res, vrows *acc, svc_err *er
     }
     v->s.step_ms = ms;
     v->job = j->id;
+    /* the runner's host_mini (validate/gpu/dlrm_step.py _host_mini): the
+     * case stepped again at a small batch on the same machine */
+    const cJSON *hm = get(row, "host_mini"), *hb = get(hm, "batch"), *hs = get(hm, "step_ms");
+    if (cJSON_IsNumber(hb) && cJSON_IsNumber(hs) && hb->valuedouble >= 1 &&
+        hb->valuedouble <= 1 << 24 && hs->valuedouble > 0 && isfinite(hs->valuedouble)) {
+      v->mini_batch = (int64_t)hb->valuedouble;
+      v->mini_ms = hs->valuedouble;
+    }
     snprintf(v->label, sizeof v->label, "%s", label ? label : "");
     acc->n++;
   }
@@ -343,6 +353,71 @@ static int fit_and_store(api_ctx *ctx, cost_hw *hw, vrows *r, size_t nfit, cJSON
   free(text);
   if (!rc) cJSON_ReplaceItemInObject(doc, "version", cJSON_CreateNumber(version));
   return rc;
+}
+
+int api_val_step_at_host(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err *err) {
+  cost_hw hw;
+  vrows r = {0};
+  cJSON *res = job->result ? cJSON_Parse(job->result) : NULL, *arr;
+  double e[VAL_MAX_ROWS];
+  size_t m = 0;
+  int rc;
+  *out = NULL;
+  if (!res) return 0;
+  if ((rc = api_hw_lookup(ctx, job->hw, 1, &hw, err)) || (rc = job_rows(job, res, &r, err))) {
+    cJSON_Delete(res);
+    vrows_dispose(&r);
+    return rc;
+  }
+  cJSON_Delete(res);
+  for (size_t i = 0; i < r.n; i++) {
+    vrow *v = &r.v[i];
+    cost_recipe rc2 = v->s.r;
+    cost_step_result sr;
+    svc_err e2;
+    int clamped = 0;
+    if (!v->mini_batch) continue;
+    if (!*out) *out = cJSON_CreateObject();
+    arr = cJSON_GetObjectItemCaseSensitive(*out, "rows");
+    if (!arr) arr = cJSON_AddArrayToObject(*out, "rows");
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, x);
+    cJSON_AddStringToObject(x, "label", v->label);
+    cJSON_AddNumberToObject(x, "host_mini_batch", (double)v->mini_batch);
+    cJSON_AddNumberToObject(x, "host_mini_step_ms", v->mini_ms);
+    cJSON_AddNumberToObject(x, "measured_step_ms", v->s.step_ms);
+    rc2.host_op_us = 0;
+    rc2.host_mini_batch = v->mini_batch;
+    rc2.host_mini_step_ms = v->mini_ms;
+    if (api_recipe_host_mini(&hw, &v->s.w, &rc2, "host_mini", &clamped, &e2)) {
+      cJSON_AddStringToObject(x, "skipped", e2.message); /* e.g. no op from the host */
+      continue;
+    }
+    if (cost_step(&hw, &v->s.w, &rc2, &sr) || !(sr.step_ms > 0)) {
+      cJSON_AddStringToObject(x, "skipped", "the step model cannot price this case");
+      continue;
+    }
+    cJSON_AddNumberToObject(x, "host_op_us", rc2.host_op_us);
+    cJSON_AddBoolToObject(x, "clamped", clamped);
+    cJSON_AddNumberToObject(x, "predicted_ms", sr.step_ms);
+    cJSON_AddNumberToObject(x, "rel_error", sr.step_ms / v->s.step_ms - 1);
+    if (m < VAL_MAX_ROWS) e[m++] = fabs(sr.step_ms / v->s.step_ms - 1);
+  }
+  vrows_dispose(&r);
+  if (*out) {
+    cJSON_AddStringToObject(
+        *out, "meaning",
+        "each whole-step case re-priced at the host it ran on: the per-op host time at which the "
+        "step model meets the run's own host_mini step (the mini route, docs/step-model.md), "
+        "with the calibration in use now");
+    if (m) {
+      qsort(e, m, sizeof *e, cmp_d);
+      cJSON_AddNumberToObject(*out, "median_abs_rel_error",
+                              m % 2 ? e[m / 2] : 0.5 * (e[m / 2 - 1] + e[m / 2]));
+      cJSON_AddNumberToObject(*out, "max_abs_rel_error", e[m - 1]);
+    }
+  }
+  return 0;
 }
 
 int api_val_step_calibrate(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err *err) {

@@ -582,6 +582,15 @@ int api_validation_report(api_ctx *ctx, const char *ids, int calibrate, char **o
   cJSON_AddNumberToObject(doc, "unmatched", (double)((size_t)i - n));
   cJSON_AddItemToObject(doc, "stats", stats_doc(rel, n));
   if (!pred) cJSON_AddStringToObject(doc, "note", "the job carries no prediction");
+  if (!strcmp(j.kind, "dlrm_step")) { /* the cases at their machine's own host */
+    cJSON *at = NULL;
+    svc_err e2;
+    if (api_val_step_at_host(ctx, &j, &at, &e2)) { /* the report stands without it */
+      at = cJSON_CreateObject();
+      cJSON_AddStringToObject(at, "skipped", e2.message);
+    }
+    if (at) cJSON_AddItemToObject(doc, "at_machine_host", at);
+  }
   if (calibrate) {
     char label[48], *cal = NULL, why[256];
     /* a result calibrates only the accelerator it ran on: the device the

@@ -210,6 +210,61 @@ static void test_val_calibrate__plan_runs_fit_and_check(void **state) {
   cJSON_Delete(rep);
 }
 
+static double mini_ms;
+static void with_mini(cJSON *row, cJSON *dev) {
+  (void)dev;
+  cJSON *hm = cJSON_AddObjectToObject(row, "host_mini");
+  cJSON_AddNumberToObject(hm, "batch", 256);
+  cJSON_AddNumberToObject(hm, "step_ms", mini_ms);
+}
+
+static cJSON *report(api_ctx *ctx, int64_t job) {
+  char ids[24], *out = NULL;
+  svc_err err;
+  snprintf(ids, sizeof ids, "%lld", (long long)job);
+  return must(api_validation_report(ctx, ids, 0, &out, &err), &out, &err, "report");
+}
+
+/* The report re-prices each whole-step case that carries the runner's
+ * host_mini at its machine's own host (the mini route): a slower mini
+ * step means a slower host, so a larger per-op host time and a step no
+ * faster; a case without one has no such section. */
+static void test_val_report__cases_at_the_machine_host(void **state) {
+  api_ctx *ctx = *state;
+  char id[40];
+  int64_t run1[2], run2[2];
+  svc_err err;
+  cJSON *cmp0 = NULL;
+  compare(ctx, id, &cmp0);
+  cJSON_Delete(cmp0);
+  validate(ctx, id, run1);
+  validate(ctx, id, run2);
+  mini_ms = 9.0;
+  assert_int_equal(ingest(ctx, run1[0], "baseline", 1, with_mini, &err), 0);
+  mini_ms = 18.0;
+  assert_int_equal(ingest(ctx, run2[0], "baseline", 2, with_mini, &err), 0);
+  assert_int_equal(ingest(ctx, run1[1], "planned", 1, NULL, &err), 0);
+  double op[2], pred[2];
+  int64_t jobs[2] = {run1[0], run2[0]};
+  for (int i = 0; i < 2; i++) {
+    cJSON *rep = report(ctx, jobs[i]), *at = cJSON_GetObjectItem(rep, "at_machine_host");
+    assert_non_null(at);
+    cJSON *rows = cJSON_GetObjectItem(at, "rows"), *x = cJSON_GetArrayItem(rows, 0);
+    assert_int_equal(cJSON_GetArraySize(rows), 1);
+    assert_string_equal(cJSON_GetObjectItem(x, "label")->valuestring, "baseline");
+    assert_true(num(x, "host_mini_step_ms") == (i ? 18.0 : 9.0));
+    op[i] = num(x, "host_op_us");
+    pred[i] = num(x, "predicted_ms");
+    assert_true(fabs(num(x, "rel_error") - (pred[i] / num(x, "measured_step_ms") - 1)) < 1e-12);
+    assert_true(fabs(num(at, "median_abs_rel_error") - fabs(num(x, "rel_error"))) < 1e-12);
+    cJSON_Delete(rep);
+  }
+  assert_true(op[1] > op[0] && pred[1] >= pred[0]);
+  cJSON *rep = report(ctx, run1[1]);
+  assert_null(cJSON_GetObjectItem(rep, "at_machine_host"));
+  cJSON_Delete(rep);
+}
+
 static void neg_step(cJSON *row, cJSON *dev) {
   (void)dev;
   cJSON_ReplaceItemInObject(row, "step_ms", cJSON_CreateNumber(-3));
@@ -272,6 +327,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_val_calibrate__plan_runs_fit_and_check, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_calibrate__bad_rows_named, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_report__cases_at_the_machine_host, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
