@@ -13,7 +13,8 @@
  * bench/costmodel_accuracy's held-out column), median / p90 of
  * |pred/meas - 1| over all rows and over the unaligned ones (K or N not a
  * multiple of 8, the issue's class).
- * Usage: kernel_awkward [--fit | --fit-all [--set N] [--refam]] [--predict FILE] [--picks FILE]
+ * Usage: kernel_awkward [--fit | --fit-all [--set N] [--refam | --refam-awk]] [--predict FILE]
+ *                       [--picks FILE]
  *                       [--verbose] [--configs] [--splits N] [--jobs DIR] [--hw NAME]
  *                       [--blind-dir DIR] [--gemm-rows] [source_dir]
  *   --fit      CV-choose and fit the awkward-shape terms on the fitting data
@@ -28,7 +29,11 @@
  *              set N, N fitted at the end; --refam: each fit scored with the
  *              2-byte N-unaligned family corrections refitted under its own
  *              terms on kernel_select's family set (tenth round); AWK_EPI
- *              sets the grid value of kernel_epi_sc (set 17)
+ *              sets the grid value of kernel_epi_sc (set 17); --refam-awk:
+ *              the 2-byte families with a scalar operand refitted on that
+ *              set plus the fit's own awkward training rows (eleventh
+ *              round; AWK_REFAM_BONLY: only those with a scalar B); the
+ *              CV detail lines show the table each shape was scored with
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
  * predictions_v2.json) is scored on its blind sweep once that exists;
@@ -385,7 +390,44 @@ static int load_famset(const char *src) {
   return 0;
 }
 
+/* --refam-awk (eleventh round): the 2-byte families with an operand loaded
+ * element by element are refitted on kernel_select's family set plus the
+ * awkward rows the current fit is fitted on (awk_train: a CV fold's
+ * training rows, or all of them for the shipped fit), under its terms. */
+static const cost_kfamily *cur_fam = NULL; /* the table evaluate() last scored with */
+static int n_cur_fam = 0;
+static const ks_shape *awk_train = NULL;
+static int n_awk_train = 0;
+static ks_shape *famcat = NULL;
+
 static void evaluate(const cost_hw *hw, const double *kp, const ks_shape *sh, int n, ks_score *sc) {
+  if (refam == 2) {
+    static cost_kfamily fit[AWK_MAX_FAM], fam[AWK_MAX_FAM];
+    int nall = n_famset + n_awk_train, nfam, b_only = getenv("AWK_REFAM_BONLY") != NULL;
+    ks_shape *g = realloc(famcat, (size_t)(nall + 1) * sizeof *g);
+    if (!g) return;
+    famcat = g;
+    memcpy(famcat, famset, (size_t)n_famset * sizeof *famcat);
+    if (n_awk_train) memcpy(famcat + n_famset, awk_train, (size_t)n_awk_train * sizeof *famcat);
+    int nfit = ks_fit_families(hw, kp, famcat, nall, fit, AWK_MAX_FAM);
+    const cost_kfamily *shipped = cost_kfamily_builtin(hw, &nfam);
+    if (nfam > AWK_MAX_FAM) nfam = AWK_MAX_FAM;
+    memcpy(fam, shipped, (size_t)nfam * sizeof *fam);
+    for (int i = 0; i < nfam; i++)
+      for (int j = 0; fam[i].elem_bytes == 2 && (fam[i].a_scalar || fam[i].b_scalar == 1) &&
+                      !(b_only && !fam[i].b_scalar) && j < nfit;
+           j++)
+        if (fit[j].elem_bytes == 2 && fit[j].b_scalar == fam[i].b_scalar &&
+            fit[j].a_scalar == fam[i].a_scalar && fit[j].block_m == fam[i].block_m &&
+            fit[j].block_n == fam[i].block_n && fit[j].block_k == fam[i].block_k &&
+            fit[j].num_warps == fam[i].num_warps)
+          fam[i].log_factor = fit[j].log_factor;
+    cur_fam = fam;
+    n_cur_fam = nfam;
+    ks_evaluate(hw, kp, fam, nfam, sh, n, sc);
+    return;
+  }
+  cur_fam = NULL;
   if (!refam) {
     ks_evaluate(hw, kp, NULL, -1, sh, n, sc);
     return;
@@ -402,6 +444,8 @@ static void evaluate(const cost_hw *hw, const double *kp, const ks_shape *sh, in
           fit[j].block_m == fam[i].block_m && fit[j].block_n == fam[i].block_n &&
           fit[j].block_k == fam[i].block_k && fit[j].num_warps == fam[i].num_warps)
         fam[i].log_factor = fit[j].log_factor;
+  cur_fam = fam;
+  n_cur_fam = nfam;
   ks_evaluate(hw, kp, fam, nfam, sh, n, sc);
 }
 
@@ -485,6 +529,10 @@ static void prior(const cost_hw *hw, double *kp) {
 static void shape_detail(const cost_hw *hw, const double *kp, const ks_shape *sh, const char *tag) {
   int nfam, ci = -1, bi = 0;
   const cost_kfamily *fam = cost_kfamily_builtin(hw, &nfam);
+  if (cur_fam) { /* --refam-awk: the table the shape was scored with */
+    fam = cur_fam;
+    nfam = n_cur_fam;
+  }
   cost_kpred pr[KS_MAX_CFG];
   for (int j = 0; j < sh->n; j++) {
     if (cost_kernel_predict_p(hw, kp, &sh->p, &sh->cfg[j], &pr[j]) || !pr[j].feasible) {
@@ -584,6 +632,8 @@ static ks_score cv_set(const cost_hw *hw, const ks_shape *sh, int n, int ts, dou
       ks_score sc = {0};
       double effs[KS_MAX_CFG];
       prior(hw, kp);
+      awk_train = fold[f];
+      n_awk_train = nf[f];
       fit_set(hw, kp, ts, fold[f], nf[f], 6);
       sc.effs = nf[1 - f] <= KS_MAX_CFG ? effs : NULL;
       for (int i = 0; detail > 0 && i < set_size(ts); i++) {
@@ -624,6 +674,8 @@ static ks_score cv_loso(const cost_hw *hw, const ks_shape *sh, int n, const int 
     }
     if (!ne || !nt) continue;
     prior(hw, kp);
+    awk_train = tr;
+    n_awk_train = nt;
     fit_set(hw, kp, ts, tr, nt, 6);
     sc.effs = ne <= KS_MAX_CFG ? effs : NULL;
     evaluate(hw, kp, te, ne, &sc);
@@ -726,6 +778,8 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
   }
   double kp[COST_KP__COUNT];
   prior(hw, kp);
+  awk_train = sh;
+  n_awk_train = n;
   fit_set(hw, kp, best, sh, n, 8);
   printf("chosen: %s; fitted on all the fitting data:\n", set_names[best]);
   for (int i = 0; i < set_size(best); i++) {
@@ -734,6 +788,8 @@ static int do_fit(const cost_hw *hw, const char *src, int verbose) {
     printf("  %-22s %.4g\n", name, kp[set_ids[best][i]]);
   }
   ks_score in = {0};
+  awk_train = sh;
+  n_awk_train = n;
   evaluate(hw, kp, sh, n, &in);
   printf("in-sample with them: top1 %.3f worst %.3f tau %.3f\n", in.eff_geo, in.eff_min,
          in.tau_mean);
@@ -1201,6 +1257,8 @@ int main(int argc, char **argv) {
       force_set = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--refam"))
       refam = 1;
+    else if (!strcmp(argv[i], "--refam-awk"))
+      refam = 2;
     else if (!strcmp(argv[i], "--fit-all"))
       do_fit_mode = fit_all = 1;
     else if (!strcmp(argv[i], "--predict") && i + 1 < argc)

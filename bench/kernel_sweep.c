@@ -278,14 +278,19 @@ int ks_fit_families(const cost_hw *hw, const double *kp, const ks_shape *shapes,
       cost_kpred r;
       const cost_kcfg *c = &sh->cfg[j];
       if (cost_kernel_predict_p(hw, kp, &sh->p, c, &r) || !r.feasible) continue;
+      /* each operand's leading dimension, as costmodel/kernel.c reads the layout */
+      int bt = sh->p.layout[0] && sh->p.layout[1] == 't';
       cost_kfamily key = {(int)cost_dtype_bytes((cost_dtype)sh->p.dtype),
                           c->block_m,
                           c->block_n,
                           c->block_k,
                           c->num_warps,
-                          sh->p.k % 16 != 0,
-                          sh->p.n % 16 != 0,
+                          (sh->p.layout[0] == 't' ? sh->p.m : sh->p.k) % 16 != 0,
+                          (bt ? sh->p.k : sh->p.n) % 16 != 0,
                           0.0};
+      /* keyed as cost_kfamily_factor looks them up: a 16-bit K-major
+       * scalar B (nt) is a family of its own (b_scalar 2) */
+      if (key.b_scalar && key.elem_bytes == 2 && bt) key.b_scalar = 2;
       int f = 0;
       while (f < nf && fam_cmp(&out[f], &key)) f++;
       if (f == nf) {
