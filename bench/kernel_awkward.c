@@ -66,7 +66,8 @@
  *   The eighth (h200-awkward8/, the ninth round's cost_gemm, the same kernel model) gets
  *   "r8" rows and "r8 picks" once its blind_*.json are there, "r8 gemmbl" of record.
  *   The ninth (h200-awkward9/, the same model, drawn at fresh batches so that 7 of its
- *   20 shapes are bf16 align1 small-grid split-K shapes) gets "r9" rows likewise.
+ *   20 shapes are bf16 align1 small-grid split-K shapes) gets "r9" rows likewise, the
+ *   tenth (h200-awkward10/, fresh batches again, drawn after rounds 10-11) "r10" rows.
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
  *              predicted, its launch floor and GPU part, the kernel priced and the error.
@@ -1127,7 +1128,8 @@ static void gemm_dump(const cost_hw *cal, const char *src) {
               {"h200-awkward6", "blind_gemm.json", "blind", "r6blind"},
               {"h200-awkward7", "blind_gemm.json", "blind", "r7blind"},
               {"h200-awkward8", "blind_gemm.json", "blind", "r8blind"},
-              {"h200-awkward9", "blind_gemm.json", "blind", "r9blind"}};
+              {"h200-awkward9", "blind_gemm.json", "blind", "r9blind"},
+              {"h200-awkward10", "blind_gemm.json", "blind", "r10blind"}};
   static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
   char path[1024];
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -1172,8 +1174,11 @@ static void r3_sel_rows(const cost_hw *hw, const char *src, int verbose) {
  * by the same model (drawn at fresh batches to test that term; "r9 gemmbl" of
  * record). Prints "rN blind" and
  * "rN blind, rN picks" for each set whose blind_*.json exist. */
+/* the newest H200 awkward set whose rows are printed once its sweep is there */
+#define AWK_LAST_SET 10
+
 static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
-  for (int set = 4; set <= 9; set++) {
+  for (int set = 4; set <= AWK_LAST_SET; set++) {
     char dir[64], pred[128], label[32], plabel[32];
     snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
     snprintf(pred, sizeof pred, "%s/predictions.json", dir);
@@ -1196,7 +1201,7 @@ static void later_sel_rows(const cost_hw *hw, const char *src, int verbose) {
 static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   char dir[64], label[32];
   gemm_rows(cal, src, "data/measurements/h200-awkward3", "blind_gemm.json", "r3 blind", verbose);
-  for (int set = 4; set <= 9; set++) {
+  for (int set = 4; set <= AWK_LAST_SET; set++) {
     snprintf(dir, sizeof dir, "data/measurements/h200-awkward%d", set);
     snprintf(label, sizeof label, "r%d blind", set);
     gemm_rows(cal, src, dir, "blind_gemm.json", label, verbose);
@@ -1206,7 +1211,7 @@ static void r3_gemm_rows(const cost_hw *cal, const char *src, int verbose) {
   printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
   backlog_rows(cal, src, "h200-awkward", "refit", "r1 refit");
   backlog_rows(cal, src, "h200-awkward", "blind", "r1 blind");
-  for (int set = 2; set <= 9; set++) {
+  for (int set = 2; set <= AWK_LAST_SET; set++) {
     snprintf(dir, sizeof dir, "h200-awkward%d", set);
     snprintf(label, sizeof label, "r%d blind", set);
     backlog_rows(cal, src, dir, "blind", label);
