@@ -257,6 +257,12 @@ static int cmp_d(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The median of v[0..n) (n > 0), sorting v in place. */
+static double median_of(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_d);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* Rows with predicted before/after and the medians of |pred/meas - 1|. */
 static cJSON *rows_json(const vrows *r, size_t from, size_t to, double *med_after) {
   cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "rows");
@@ -283,10 +289,7 @@ static cJSON *rows_json(const vrows *r, size_t from, size_t to, double *med_afte
   cJSON_AddNumberToObject(o, "n", (double)m);
   *med_after = NAN;
   if (m) {
-    qsort(eb, m, sizeof *eb, cmp_d);
-    qsort(ea, m, sizeof *ea, cmp_d);
-    double mb = m % 2 ? eb[m / 2] : 0.5 * (eb[m / 2 - 1] + eb[m / 2]);
-    double ma = m % 2 ? ea[m / 2] : 0.5 * (ea[m / 2 - 1] + ea[m / 2]);
+    double mb = median_of(eb, m), ma = median_of(ea, m);
     cJSON_AddNumberToObject(o, "median_abs_rel_error_before", mb);
     cJSON_AddNumberToObject(o, "median_abs_rel_error_after", ma);
     *med_after = ma;
@@ -358,9 +361,9 @@ static int fit_and_store(api_ctx *ctx, cost_hw *hw, vrows *r, size_t nfit, cJSON
 int api_val_step_at_host(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err *err) {
   cost_hw hw;
   vrows r = {0};
-  cJSON *res = job->result ? cJSON_Parse(job->result) : NULL, *arr;
+  cJSON *res = job->result ? cJSON_Parse(job->result) : NULL, *doc, *arr;
   double e[VAL_MAX_ROWS];
-  size_t m = 0;
+  size_t m = 0, shown = 0;
   int rc;
   *out = NULL;
   if (!res) return 0;
@@ -370,6 +373,8 @@ int api_val_step_at_host(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err
     return rc;
   }
   cJSON_Delete(res);
+  doc = cJSON_CreateObject();
+  arr = cJSON_AddArrayToObject(doc, "rows");
   for (size_t i = 0; i < r.n; i++) {
     vrow *v = &r.v[i];
     cost_recipe rc2 = v->s.r;
@@ -377,9 +382,7 @@ int api_val_step_at_host(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err
     svc_err e2;
     int clamped = 0;
     if (!v->mini_batch) continue;
-    if (!*out) *out = cJSON_CreateObject();
-    arr = cJSON_GetObjectItemCaseSensitive(*out, "rows");
-    if (!arr) arr = cJSON_AddArrayToObject(*out, "rows");
+    shown++;
     cJSON *x = cJSON_CreateObject();
     cJSON_AddItemToArray(arr, x);
     cJSON_AddStringToObject(x, "label", v->label);
@@ -404,19 +407,20 @@ int api_val_step_at_host(api_ctx *ctx, const hwdb_job *job, cJSON **out, svc_err
     if (m < VAL_MAX_ROWS) e[m++] = fabs(sr.step_ms / v->s.step_ms - 1);
   }
   vrows_dispose(&r);
-  if (*out) {
-    cJSON_AddStringToObject(
-        *out, "meaning",
-        "each whole-step case re-priced at the host it ran on: the per-op host time at which the "
-        "step model meets the run's own host_mini step (the mini route, docs/step-model.md), "
-        "with the calibration in use now");
-    if (m) {
-      qsort(e, m, sizeof *e, cmp_d);
-      cJSON_AddNumberToObject(*out, "median_abs_rel_error",
-                              m % 2 ? e[m / 2] : 0.5 * (e[m / 2 - 1] + e[m / 2]));
-      cJSON_AddNumberToObject(*out, "max_abs_rel_error", e[m - 1]);
-    }
+  if (!shown) { /* no row carries a host_mini: no section */
+    cJSON_Delete(doc);
+    return 0;
   }
+  cJSON_AddStringToObject(
+      doc, "meaning",
+      "each whole-step case re-priced at the host it ran on: the per-op host time at which the "
+      "step model meets the run's own host_mini step (the mini route, docs/step-model.md), "
+      "with the calibration in use now");
+  if (m) {
+    cJSON_AddNumberToObject(doc, "median_abs_rel_error", median_of(e, m));
+    cJSON_AddNumberToObject(doc, "max_abs_rel_error", e[m - 1]); /* sorted by median_of */
+  }
+  *out = doc;
   return 0;
 }
 
