@@ -148,15 +148,11 @@ cJSON *api_dense_block_json(const cost_dlrm *d) {
   const cost_dense_block *b = &d->block;
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
-  double params = 0, flops = 0;
-  for (size_t i = 0; i < b->n_gemms; i++) {
-    const cost_block_gemm *g = &b->gemms[i];
-    params += (double)g->count * ((double)g->in * (double)g->out + (double)g->out);
-    flops += 2.0 * (double)g->count * (double)g->rows * (double)g->in * (double)g->out;
-  }
+  double params, flops, layers;
+  cost_dense_block_size(b, &params, &flops, &layers);
   cJSON_AddStringToObject(o, "form", b->n_gemms ? "gemms" : "params_flops");
-  cJSON_AddNumberToObject(o, "params", b->n_gemms ? params : b->params);
-  cJSON_AddNumberToObject(o, "forward_flops_per_sample", b->n_gemms ? flops : b->flops_per_sample);
+  cJSON_AddNumberToObject(o, "params", params);
+  cJSON_AddNumberToObject(o, "forward_flops_per_sample", flops);
   cJSON_AddNumberToObject(o, "out", (double)b->out);
   if (!b->n_gemms) {
     int64_t w, rows;

@@ -146,6 +146,10 @@ typedef struct {
  * parameters active per sample (min(params, flops / 2)) rounded to a
  * multiple of 64, rows = forward FLOPs / (2 w^2) per sample (at least 1). */
 void cost_dense_block_square(const cost_dense_block *b, int64_t *w, int64_t *rows);
+/* Its parameters, forward FLOPs per sample and linear layers (the opaque
+ * form: its own figures, one layer). */
+void cost_dense_block_size(const cost_dense_block *b, double *params, double *flops,
+                           double *layers);
 
 typedef struct {
   int64_t dense_features;

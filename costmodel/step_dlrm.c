@@ -662,37 +662,44 @@ void cost_dense_block_square(const cost_dense_block *b, int64_t *w, int64_t *row
   *rows = (int64_t)fmax(1.0, round(b->flops_per_sample / (2.0 * wd * wd)));
 }
 
+void cost_dense_block_size(const cost_dense_block *b, double *params, double *flops,
+                           double *layers) {
+  *params = b->n_gemms ? 0 : b->params;
+  *flops = b->n_gemms ? 0 : b->flops_per_sample;
+  *layers = b->n_gemms ? 0 : 1;
+  for (size_t i = 0; i < b->n_gemms && i < COST_STEP_MAX_BLOCK_GEMMS; i++) {
+    const cost_block_gemm *g = &b->gemms[i];
+    double c = (double)g->count;
+    *params += c * ((double)g->in * (double)g->out + (double)g->out);
+    *flops += 2.0 * c * (double)g->rows * (double)g->in * (double)g->out;
+    *layers += c;
+  }
+}
+
 /* The dense block between the interaction and the top MLP: each GEMM a
  * linear layer (forward, wgrad, dgrad, bias and activation kernels, as the
  * MLPs') over rows x B rows. An opaque block (params and FLOPs only) is one
  * square layer with those figures: GEMM efficiency is highest on large
  * square shapes, so it is the fast end of what such a block can take (the
- * answer's block_priced_as says so). Adds its parameters to m->params
- * (the opaque form: exactly its params) and returns its forward FLOPs per
- * sample. */
-static double dense_block(step_acc *a, const cost_dlrm *d, const cost_recipe *r, int64_t B,
-                          int ck_full, mlp_acc *m) {
+ * answer's dense_block.priced_as says so). Its parameters are counted by
+ * cost_dense_block_size (the opaque form: its own, not the square layer's),
+ * not from m->params. */
+static void dense_block(step_acc *a, const cost_dlrm *d, const cost_recipe *r, int64_t B,
+                        int ck_full, mlp_acc *m) {
   const cost_dense_block *b = &d->block;
-  double flops = 0;
   if (b->n_gemms == 0) {
     int64_t w, rows;
-    mlp_acc sq = {0};
     cost_dense_block_square(b, &w, &rows);
     step_tag(a, "block (square %lld x %lld, %lld rows a sample)", (long long)w, (long long)w,
              (long long)rows);
-    linear(a, r, B * rows, w, w, 1, 1, ck_full, &sq);
-    m->saved += sq.saved;
-    m->fwd_s += sq.fwd_s;
-    m->params += b->params;
-    return b->flops_per_sample;
+    linear(a, r, B * rows, w, w, 1, 1, ck_full, m);
+    return;
   }
   for (size_t i = 0; i < b->n_gemms && i < COST_STEP_MAX_BLOCK_GEMMS; i++) {
-    const cost_block_gemm *g = &b->gemms[i];
     step_tag(a, "block[%zu]", i);
-    linear_times(a, r, B * g->rows, g->in, g->out, ck_full, g->count, m);
-    flops += 2.0 * (double)g->rows * (double)g->in * (double)g->out * (double)g->count;
+    linear_times(a, r, B * b->gemms[i].rows, b->gemms[i].in, b->gemms[i].out, ck_full,
+                 b->gemms[i].count, m);
   }
-  return flops;
 }
 
 int cost_step_host_table_ms(const cost_hw *hw, const cost_dlrm *d, const cost_recipe *r,
@@ -925,9 +932,10 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
 
   /* dense block, top MLP, loss */
   mlp_acc mk = {0};
-  double block_flops = 0;
+  double block_params = 0, block_flops = 0, block_layers = 0;
   if (d->block.out > 0) {
-    block_flops = dense_block(a, d, r, B, ck_full, &mk);
+    cost_dense_block_size(&d->block, &block_params, &block_flops, &block_layers);
+    dense_block(a, d, r, B, ck_full, &mk);
     top_in = d->block.out;
   }
   in = top_in;
@@ -944,15 +952,12 @@ int step_dlrm(step_acc *a, const cost_dlrm *d, const cost_recipe *r) {
      * cast policy (and the weight-cast cache): about one more op's host
      * time per forward op -- the bf16 vs fp32 plateau at small batch in
      * dlrm_step.json (7.1 vs 5.9 ms) is ~130 forward ops x 8 us. */
-    double block_layers = d->block.out > 0 && d->block.n_gemms == 0 ? 1.0 : 0.0;
-    for (size_t i = 0; d->block.out > 0 && i < d->block.n_gemms; i++)
-      block_layers += (double)d->block.gemms[i].count;
     double region_ops = 3.0 * E.n_local + 2.0 * (d->n_bottom + d->n_top + block_layers) + 8.0;
     step_host(a, PH_FB, region_ops * a->op_s);
   }
 
   /* dense optimizer (+ DDP/FSDP communication) */
-  double P = mb.params + mt.params + mk.params;
+  double P = mb.params + mt.params + block_params;
   double shard = r->dense_parallel == COST_DP_FSDP ? (double)G : 1.0;
   double ob_opt = d->dense_optimizer == COST_OPT_ADAM  ? 28.0
                   : d->dense_optimizer == COST_OPT_SGD ? 12.0
