@@ -359,7 +359,7 @@ int main(int argc, char **argv) {
   by_source(&M, rows, n, e[M_SHIP]);
   cdna4_sensitivity(&M, rows, n);
   harness_call(rows, n);
-  pg_cdna3_report(rows, n, pred_fit, &M);
+  pg_cdna3_report(rows, n, pred_fit, &M, fits, nfits);
   if (getenv("PG_ROWS"))
     for (size_t i = 0; i < n; i++)
       printf("    %-36s %-9s %-5s %-5s %6lldx%6lldx%6lld meas %7.1f datasheet %7.1f fit-only "

@@ -15,6 +15,7 @@ typedef double (*pg_pred_fn)(const void *models, const api_pub_row *r);
  * against the last-level cache, call time, signed error) and the
  * large-operand terms looked for after the misses were known, fitted on
  * CDNA fit rows and printed, not shipped (GEMM.md, h-amd9). */
-void pg_cdna3_report(const api_pub_row *rows, size_t n, pg_pred_fn pred, const void *models);
+void pg_cdna3_report(const api_pub_row *rows, size_t n, pg_pred_fn pred, const void *models,
+                     const api_arch_fit *fits, int nfits);
 
 #endif

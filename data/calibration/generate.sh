@@ -19,11 +19,11 @@
 #                     band is the fit-only one (bench/published_gemm "shipped").
 #   arch-cdna4.json   the CDNA4 architecture's (MI350X, MI355X), fitted on
 #                     the "fit" rows of CDNA4 accelerators only (HipKittens'
-#                     MI355X rows): one fraction cannot serve both boards while
-#                     the power model's MI350X/MI355X clock split is off (all
-#                     rows give bf16 0.85: MI355X ~10 % slow, fit rows 0.94:
-#                     MI350X 15 % fast), so it ships the fit its band
-#                     (bench/published_gemm "shipped") describes. A parameter
+#                     MI355X rows, rocm-libraries PR #4026's gfx950 row and,
+#                     since 2026-12-06, Z-Y00's 217 MI350X hipblaslt-bench
+#                     rows: bf16 0.930; all CDNA4 rows now give 0.928, before
+#                     those rows 0.85 against 0.94), so it ships the fit its
+#                     band (bench/published_gemm "shipped") describes. A parameter
 #                     it lacks (fp16) comes from arch-cdna3.json
 #                     (cost_arch_fallback, cost_calib_fill).
 # tests/calibration_shipped runs this into a temporary folder and compares.
