@@ -33,7 +33,10 @@
  *              the 2-byte families with a scalar operand refitted on that
  *              set plus the fit's own awkward training rows (eleventh
  *              round; AWK_REFAM_BONLY: only those with a scalar B); the
- *              CV detail lines show the table each shape was scored with
+ *              CV detail lines show the table each shape was scored with;
+ *              AWK_REG_OCC: every fold's kernel_reg_occ (twelfth round:
+ *              blocks per SM from the estimate times it; a compile-data
+ *              constant, not fitted)
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
  * predictions_v2.json) is scored on its blind sweep once that exists;
@@ -522,6 +525,9 @@ static void prior(const cost_hw *hw, double *kp) {
   kp[COST_KP_SK_NS] = 0.0;     /* off unless the set fits it (fit_set: from 150) */
   kp[COST_KP_SC_L1_KB] = 0.0;  /* off unless the set fits it (fit_set: 32 KiB) */
   kp[COST_KP_EPI_SC] = 0.0;    /* off unless the set holds it (fit_set: a grid value) */
+  /* twelfth round: AWK_REG_OCC sets the occupancy register scale (a
+   * compile-data constant, not fitted) for a candidate's CV */
+  if (getenv("AWK_REG_OCC")) kp[COST_KP_REG_OCC] = atof(getenv("AWK_REG_OCC"));
 }
 
 /* One shape under kp (the built-in family table applied): the chosen

@@ -49,10 +49,15 @@
  * Usage: kernel_select [--fit] [--fit-only] [--starts N] [--splits N] [--verbose]
  *        [--compile-check]   (the model against Triton's compile facts,
  *        data/measurements/h200-compile/: prints each disagreement and a summary)
+ *        [--compile-regs]    (each compiled config's register estimate and blocks
+ *        per SM beside the compiler's count: bench/compile_regs_fit.py reads it)
  *        [source_dir]   (--fit prints fitted defaults; --fit-only hides held-out)
  *   KS_PRIOR_LATER=1: the fit (and the CV folds) start with kernel_sc_l1_kb and
  *        kernel_epi_sc at their shipped values instead of off (eleventh round,
  *        docs/kernels.md: tried, not adopted)
+ *   KS_REG_OCC=x: the fit and its CV folds hold kernel_reg_occ at x (twelfth
+ *        round, docs/kernels.md: blocks per SM of 2-byte tiles from the
+ *        register estimate times x; not adopted, shipped 0 = off)
  */
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +193,8 @@ int main(int argc, char **argv) {
       fit_only = 1;
     else if (!strcmp(argv[i], "--compile-check"))
       ccheck = 1;
+    else if (!strcmp(argv[i], "--compile-regs"))
+      ccheck = 2;
     else if (!strcmp(argv[i], "--starts") && i + 1 < argc)
       starts = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
@@ -205,6 +212,14 @@ int main(int argc, char **argv) {
   double kp[COST_KP__COUNT];
   snprintf(path, sizeof path, "%s/data/hardware/h200.json", src);
   if (ks_load_hw(path, &hw)) return 1;
+  {
+    /* the occupancy register scale is a constant from the compile data
+     * (twelfth round), not a prior of the fit: the folds take the default */
+    double def[COST_KP__COUNT];
+    cost_kparams_resolve(&hw, def);
+    prior[COST_KP_REG_OCC] =
+        getenv("KS_REG_OCC") ? atof(getenv("KS_REG_OCC")) : def[COST_KP_REG_OCC];
+  }
   if (getenv("KS_PRIOR_LATER")) {
     double def[COST_KP__COUNT];
     cost_kparams_resolve(&hw, def);
@@ -214,7 +229,7 @@ int main(int argc, char **argv) {
   if (ccheck) {
     ks_cc_score cc;
     snprintf(path, sizeof path, "%s/data/measurements/h200-compile/compile_info.json", src);
-    if (ks_compile_check(&hw, path, 1, &cc)) return 1;
+    if (ks_compile_check(&hw, path, ccheck, &cc)) return 1;
     printf("compile check: %d configs, feasibility wrong %d (refused but feasible %d; compiled "
            "but over the accumulator rule %d), shared memory exact %d of %d, spill agrees %d of "
            "%d compiled (compiler spills %d, model %d)\n",

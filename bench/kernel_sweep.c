@@ -212,7 +212,8 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
     if (i != COST_KP_SK_US && i != COST_KP_SK_EPI && i != COST_KP_SMALLM &&
         i != COST_KP_REG_SC_KB && i != COST_KP_SC_KB && i != COST_KP_SPILL_KB &&
         i != COST_KP_LAT_KB && i != COST_KP_ISSUE_KB && i != COST_KP_ALIAS_CLK &&
-        i != COST_KP_SK_NS && i != COST_KP_SC_L1_KB && i != COST_KP_EPI_SC)
+        i != COST_KP_SK_NS && i != COST_KP_SC_L1_KB && i != COST_KP_EPI_SC &&
+        i != COST_KP_REG_OCC) /* a compile-data constant, not fitted to times */
       ids[k++] = i;
   return ks_fit_subset(hw, kp, ids, k, shapes, n, rounds);
 }
@@ -323,8 +324,8 @@ double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n
   uint64_t st = 0x6b73u; /* fixed seed: the fit is deterministic */
   for (int s = 1; s < starts; s++) {
     for (int id = 0; id < COST_KP__COUNT; id++) {
-      if (id == COST_KP_REG_SC_KB || id == COST_KP_SC_KB ||
-          id == COST_KP_SPILL_KB) { /* not fitted here; no draw */
+      if (id == COST_KP_REG_SC_KB || id == COST_KP_SC_KB || id == COST_KP_SPILL_KB ||
+          id == COST_KP_REG_OCC) { /* not fitted here; no draw */
         cand[id] = kp[id];
         continue;
       }
@@ -394,6 +395,14 @@ int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_sco
       s->smem_n++;
       if (fabs(smem - out.smem) < 0.5) s->smem_exact++;
     }
+    /* verbose 2 (kernel_select --compile-regs): the model's register
+     * estimate and blocks per SM beside the compiler's count (twelfth round) */
+    if (verbose > 1 && compiled && out.feasible)
+      printf(
+          "ccregs %-5s %s %s %3d %3d %3d %d %d model %d occ %d compiler %d spills %d shared %.0f\n",
+          dt->valuestring, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "class")), "nn",
+          c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages, out.regs, out.occupancy,
+          (int)num(r, "n_regs", 0), (int)num(r, "n_spills", 0), num(r, "shared", 0));
     if (compiled) {
       int m_spill = out.spill > 1.0 + 1e-9, c_spill = num(r, "n_spills", 0) > 0;
       s->compiled++;
@@ -401,7 +410,7 @@ int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_sco
       if (c_spill) s->spill_compiler++;
       if (m_spill) s->spill_model++;
     }
-    if (verbose && (smem < 0 || fabs(smem - out.smem) >= 0.5 || compiled != out.feasible))
+    if (verbose == 1 && (smem < 0 || fabs(smem - out.smem) >= 0.5 || compiled != out.feasible))
       printf("compile-check %-5s %6lld %6lld %6lld %3dx%3dx%3d w%d s%d: compiler %s smem %.0f, "
              "model %s smem %.0f%s%s\n",
              dt->valuestring, (long long)p.m, (long long)p.n, (long long)p.k, c.block_m, c.block_n,

@@ -122,6 +122,8 @@ typedef enum {
   COST_KP_SC_L1_KB, /* L1 KiB a scalar-load chain needs beside the blocks' shared memory (0: off) */
   COST_KP_EPI_SC,   /* C row stride not a multiple of 16: warp store instructions per clock per SM
                        of the element-by-element C stores (0: off) */
+  COST_KP_REG_OCC,  /* registers the compiler allocates per estimated register, for blocks per SM
+                       of 2-byte tiles (0: the estimate itself) */
   COST_KP__COUNT
 } cost_kparam_id;
 

@@ -206,6 +206,40 @@ static void test_kernels__unaligned_c_stores(void **state) {
   assert_true(on.ms == off.ms);
 }
 
+/* Issue 25, twelfth round (measured, not kept): kernel_reg_occ scales the
+ * register estimate for blocks per SM of 2-byte tiles to what Triton 3.6
+ * allocates (data/measurements/h200-compile/compile_info.json). It ships
+ * off (0). 64x64x128 bf16 with an unaligned N (4096x1000x4096, the compile
+ * data's n_unaligned class): estimate 145, compiled 227; the shared memory
+ * (64 KiB) fits three blocks, 145 registers three, 1.436 x 145 two -- as
+ * the compiler's 227 do. The estimate itself (regs, the spill term) and
+ * tf32 tiles do not change. */
+static void test_kernels__reg_occ_scale(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  hw.peak_flops[COST_DT_TF32] = 494.7e12;
+  cost_kproblem p = {4096, 1000, 4096, COST_DT_BF16, "nn"};
+  cost_kproblem t = {4096, 1000, 4096, COST_DT_TF32, "nn"};
+  cost_kcfg c = {64, 64, 128, 4, 3, 8, 1}, ct = {64, 64, 32, 4, 3, 8, 1};
+  cost_kpred off, on;
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(&hw, kp);
+  assert_true(kp[COST_KP_REG_OCC] == 0.0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c, &off), 0);
+  assert_int_equal(off.occupancy, 3);
+  kp[COST_KP_REG_OCC] = 1.436;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c, &on), 0);
+  assert_int_equal(on.occupancy, 2);
+  assert_int_equal(on.regs, off.regs);
+  assert_true(on.spill == off.spill);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &t, &ct, &on), 0);
+  kp[COST_KP_REG_OCC] = 0.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &t, &ct, &off), 0);
+  assert_true(on.feasible && off.feasible);
+  assert_int_equal(on.occupancy, off.occupancy);
+  assert_true(on.ms == off.ms);
+}
+
 /* Issue 25, second round: a forward GEMM (nt) whose K is not a multiple of
  * 16 scalar-loads a K-major B; those tiles spill where N-major ones do not
  * (kernel_reg_sc_kb, kernel_spill_kb). On the H200 sweep
@@ -459,6 +493,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__split_k_reduce_loop),
       cmocka_unit_test(test_kernels__scalar_chain_l1),
       cmocka_unit_test(test_kernels__unaligned_c_stores),
+      cmocka_unit_test(test_kernels__reg_occ_scale),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
       cmocka_unit_test(test_kernels__kmajor_scalar_b_rate),
       cmocka_unit_test(test_kernels__family_corrections),
