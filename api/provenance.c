@@ -54,10 +54,13 @@ static const gemm_band gemm_bands[] = {
  * clock-stated gfx950 row of rocm-libraries PR #4026, fp16 from CDNA3's --
  * on MI350X's 14 rows, with their per-call harness cost, +9 % signed;
  * B200/GB200: Blackwell's fit with the GB200's fp8 fit rows at its derived
- * load clock; H200's 1 row: its own calibration). */
+ * load clock; H200's 1 row: its own calibration). 2026-12-06: two more fit
+ * sources (Primus-Turbo's 84 MI300X rows, Z-Y00's 217 MI350X hipblaslt-bench
+ * rows; gemm_bench_13_new_sources_refit.txt) moved the CDNA bands; the test
+ * published_gemm_bands_sync checks this table against the bench. */
 static const gemm_band arch_bands[] = {
-    {"h100-sxm", 0.032, 12}, {"h200", 0.073, 1},   {"b200", 0.074, 2},    {"gb200", 0.078, 2},
-    {"mi300x", 0.176, 12},   {"mi325x", 0.047, 1}, {"mi350x", 0.098, 14}, {"mi355x", 0.008, 2},
+    {"h100-sxm", 0.032, 12}, {"h200", 0.078, 1},   {"b200", 0.074, 2},    {"gb200", 0.078, 2},
+    {"mi300x", 0.219, 12},   {"mi325x", 0.056, 1}, {"mi350x", 0.087, 14}, {"mi355x", 0.018, 2},
 };
 
 static const gemm_band *lookup_row(const gemm_band *t, size_t n, const char *hw) {

@@ -12,3 +12,12 @@ add_test(NAME published_gemm_mi300x_report COMMAND published_gemm)
 set_tests_properties(published_gemm_mi300x_report PROPERTIES TIMEOUT 60
   PASS_REGULAR_EXPRESSION "spill\\+2\\^k s: cdna3 [+-][0-9]\\.[0-9]+ \\([0-9]+ fit rows\\)"
   FAIL_REGULAR_EXPRESSION "nan")
+# Every answer's GEMM error band (api/provenance.c) is the check median this
+# bench prints for that accelerator (fit-only where a fresh database ships a
+# per-architecture calibration, datasheet otherwise): a refit that moves one
+# without the other fails here.
+add_test(NAME published_gemm_bands_sync
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/bands_sync.py
+    $<TARGET_FILE:published_gemm> $<TARGET_FILE:cdplan>)
+set_tests_properties(published_gemm_bands_sync PROPERTIES TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "bands in sync")
