@@ -276,6 +276,20 @@ static void heavy_one(const cost_hw *hw, int tables, int gpus, int seed, double 
         r.greedy_ms, vs, ru.ru_maxrss / 1024.0, r.timed_out ? "time limit" : "");
     if (getenv("PLAN_DIAG")) diag(&p, t, n, &r);
     if (getenv("PLAN_DUMP")) plan_emb_dump(&p, t, n, r.tables, r.max_ms, getenv("PLAN_DUMP"));
+    if (getenv("PLAN_LOAD")) { /* docs/planner.md "Eleventh pass": a plan built offline */
+      plan_table_plan *lp = calloc(n, sizeof *lp);
+      plan_emb_result lr;
+      int fits = 0;
+      if (lp && !plan_emb_load(&p, t, n, lp, getenv("PLAN_LOAD")) &&
+          !plan_emb_evaluate(&p, t, n, lp, &lr, &fits, &err)) {
+        printf("  loaded plan %s: slowest rank %.4f ms, fits %d; gap to the bound %.4f: %.2f%%\n",
+               getenv("PLAN_LOAD"), lr.max_ms, fits, r.bound_ms,
+               100 * (lr.max_ms - r.bound_ms) / lr.max_ms);
+        plan_emb_result_dispose(&lr);
+      } else
+        printf("  loaded plan %s: not read or not priced\n", getenv("PLAN_LOAD"));
+      free(lp);
+    }
     if (getenv("PLAN_EXACT_FROM_PLAN")) { /* docs/planner.md "Ninth pass": seconds */
       plan_emb_exact_check_info ec;
       double ts = svc_now();

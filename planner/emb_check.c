@@ -128,3 +128,44 @@ int plan_emb_dump(const plan_emb_problem *p, const plan_table *tables, size_t n,
   emb_inst_dispose(&in);
   return fclose(f) ? -1 : 0;
 }
+
+int plan_emb_load(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                  plan_table_plan *plans, const char *path) {
+  emb_inst in;
+  svc_err err;
+  char line[4096];
+  int rc = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  if (emb_inst_init(&in, p, tables, n, &err)) {
+    fclose(f);
+    return -1;
+  }
+  memset(plans, 0, n * sizeof *plans);
+  while (!rc && fgets(line, sizeof line, f)) {
+    char *s = line, *end;
+    if (line[0] != 'P') continue;
+    long v[4 + PLAN_MAX_CW];
+    int m = 0;
+    for (s++; m < 4 + PLAN_MAX_CW; m++, s = end) {
+      v[m] = strtol(s, &end, 10);
+      if (end == s) break;
+    }
+    if (m < 4 || v[0] < 0 || (size_t)v[0] >= n || v[1] < 0 || v[1] >= in.nopt) {
+      rc = -1;
+      break;
+    }
+    const emb_opt *e = EOPT(&in, v[0], v[1]);
+    plan_table_plan *pl = &plans[v[0]];
+    pl->shard = e->shard, pl->place = e->place, pl->k = e->k;
+    pl->rank = v[2] < 0 ? 0 : (int)v[2];
+    pl->node = v[3] < 0 ? 0 : (int)v[3];
+    if (e->shard == PLAN_SHARD_CW) {
+      if (m - 4 != e->k) rc = -1;
+      for (int j = 0; !rc && j < e->k; j++) pl->cw_ranks[j] = (int)v[4 + j];
+    }
+  }
+  emb_inst_dispose(&in);
+  fclose(f);
+  return rc;
+}

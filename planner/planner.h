@@ -288,6 +288,11 @@ typedef struct {
  * docs/planner.md "Tenth pass"). 0 or -1. */
 int plan_emb_dump(const plan_emb_problem *p, const plan_table *tables, size_t n,
                   const plan_table_plan *plans, double max_ms, const char *path);
+/* The plan lines (P) of such a file into plans[0..n) (bench/planner PLAN_LOAD, docs/planner.md
+ * "Eleventh pass": a plan built offline, priced by plan_emb_evaluate). 0 or -1 (no file, a line
+ * out of range or an option not in the catalogue). */
+int plan_emb_load(const plan_emb_problem *p, const plan_table *tables, size_t n,
+                  plan_table_plan *plans, const char *path);
 /* out[i] for plans[i] (caller's n entries); *fixed_ms the per-rank
  * constant (collective latency), *trivial_ms the closed-form lower bound
  * (docs/planner.md, Solving, 5). -SVC_BAD_FIELD when a plan is not one of

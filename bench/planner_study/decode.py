@@ -7,7 +7,7 @@ import naf
 from af import load
 f,Lt,a,b,delta,outf=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]),float(sys.argv[4]),float(sys.argv[5]),sys.argv[6]
 R,G,N,fixed,mx,opts,plan=load(f)
-naf.build(os.path.join(WORK,'dec.lp'),R,G,N,fixed,opts,Lt,a,b,delta,binx=True)
+naf.build(os.path.join(WORK,'dec.lp'),R,G,N,fixed,opts,Lt,a,b,delta,binx=True,inner=bool(os.environ.get('NAF_INNER')))
 lumps,items,K=naf.LAST
 val={}
 for l in open(outf):

@@ -1,6 +1,7 @@
 /* lps FILE.lp [SECONDS]: solve a CPLEX-LP file with GLPK (bench/planner_study, docs/planner.md
  * "Tenth pass"): the LP, then with SECONDS the MILP; prints rc, status, objective; LPS_X=1 prints
- * the nonzero columns. Build: cc -O2 -o $STUDY_DIR/lps lps.c -lglpk */
+ * the nonzero columns; LPS_FP=1 / LPS_PS=1 switch on the feasibility pump / proximity search.
+ * Build: cc -O2 -o $STUDY_DIR/lps lps.c -lglpk */
 #include <glpk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ int main(int argc, char **argv) {
     glp_init_iocp(&io);
     io.tm_lim = atoi(argv[2]) * 1000;
     io.presolve = getenv("LPS_NOPRE") ? GLP_OFF : GLP_ON;
+    if (getenv("LPS_FP")) io.fp_heur = GLP_ON; /* feasibility pump */
+    if (getenv("LPS_PS")) io.ps_heur = GLP_ON; /* proximity search */
     rc = glp_intopt(P, &io);
     printf("mip rc %d status %d obj %.6f\n", rc, glp_mip_status(P), glp_mip_obj_val(P));
   }

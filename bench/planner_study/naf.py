@@ -26,8 +26,11 @@ def arcs_for(types,K,start_nodes):
             if not frontier: break
         reach|=new
     return arcs,reach
-def build(path,R,G,N,fixed,opts,Lt,a,b,delta,binx=False):
-    C=Lt-a; K=int(math.floor(C/delta+1e-9))
+def build(path,R,G,N,fixed,opts,Lt,a,b,delta,binx=False,inner=False):
+    # inner: pieces rounded up and capacity L - b, so every integral point is a plan
+    # (the loads of its ranks, the uniform work at most b, are at most L; memory not seen)
+    C=Lt-(b if inner else a); K=int(math.floor(C/delta+1e-9))
+    rnd=(lambda z:int(math.ceil(z/delta-1e-9))) if inner else (lambda z:int(math.floor(z/delta+1e-9)))
     xs={}; unif=[]; items=[]; lumps=[]; avgc=[]
     for t,ol in opts.items():
         keep=[]
@@ -42,7 +45,7 @@ def build(path,R,G,N,fixed,opts,Lt,a,b,delta,binx=False):
         for e,cnt in keep:
             v='x_%d_%d'%(t,e['o']); xs[(t,e['o'])]=v
             avgc.append((v,e['ms']*(R if cnt==0 else cnt)))
-            u=int(math.floor(e['ms']/delta+1e-9))
+            u=rnd(e['ms'])
             if e['kind']==0: unif.append((v,e['ms']))
             elif e['kind']==1: items.append((v,cnt,u))
             else: lumps.append((v,1,u))
@@ -104,6 +107,6 @@ if __name__=='__main__':
     f=sys.argv[1]; Lt=float(sys.argv[2]); a=float(sys.argv[3]); b=float(sys.argv[4]); delta=float(sys.argv[5])
     mip=sys.argv[6] if len(sys.argv)>6 else None
     R,G,N,fixed,mx,opts,plan=load(f)
-    r=build(os.path.join(WORK,'naf.lp'),R,G,N,fixed,opts,Lt,a,b,delta,binx=bool(mip))
+    r=build(os.path.join(WORK,'naf.lp'),R,G,N,fixed,opts,Lt,a,b,delta,binx=bool(mip),inner=bool(os.environ.get('NAF_INNER')))
     print('K lumps items larcs iarcs',r,flush=True)
     if r: print(subprocess.run([os.environ.get('LPS',os.path.join(WORK,'lps')),os.path.join(WORK,'naf.lp')]+([mip] if mip else []),capture_output=True,text=True).stdout)
