@@ -412,6 +412,10 @@ static void rebound(const emb_inst *in, const agg_layout *ly, const plan_milp *m
   svc_err e2;
   b->work -= secs * PLAN_WORK_UNITS_PER_S;
   if (!plan_milp_solve(&m2, &o2, &s2, &e2)) {
+    /* the nodes it did not need go back (its work is counted as nodes x
+     * size^2), for emb_release_stage2 after it */
+    if (!s2.hit_time && s2.nodes >= 0 && s2.nodes < o2.node_lim)
+      b->work += secs * PLAN_WORK_UNITS_PER_S * (1 - (double)s2.nodes / (double)o2.node_lim);
     double v = s2.status == MILP_INFEASIBLE ? P : isfinite(s2.bound) ? fmin(P, s2.bound) : 0;
     svc_log(SVC_LOG_DEBUG,
             "planner: stage 1 again for the bound, %d options above the incumbent %.6f out: %ld "
@@ -577,6 +581,10 @@ int emb_solve_decomposed(const emb_inst *in, double warm_ms, const plan_solve_op
     double P = plans_max(in, plans, &pf);
     if (pf) rebound(in, &ly, &m, &mo, t0, P, b, bound, status);
   }
+  /* what is left of it (with what the bound's solve did not need): uniform
+   * tables re-optioned off every rank (emb_ils.c; after the bound, which
+   * so gets the same work as before) */
+  if (*have_plans) emb_release_stage2(in, plans, b);
 cleanup:
   free(choice[0]), free(choice[1]), free(cc), free(cp);
   milp_sol_dispose(&sol);

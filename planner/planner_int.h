@@ -112,6 +112,14 @@ void emb_cap_choice_fixed(const emb_inst *in, const int *base, double T, int *ch
  * followed by emb_local_search; plans becomes the best that fits, within
  * b. */
 void emb_ils(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int max_iter);
+/* Each uniform table re-optioned to each of its other options, local search and a short
+ * iterated local search (screen perturbations) from each; the best of them searched deep more,
+ * kept when lower; again from there, up to rounds times (emb_ils.c). */
+void emb_release_uniform(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int screen,
+                         int deep, int rounds);
+/* emb_release_uniform with the work b has left (after the bound's second solve), its own
+ * end by work not flagged on b. */
+void emb_release_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
 /* emb_ils after stage 2 with at most share of b's work0 (what is left of
  * it) plus extra units that b is not charged for (emb_ils.c). */
 void emb_ils_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double share,

@@ -1,8 +1,8 @@
 /* The iterated local search's moves of the sixth pass (issue 24,
  * planner/emb_ils.c): re-optioning a table on the slowest rank into
  * smaller pieces, and the plateau step (the same maximum with fewer ranks
- * near it). Random heavy-like instances priced by the real cost model; no
- * part of the planner is stubbed. */
+ * near it); the eleventh pass's release of uniform tables. Random heavy-like instances priced by
+ * the real cost model; no part of the planner is stubbed. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,6 +118,79 @@ static void test_planner_ils__reoptions_and_never_worse(void **state) {
   assert_true(reoptioned > 0);
 }
 
+/* The uniform tables' release (the eleventh pass): from a packing where
+ * some tables are data-parallel or row-wise (on every rank), it ends no
+ * higher, fits, stays well formed, and on some instances lowers the
+ * slowest rank with fewer uniform tables; the same plan twice. */
+static void test_planner_ils__release_uniform_never_worse(void **state) {
+  (void)state;
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 2}, {4, 3}, {8, 2}};
+  int lowered = 0, runs = 0, fewer = 0;
+  for (uint64_t seed = 1; seed <= 6; seed++)
+    for (int sh = 0; sh < 3; sh++) {
+      uint64_t s2 = seed * 104729 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      tables(t, &s2);
+      fx_problem(&p, shapes[sh][0], shapes[sh][1], 10 + 40 * fx_rand(&s2));
+      p.host_cap_bytes = 100e9;
+      assert_int_equal(emb_inst_init(&in, &p, t, N, &err), 0);
+      int choice[N], nu0 = 0;
+      static plan_table_plan plans[N], again[N];
+      fx_cheapest(&in, N, choice);
+      /* every third table on its least uniform option, where it has one */
+      for (size_t i = 0; i < N; i += 3) {
+        int best = -1;
+        for (int o = 0; o < in.nopt; o++) {
+          const emb_opt *e = EOPT(&in, i, o);
+          if (e->ok && e->kind == EK_UNIFORM && (best < 0 || e->ms < EOPT(&in, i, best)->ms))
+            best = o;
+        }
+        if (best >= 0) choice[i] = best;
+      }
+      for (size_t i = 0; i < N; i++) nu0 += EOPT(&in, i, choice[i])->kind == EK_UNIFORM;
+      plan_emb_result r, r2;
+      int fits = 0, f2 = 0;
+      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
+          emb_eval(&in, plans, &r, &fits, &err)) {
+        emb_inst_dispose(&in);
+        continue;
+      }
+      if (!fits || !nu0) {
+        plan_emb_result_dispose(&r);
+        emb_inst_dispose(&in);
+        continue;
+      }
+      memcpy(again, plans, sizeof again);
+      emb_budget b = {.deadline = INFINITY, .work = 2e7}, b2 = b;
+      emb_release_uniform(&in, plans, &b, 50, 200, 2);
+      emb_release_uniform(&in, again, &b2, 50, 200, 2);
+      assert_memory_equal(plans, again, sizeof again);
+      assert_int_equal(emb_eval(&in, plans, &r2, &f2, &err), 0);
+      if (!f2 || !well_formed(&in, plans))
+        fail_msg("seed %llu shape %d: fits %d, well formed %d", (unsigned long long)seed, sh, f2,
+                 well_formed(&in, plans));
+      if (r2.max_ms > r.max_ms * (1 + 1e-12))
+        fail_msg("seed %llu shape %d: %.6f -> %.6f", (unsigned long long)seed, sh, r.max_ms,
+                 r2.max_ms);
+      int nu = 0;
+      for (size_t i = 0; i < N; i++)
+        nu += EOPT(&in, i, emb_opt_index(&in, plans[i].shard, plans[i].place, plans[i].k))->kind ==
+              EK_UNIFORM;
+      lowered += r2.max_ms < r.max_ms * (1 - 1e-9), runs++;
+      fewer += r2.max_ms < r.max_ms * (1 - 1e-9) && nu < nu0;
+      plan_emb_result_dispose(&r2);
+      plan_emb_result_dispose(&r);
+      emb_inst_dispose(&in);
+    }
+  print_message("%d packings with uniform tables: %d lowered, %d of them with fewer uniform\n",
+                runs, lowered, fewer);
+  assert_true(runs >= 6);
+  assert_true(fewer > 0);
+}
+
 /* A decomposed solve on the work limit, where the search after stage 2
  * also gets the work the greedy repair left, gives the same plan twice,
  * ends by work (not the clock), and its bound stays below its answer. */
@@ -146,6 +219,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_planner_ils__reoptions_and_never_worse),
       cmocka_unit_test(test_planner_ils__leftover_work_repeatable),
+      cmocka_unit_test(test_planner_ils__release_uniform_never_worse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
