@@ -90,7 +90,10 @@ assert {"name", "memory_bytes", "compute_units"} <= set(d), d
 hp = r["host_probe"]
 for k in ("start", "end"):
     q = hp[k]
-    assert q["eager_op_us"] > 0 and q["step_kernel_us"] > 0 and q["cpu_mode"], q
+    # the marginal op time is a median of differences of two timed loops: on a loaded CPU
+    # (ctest -j beside other work) it can come out <= 0, so only its order is checked
+    assert q["eager_op_us_min"] <= q["eager_op_us"] <= q["eager_op_us_max"], q
+    assert q["step_kernel_us"] > 0 and q["cpu_mode"], q
     assert len(q["base_iter_us"]) == q["rounds"] == len(q["long_iter_us"]), q
     assert q["kernels_long"] > q["kernels_base"] > 0, q
 assert abs(hp["eager_op_us"] - (hp["start"]["eager_op_us"] + hp["end"]["eager_op_us"]) / 2) < 1e-9, hp
