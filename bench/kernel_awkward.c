@@ -36,7 +36,10 @@
  *              CV detail lines show the table each shape was scored with;
  *              AWK_REG_OCC: every fold's kernel_reg_occ (twelfth round:
  *              blocks per SM from the estimate times it; a compile-data
- *              constant, not fitted)
+ *              constant, not fitted); AWK_SC_LINES / AWK_SC_REFETCH:
+ *              every fold's kernel_sc_lines / kernel_sc_refetch (thirteenth
+ *              round: the L1 lines of co-resident scalar-load chains, held
+ *              at a grid value)
  *   --predict  write the picks and predicted times for the blind set
  * Each committed predictions file (round 1's, round 2's, round 4's
  * predictions_v2.json) is scored on its blind sweep once that exists;
@@ -528,6 +531,11 @@ static void prior(const cost_hw *hw, double *kp) {
   /* twelfth round: AWK_REG_OCC sets the occupancy register scale (a
    * compile-data constant, not fitted) for a candidate's CV */
   if (getenv("AWK_REG_OCC")) kp[COST_KP_REG_OCC] = atof(getenv("AWK_REG_OCC"));
+  /* thirteenth round: AWK_SC_LINES / AWK_SC_REFETCH hold the scalar-line
+   * L1 terms at a grid value in every fold (steps the smooth fit does not
+   * move) */
+  if (getenv("AWK_SC_LINES")) kp[COST_KP_SC_LINES] = atof(getenv("AWK_SC_LINES"));
+  if (getenv("AWK_SC_REFETCH")) kp[COST_KP_SC_REFETCH] = atof(getenv("AWK_SC_REFETCH"));
 }
 
 /* One shape under kp (the built-in family table applied): the chosen

@@ -370,7 +370,38 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
                            (out->smem + a.smem_reserved));
         cc = fmax(1.0, fmin(conc, fit));
       }
-      t_lat = ((lat_sc + per_lane * kp[COST_KP_SC_ELEM_NS]) * 1e-9 + t_mma) / cc;
+      /* thirteenth round (measured, not kept): the L1 lines (128 B) a block's
+       * scalar-loaded tiles span per K step, rows x lines per row, a
+       * 2-byte-aligned run of L bytes spanning (L - 2) / 128 + 1 of them */
+      double sc_lines = kp[COST_KP_SC_LINES], sc_ref = kp[COST_KP_SC_REFETCH], fp = 0.0;
+      if ((sc_lines > 0.0 || sc_ref > 0.0) && b == 2.0 && !a.amd) {
+        if (!a_tvec)
+          fp += at ? c->block_k * ((c->block_m * b - 2.0) / 128.0 + 1.0)
+                   : c->block_m * ((c->block_k * b - 2.0) / 128.0 + 1.0);
+        if (!b_tvec)
+          fp += bt ? c->block_n * ((c->block_k * b - 2.0) / 128.0 + 1.0)
+                   : c->block_k * ((c->block_n * b - 2.0) / 128.0 + 1.0);
+        fp *= 128.0;
+      }
+      /* form A (sc_lines): only the resident blocks whose shared memory
+       * plus sc_lines x those lines fit the SM's budget overlap */
+      if (sc_lines > 0.0 && fp > 0.0) {
+        double fit = floor(hw->smem_per_unit / (out->smem + a.smem_reserved + sc_lines * fp));
+        cc = fmax(1.0, fmin(cc, fit));
+      }
+      /* form B (sc_refetch; thirteenth round, measured, not kept: shipped
+       * 0 = off): when the
+       * running blocks' scalar lines exceed the L1 the carveout leaves
+       * (Hopper: 256 KiB of L1 + shared memory per SM, the carveout sized
+       * to the occ resident blocks), lines are evicted before use and
+       * re-read: the chain's latency and per-element part (not its MMA)
+       * slow by sc_refetch x lines in flight / L1 left */
+      double rf = 1.0;
+      if (sc_ref > 0.0 && fp > 0.0) {
+        double l1 = fmax(4096.0, hw->smem_per_unit + 28672.0 - occ * (out->smem + a.smem_reserved));
+        rf = fmax(1.0, sc_ref * conc * fp / l1);
+      }
+      t_lat = ((lat_sc + per_lane * kp[COST_KP_SC_ELEM_NS]) * 1e-9 * rf + t_mma) / cc;
     }
   }
   double q = kp[COST_KP_SMOOTH];

@@ -124,6 +124,11 @@ typedef enum {
                        of the element-by-element C stores (0: off) */
   COST_KP_REG_OCC,  /* registers the compiler allocates per estimated register, for blocks per SM
                        of 2-byte tiles (0: the estimate itself) */
+  COST_KP_SC_LINES, /* share of a block's scalar-operand L1 lines (128 B, per K step) that must
+                       stay in L1 beside the blocks' shared memory for its chain to overlap
+                       (0: off) */
+  COST_KP_SC_REFETCH, /* scalar-operand lines in flight per SM over the L1 left: their chains
+                         slow by this ratio times that (0: off) */
   COST_KP__COUNT
 } cost_kparam_id;
 

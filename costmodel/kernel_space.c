@@ -128,6 +128,27 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * 0.802 -> 0.973 / 0.360 / 0.796) and the fourth and fifth sets lose
      * (docs/kernels.md "Twelfth round"). 0 turns it off (the estimate). */
     [COST_KP_REG_OCC] = {"kernel_reg_occ", 0.0, 0.0, 4.0},
+    /* issue 25, thirteenth round, measured and NOT kept (both off): the
+     * eighth round's fixed 35 KiB of L1 per scalar-load chain made a
+     * function of the 128-byte lines a block's element-by-element operand
+     * tiles span per K step (a 2-byte-aligned run of L bytes spans
+     * (L - 2) / 128 + 1 lines on average). sc_lines (form A): only the
+     * resident blocks whose shared memory plus sc_lines x those lines fit
+     * the SM's shared-memory budget overlap their chains. sc_refetch (form
+     * B): when the running blocks' lines exceed the L1 the carveout leaves
+     * (Hopper: 256 KiB unified, the carveout sized to the resident
+     * blocks), the chain's latency and per-element part slow by sc_refetch
+     * x lines in flight / L1 left. Motivated by data/measurements/
+     * h100-awkward10/repeat479.json (64x32x128 and 64x64x128 on
+     * 1000..2000 x 479 x 1024 nn slow steeply from two resident tiles on,
+     * 128x32x64 does not) and h100-awkward11 (512x1024x479 nt, which
+     * neither form moves). Form B at 1 (the CV's choice) lifts the awkward
+     * CV (0.977 / 0.677 / 0.802 -> 0.978 / 0.677 / 0.804) and fixes the
+     * H100 479-wide and 333x1209x2048 nn misses, but lowers kernel_select's
+     * held-out tau by up to 0.004 (held-out2 0.796 -> 0.792); form A moves
+     * no pick (docs/kernels.md "Thirteenth round"). 0 turns each off. */
+    [COST_KP_SC_LINES] = {"kernel_sc_lines", 0.0, 0.0, 8.0},
+    [COST_KP_SC_REFETCH] = {"kernel_sc_refetch", 0.0, 0.0, 8.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {

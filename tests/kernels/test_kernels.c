@@ -240,6 +240,52 @@ static void test_kernels__reg_occ_scale(void **state) {
   assert_true(on.ms == off.ms);
 }
 
+/* Issue 25, thirteenth round (measured, not kept): kernel_sc_refetch and
+ * kernel_sc_lines price the L1 lines a block's scalar-loaded tiles span per
+ * K step. Both ship off (0). On 1500x479x1024 nn (data/measurements/
+ * h100-awkward10/repeat479.json, an H100: the H200's SM count and shared
+ * memory) 64x32x128 took 56.2 us at three tiles per SM against 26.5 for
+ * 128x32x64; the shipped model prices 64x32x128 cheaper. With sc_refetch
+ * at 1 its four resident blocks' lines (24 KiB each) overflow the 28 KiB of
+ * L1 the carveout leaves, and it is priced over 128x32x64, whose lines
+ * (12 KiB, two running blocks) fit and whose time does not move; sc_lines
+ * lowers the blocks that overlap. An aligned N moves neither. */
+static void test_kernels__scalar_line_refetch(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kproblem p = {1500, 479, 1024, COST_DT_BF16, "nn"};
+  cost_kproblem al = {1500, 512, 1024, COST_DT_BF16, "nn"};
+  cost_kcfg c[2] = {{64, 32, 128, 4, 3, 8, 1}, {128, 32, 64, 4, 3, 8, 1}};
+  cost_kpred off[2], on[2], x, y;
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(&hw, kp);
+  assert_true(kp[COST_KP_SC_REFETCH] == 0.0 && kp[COST_KP_SC_LINES] == 0.0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c[i], &off[i]), 0);
+  assert_true(off[0].ms < off[1].ms); /* 0.0293 against 0.0320 ms: the shipped order */
+  kp[COST_KP_SC_REFETCH] = 1.0;
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c[i], &on[i]), 0);
+  assert_true(on[0].ms > 1.3 * off[0].ms); /* 0.0419 ms */
+  assert_true(on[0].ms > on[1].ms);
+  assert_true(on[1].ms == off[1].ms);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(cost_kernel_predict_p(&hw, kp, &al, &c[i], &x), 0);
+    kp[COST_KP_SC_REFETCH] = 0.0;
+    kp[COST_KP_SC_LINES] = 1.0;
+    assert_int_equal(cost_kernel_predict_p(&hw, kp, &al, &c[i], &y), 0);
+    assert_true(x.ms == y.ms);
+    kp[COST_KP_SC_LINES] = 0.0;
+    assert_int_equal(cost_kernel_predict_p(&hw, kp, &al, &c[i], &y), 0);
+    assert_true(x.ms == y.ms);
+    kp[COST_KP_SC_REFETCH] = 1.0;
+  }
+  kp[COST_KP_SC_REFETCH] = 0.0;
+  kp[COST_KP_SC_LINES] = 1.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c[0], &x), 0);
+  assert_true(x.ms > 1.1 * off[0].ms); /* 0.0333 ms: three blocks overlap, not four */
+}
+
 /* Issue 25, second round: a forward GEMM (nt) whose K is not a multiple of
  * 16 scalar-loads a K-major B; those tiles spill where N-major ones do not
  * (kernel_reg_sc_kb, kernel_spill_kb). On the H200 sweep
@@ -494,6 +540,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__scalar_chain_l1),
       cmocka_unit_test(test_kernels__unaligned_c_stores),
       cmocka_unit_test(test_kernels__reg_occ_scale),
+      cmocka_unit_test(test_kernels__scalar_line_refetch),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
       cmocka_unit_test(test_kernels__kmajor_scalar_b_rate),
       cmocka_unit_test(test_kernels__family_corrections),
