@@ -5,40 +5,18 @@
 # checked). Cost: the summed ms of the pieces that fit nowhere. Writes the plan (dump format,
 # OUT) when everything fits, so every rank is <= T.
 import sys, os, math, random
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from plan_io import read_dump, read_choice, split_choice, write_plan
 
 
 def main():
     f, cpath, T, iters, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     outp = sys.argv[6] if len(sys.argv) > 6 else None
-    lines = open(f).read().split('\n')
-    I = lines[0].split()
-    R, G, N = map(int, I[1:4]); fixed = float(I[4]); cap = float(I[5]); hcap = float(I[6])
-    od = {}; plan = {}
-    for l in lines[1:]:
-        w = l.split()
-        if w and w[0] == 'O':
-            od[(int(w[1]), int(w[2]))] = dict(kind=int(w[3]), k=int(w[4]), ms=float(w[5]), b=float(w[6]), h=float(w[7]))
-        if w and w[0] == 'P':
-            plan[int(w[1])] = (int(w[2]), int(w[3]), int(w[4]), list(map(int, w[5:])))
-    if cpath == 'plan':
-        ch = {t: v[0] for t, v in plan.items()}
-    else:
-        ch = {}
-        for l in open(cpath):
-            w = l.split()
-            if w and w[0] == 'x' and w[1].startswith('x_') and float(w[2]) > 0.5:
-                _, t, o = w[1].split('_'); ch[int(t)] = int(o)
+    lines, I, R, G, N, fixed, cap, hcap, od, plan = read_dump(f)
+    ch = read_choice(cpath, plan, ('plan',))
     rng = random.Random(seed)
-    U = fixed; Ub = 0.0; Uh = 0.0
-    lumps = []; items = []
-    for t in sorted(ch):
-        e = od[(t, ch[t])]
-        if e['kind'] == 0:
-            U += e['ms']; Ub += e['b']; Uh += e['h'] * G
-        elif e['kind'] == 2:
-            lumps.append((t, e['ms'], e['b'], e['h'] * G))
-        else:
-            items += [(t, e['ms'], e['b'], e['h'])] * e['k']
+    U, Ub, Uh, lumps, items = split_choice(ch, od, fixed, G)
     items.sort(key=lambda z: (-z[1], -z[2]))
     C = T - U
     REPAIR = float(os.environ.get('NP_REPAIR', '5'))
@@ -146,27 +124,9 @@ def main():
         if where[a] < 0:
             r = min((r for r in range(R) if by[r] + b <= cap and hb[r // G] + h <= hcap), key=lambda r: W[r // G] + S[r])
             where[a] = r; S[r] += m; by[r] += b; hb[r // G] += h
-    cw = {}
-    for (t, m, b, h), r in zip(items, where):
-        cw.setdefault(t, []).append(r)
     loads = [U + W[r // G] + S[r] for r in range(R)]
     print('plan max %.4f mean %.4f' % (max(loads), sum(loads) / R))
     if outp:
-        with open(outp, 'w') as fo:
-            fo.write(' '.join(I[:9] + ['%.9g' % max(loads)]) + '\n')
-            for l in lines[1:]:
-                if l.startswith('O '):
-                    fo.write(l + '\n')
-            for t in sorted(ch):
-                e = od[(t, ch[t])]
-                if e['kind'] == 0:
-                    fo.write('P %d %d -1 -1\n' % (t, ch[t]))
-                elif e['kind'] == 2:
-                    fo.write('P %d %d -1 %d\n' % (t, ch[t], bln[[a for a in range(nl) if lumps[a][0] == t][0]]))
-                else:
-                    rs = cw[t]
-                    fo.write('P %d %d %d %d%s\n' % (t, ch[t], rs[0], rs[0] // G, ''.join(' %d' % r for r in rs) if e['k'] > 1 else ''))
-        print('wrote', outp)
-
+        write_plan(outp, I, lines, max(loads), ch, od, lumps, bln, items, where, G)
 
 main()

@@ -6,40 +6,16 @@
 import sys, os, math, random
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from plan_io import read_dump, read_choice, split_choice, tally, write_plan
 
 
 def main():
     f, cpath, T, iters, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     outp = sys.argv[6] if len(sys.argv) > 6 else None
-    lines = open(f).read().split('\n')
-    I = lines[0].split()
-    R, G, N = map(int, I[1:4]); fixed = float(I[4]); cap = float(I[5]); hcap = float(I[6])
-    od = {}; plan = {}
-    for l in lines[1:]:
-        w = l.split()
-        if w and w[0] == 'O':
-            od[(int(w[1]), int(w[2]))] = dict(kind=int(w[3]), k=int(w[4]), ms=float(w[5]), b=float(w[6]), h=float(w[7]))
-        if w and w[0] == 'P':
-            plan[int(w[1])] = (int(w[2]), int(w[3]), int(w[4]), list(map(int, w[5:])))
-    if cpath in ('plan', 'planfix'):
-        ch = {t: v[0] for t, v in plan.items()}
-    else:
-        ch = {}
-        for l in open(cpath):
-            w = l.split()
-            if w and w[0] == 'x' and w[1].startswith('x_') and float(w[2]) > 0.5:
-                _, t, o = w[1].split('_'); ch[int(t)] = int(o)
+    lines, I, R, G, N, fixed, cap, hcap, od, plan = read_dump(f)
+    ch = read_choice(cpath, plan, ('plan', 'planfix'))
     rng = random.Random(seed)
-    U = fixed; Ub = 0.0; Uh = 0.0
-    lumps = []; items = []  # [table, ms, bytes, host]
-    for t in sorted(ch):
-        e = od[(t, ch[t])]
-        if e['kind'] == 0:
-            U += e['ms']; Ub += e['b']; Uh += e['h'] * G
-        elif e['kind'] == 2:
-            lumps.append((t, e['ms'], e['b'], e['h'] * G))
-        else:
-            items += [(t, e['ms'], e['b'], e['h'])] * e['k']
+    U, Ub, Uh, lumps, items = split_choice(ch, od, fixed, G)
     W = [0.0] * N; S = [0.0] * R; by = [Ub] * R; hb = [Uh] * N
     ln = [0] * len(lumps); ir = [0] * len(items)
     # start: the dump's plan (planfix) or best fit decreasing with random ties
@@ -50,12 +26,7 @@ def main():
         for a, (t, m, b, h) in enumerate(items):
             rs = plan[t][3] if plan[t][3] else [plan[t][1]]
             k = seen.get(t, 0); seen[t] = k + 1; ir[a] = rs[k]
-        for a, (t, m, b, h) in enumerate(lumps):
-            n = ln[a]; W[n] += m; hb[n] += h
-            for r in range(n * G, n * G + G):
-                by[r] += b
-        for a, (t, m, b, h) in enumerate(items):
-            r = ir[a]; S[r] += m; by[r] += b; hb[r // G] += h
+        W, S, by, hb = tally(lumps, items, ln, ir, N, R, G, Ub, Uh)
     else:
         for a in sorted(range(len(lumps)), key=lambda a: -lumps[a][1]):
             t, m, b, h = lumps[a]
@@ -146,34 +117,10 @@ def main():
         if cur < best - 1e-12:
             best = cur; bestsol = (ln[:], ir[:])
     ln, ir = bestsol
-    W = [0.0] * N; S = [0.0] * R; by = [Ub] * R; hb = [Uh] * N
-    for a, (t, m, b, h) in enumerate(lumps):
-        n = ln[a]; W[n] += m; hb[n] += h
-        for r in range(n * G, n * G + G):
-            by[r] += b
-    for a, (t, m, b, h) in enumerate(items):
-        r = ir[a]; S[r] += m; by[r] += b; hb[r // G] += h
+    W, S, by, hb = tally(lumps, items, ln, ir, N, R, G, Ub, Uh)
     loads = [U + W[r // G] + S[r] for r in range(R)]
     print('best excess %.5f max %.4f mean %.4f HBM %.3f host %.3f' % (best, max(loads), sum(loads) / R, max(by) / cap, max(hb) / hcap))
     if outp:  # the best plan, whatever its slowest rank (the first line carries it)
-        cw = {}
-        for a, (t, m, b, h) in enumerate(items):
-            cw.setdefault(t, []).append(ir[a])
-        with open(outp, 'w') as fo:
-            fo.write(' '.join(I[:9] + ['%.9g' % max(loads)]) + '\n')
-            for l in lines[1:]:
-                if l.startswith('O '):
-                    fo.write(l + '\n')
-            for t in sorted(ch):
-                e = od[(t, ch[t])]
-                if e['kind'] == 0:
-                    fo.write('P %d %d -1 -1\n' % (t, ch[t]))
-                elif e['kind'] == 2:
-                    fo.write('P %d %d -1 %d\n' % (t, ch[t], ln[[a for a in range(nl) if lumps[a][0] == t][0]]))
-                else:
-                    rs = cw[t]
-                    fo.write('P %d %d %d %d%s\n' % (t, ch[t], rs[0], rs[0] // G, ''.join(' %d' % r for r in rs) if e['k'] > 1 else ''))
-        print('wrote', outp)
-
+        write_plan(outp, I, lines, max(loads), ch, od, lumps, ln, items, ir, G)
 
 main()
