@@ -29,14 +29,15 @@ static void tables(plan_table *t, uint64_t *seed) {
 }
 
 /* One instance of the search tests: N tables from s2, `nodes` nodes of
- * `gpn` GPUs, HBM drawn from s2, 100 GB of host memory a node. */
-static void ils_instance(plan_table *t, uint64_t *s2, int nodes, int gpn, emb_inst *in) {
-  plan_emb_problem p;
+ * `gpn` GPUs, HBM drawn from s2, 100 GB of host memory a node. The
+ * instance points into *p and t: both outlive it in the caller. */
+static void ils_instance(plan_table *t, uint64_t *s2, int nodes, int gpn, plan_emb_problem *p,
+                         emb_inst *in) {
   svc_err err;
   tables(t, s2);
-  fx_problem(&p, nodes, gpn, 10 + 40 * fx_rand(s2));
-  p.host_cap_bytes = 100e9;
-  assert_int_equal(emb_inst_init(in, &p, t, N, &err), 0);
+  fx_problem(p, nodes, gpn, 10 + 40 * fx_rand(s2));
+  p->host_cap_bytes = 100e9;
+  assert_int_equal(emb_inst_init(in, p, t, N, &err), 0);
 }
 
 /* The ranks within PLAN_TIE_TOL of the maximum (as emb_ils counts them). */
@@ -77,9 +78,10 @@ static void test_planner_ils__reoptions_and_never_worse(void **state) {
   for (uint64_t seed = 1; seed <= 8; seed++)
     for (int sh = 0; sh < 3; sh++) {
       uint64_t s2 = seed * 7919 + (uint64_t)sh;
+      plan_emb_problem p;
       emb_inst in;
       svc_err err;
-      ils_instance(t, &s2, shapes[sh][0], shapes[sh][1], &in);
+      ils_instance(t, &s2, shapes[sh][0], shapes[sh][1], &p, &in);
       int choice[N];
       static plan_table_plan plans[N], start[N];
       fx_cheapest(&in, N, choice); /* each table's cheapest total work */
@@ -137,9 +139,10 @@ static void test_planner_ils__release_uniform_never_worse(void **state) {
   for (uint64_t seed = 1; seed <= 6; seed++)
     for (int sh = 0; sh < 3; sh++) {
       uint64_t s2 = seed * 104729 + (uint64_t)sh;
+      plan_emb_problem p;
       emb_inst in;
       svc_err err;
-      ils_instance(t, &s2, shapes[sh][0], shapes[sh][1], &in);
+      ils_instance(t, &s2, shapes[sh][0], shapes[sh][1], &p, &in);
       int choice[N], nu0 = 0;
       static plan_table_plan plans[N], again[N];
       fx_cheapest(&in, N, choice);
