@@ -165,6 +165,10 @@ static double min_hbm_with_host(const emb_inst *in) {
  * bisection open at 1318.6 and 1315.9 ms with 2.5e7; 6e7 takes ~0.6 s
  * there, about the time the Lagrangian root LP freed. */
 #define PLAN_BOUND_VISITS 6e7
+/* The construction stage's own work, beyond what the decomposition left
+ * (a share of the solve's work seconds; docs/planner.md, "The thirteenth
+ * pass"): it runs only on plans above 2 % of their bound. */
+#define CONSTRUCT_SHARE 0.3
 
 static int load_possible(const emb_inst *in, double L, double *work) {
   double U = 0, Um = 0, cap = in->p->cap_bytes * (1 + 1e-9);
@@ -230,6 +234,16 @@ static double piece_beside_uniform_bound(const emb_inst *in, double lo, double h
   svc_log(SVC_LOG_DEBUG, "planner: piece bound %.4f (open at %.4f), %.3g option visits", lo, hi,
           work);
   return lo;
+}
+
+/* The slowest rank of plans, INFINITY when they do not fit. */
+static double fitting_max(const emb_inst *in, const plan_table_plan *plans) {
+  plan_emb_result r;
+  int fits = 0;
+  if (emb_eval(in, plans, &r, &fits, NULL)) return INFINITY;
+  double v = fits ? r.max_ms : INFINITY;
+  plan_emb_result_dispose(&r);
+  return v;
 }
 
 /* A request that cannot fit says which constraint and by how much. */
@@ -339,6 +353,7 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   if (o.mip_gap <= 0) o.mip_gap = 0.005;
   if (o.exact_max_vars <= 0) o.exact_max_vars = 4000;
   double deadline = t0 + o.time_limit_s;
+  double slack = fmin(1.0, 0.1 * o.time_limit_s), hard = t0 + o.time_limit_s + slack, piece = 0;
   if ((rc = emb_inst_init(&in, p, tables, n, err))) return rc;
   if ((rc = check_capacity(&in, err))) goto cleanup;
   gplans = calloc(n ? n : 1, sizeof *gplans);
@@ -415,6 +430,19 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
     b.ils_extra = left;
     rc = emb_solve_decomposed(&in, warm_ms, &o, t0, &b, splans, &have, &repaired, &bound, &status,
                               &time_hit, &work_hit, err);
+    /* above 2 % of the answer's bound (the decomposition's, and the piece
+     * bound that the answer takes too, computed here only then, and then
+     * not again at the end): the construction stage with the work left
+     * (emb_construct.c). Where the decomposition left no work (heavy
+     * 10000 x 4096) nothing runs and the bound is computed at the end. */
+    double P = !rc && have && b.work > 0 && !b.work_hit && !b.time_hit ? fitting_max(&in, splans)
+                                                                       : INFINITY;
+    if (isfinite(P) && P > bound / (1 - PLAN_GAP_TARGET)) {
+      piece = piece_beside_uniform_bound(&in, emb_trivial_bound(&in), P, hard - 0.02 * slack);
+      double ws = o.work_s > 0 ? o.work_s : o.time_limit_s;
+      emb_construct_stage(&in, splans, &b, fmax(bound, piece),
+                          CONSTRUCT_SHARE * ws * PLAN_WORK_UNITS_PER_S);
+    }
     note(&time_hit, &work_hit, &b, "decomposition");
     if (!rc && have_start) { /* keep whichever of the start and the packing is better */
       plan_emb_result a, c;
@@ -481,7 +509,6 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
    * by 90 % of the slack past the limit, the bound's bisection by 98 % (on
    * a loaded core they ran past: heavy 300 x 1024 seed 3 took 11.8 s of a
    * 10 s limit) */
-  double slack = fmin(1.0, 0.1 * o.time_limit_s), hard = t0 + o.time_limit_s + slack;
   emb_budget tb = budget(&o, 0.05, fmin(svc_now() + slack, hard - 0.1 * slack));
   if ((o.method != PLAN_METHOD_GREEDY || o.tidy) && emb_tidy(&in, out->tables, gms, &tb)) {
     plan_emb_result tr;
@@ -495,7 +522,8 @@ int plan_emb_solve(const plan_emb_problem *p, const plan_table *tables, size_t n
   }
   note(&time_hit, &work_hit, &tb, "tie-break");
   double triv = emb_trivial_bound(&in);
-  triv = piece_beside_uniform_bound(&in, triv, out->max_ms, hard - 0.02 * slack);
+  triv = piece > 0 ? fmax(triv, piece)
+                   : piece_beside_uniform_bound(&in, triv, out->max_ms, hard - 0.02 * slack);
   out->bound_ms = fmin(fmax(bound, triv), out->max_ms);
   if (method == PLAN_METHOD_EXACT && status == MILP_OPTIMAL && use_solver)
     out->bound_ms = fmax(out->bound_ms, fmin(bound, out->max_ms));

@@ -10,6 +10,8 @@
 #ifndef CDPLAN_PLANNER_INT_H
 #define CDPLAN_PLANNER_INT_H
 
+#include <stdint.h>
+
 #include "planner/planner.h"
 
 /* How an option's work lands on ranks. */
@@ -120,10 +122,30 @@ void emb_release_uniform(const emb_inst *in, plan_table_plan *plans, emb_budget 
 /* emb_release_uniform with the work b has left (after the bound's second solve), its own
  * end by work not flagged on b. */
 void emb_release_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b);
+/* Simulated annealing over the pieces and lumps of plans, every option kept (emb_anneal.c):
+ * cost the summed load above target over the ranks, HBM and host memory kept, at most moves
+ * moves (it stops when no rank is above target); plans becomes the least-cost plan seen,
+ * searched locally, when its slowest rank is lower and it fits. 1 when plans changed. */
+int emb_anneal(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double target, long moves,
+               uint64_t seed);
+/* A packing for target built by annealing over the non-uniform tables' options and the lumps'
+ * nodes, each state packed by best fit (emb_construct.c): plans (fitting memory, maybe above
+ * target) from plans' options, the uniform ones kept. 0, or -1 (plans unchanged or partly
+ * written: none with memory for it, no memory). */
+int emb_construct(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double target,
+                  long iters, uint64_t seed);
+/* When plans are above bound / 0.98 (bound: the answer's): emb_construct then emb_anneal, a few
+ * seeds, with what b has left plus extra units b is not charged for; plans change only to a plan
+ * with a lower slowest rank that fits. */
+void emb_construct_stage(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double bound,
+                         double extra);
 /* emb_ils after stage 2 with at most share of b's work0 (what is left of
  * it) plus extra units that b is not charged for (emb_ils.c). */
 void emb_ils_stage2(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double share,
                     int max_iter, double extra);
+/* Issue 24's target for the proven gap; a plan further from the answer's bound gets the
+ * construction stage (emb_construct_stage). */
+#define PLAN_GAP_TARGET 0.02
 /* Ties: the slowest rank may rise this much (relative) for a tidier plan,
  * well inside the solver's default gap (0.5 %). */
 #define PLAN_TIE_TOL 1e-3

@@ -197,6 +197,95 @@ static void test_planner_ils__release_uniform_never_worse(void **state) {
   assert_true(fewer > 0);
 }
 
+/* Every option in the catalogue, every rank and node in range: well_formed without the distinct
+ * ranks of column-wise shards, which the model allows (emb_eval.c: they prefer distinct ranks but
+ * may share one) and local search can make (the construction stage's annealing ends with it). */
+static int in_range(const emb_inst *in, const plan_table_plan *plans) {
+  for (size_t i = 0; i < in->n; i++) {
+    const plan_table_plan *pl = &plans[i];
+    if (emb_opt_index(in, pl->shard, pl->place, pl->k) < 0) return 0;
+    if (pl->shard == PLAN_SHARD_TW && (pl->rank < 0 || pl->rank >= in->R)) return 0;
+    if (pl->shard == PLAN_SHARD_TWRW && (pl->node < 0 || pl->node >= in->N)) return 0;
+    for (int j = 0; pl->shard == PLAN_SHARD_CW && j < pl->k; j++)
+      if (pl->cw_ranks[j] < 0 || pl->cw_ranks[j] >= in->R) return 0;
+  }
+  return 1;
+}
+
+/* The construction stage (the thirteenth pass): from a packing of each table's least-work
+ * option, with a bound that puts the plan above 2 % of it, it ends no higher, fits the memory,
+ * stays in range and gives the same plan twice, and lowers some maxima; with a bound the plan
+ * is within 2 % of, it changes nothing and spends nothing. Each construction alone
+ * (emb_construct, which keeps column-wise shards on distinct ranks) gives a well formed plan
+ * that fits, whatever its maximum. */
+static void test_planner_ils__construct_never_worse(void **state) {
+  (void)state;
+  static plan_table t[N];
+  static const int shapes[][2] = {{4, 2}, {4, 3}, {8, 2}};
+  int lowered = 0, runs = 0, built = 0;
+  for (uint64_t seed = 1; seed <= 6; seed++)
+    for (int sh = 0; sh < 3; sh++) {
+      uint64_t s2 = seed * 15485863 + (uint64_t)sh;
+      plan_emb_problem p;
+      emb_inst in;
+      svc_err err;
+      ils_instance(t, &s2, shapes[sh][0], shapes[sh][1], &p, &in);
+      int choice[N];
+      static plan_table_plan plans[N], again[N], one[N];
+      fx_cheapest(&in, N, choice);
+      plan_emb_result r, r2;
+      int fits = 0, f2 = 0;
+      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
+          emb_eval(&in, plans, &r, &fits, &err)) {
+        emb_inst_dispose(&in);
+        continue;
+      }
+      if (!fits) {
+        plan_emb_result_dispose(&r);
+        emb_inst_dispose(&in);
+        continue;
+      }
+      /* within 2 % of the bound: nothing changes, no work spent */
+      memcpy(again, plans, sizeof again);
+      emb_budget b0 = {.deadline = INFINITY, .work = 1e7};
+      emb_construct_stage(&in, again, &b0, r.max_ms * 0.99, 0);
+      assert_memory_equal(plans, again, sizeof again);
+      assert_true(b0.work == 1e7);
+      /* one construction: well formed and fits, whatever its maximum */
+      memcpy(one, plans, sizeof one);
+      emb_budget b1 = {.deadline = INFINITY, .work = 2e6};
+      if (!emb_construct(&in, one, &b1, r.max_ms * 0.95, 2000, 7)) {
+        assert_int_equal(emb_eval(&in, one, &r2, &f2, &err), 0);
+        if (!f2 || !well_formed(&in, one))
+          fail_msg("seed %llu shape %d: construction fits %d, well formed %d",
+                   (unsigned long long)seed, sh, f2, well_formed(&in, one));
+        plan_emb_result_dispose(&r2);
+        built++;
+      }
+      memcpy(again, plans, sizeof again);
+      emb_budget b = {.deadline = INFINITY, .work = 2e7}, bb = b;
+      emb_construct_stage(&in, plans, &b, r.max_ms * 0.9, 0);
+      emb_construct_stage(&in, again, &bb, r.max_ms * 0.9, 0);
+      assert_memory_equal(plans, again, sizeof again);
+      assert_int_equal(emb_eval(&in, plans, &r2, &f2, &err), 0);
+      if (!f2 || !in_range(&in, plans))
+        fail_msg("seed %llu shape %d: fits %d, in range %d", (unsigned long long)seed, sh, f2,
+                 in_range(&in, plans));
+      if (r2.max_ms > r.max_ms * (1 + 1e-12))
+        fail_msg("seed %llu shape %d: %.6f -> %.6f", (unsigned long long)seed, sh, r.max_ms,
+                 r2.max_ms);
+      lowered += r2.max_ms < r.max_ms * (1 - 1e-9), runs++;
+      plan_emb_result_dispose(&r2);
+      plan_emb_result_dispose(&r);
+      emb_inst_dispose(&in);
+    }
+  print_message("%d packings: %d lowered by the construction stage, %d constructions checked\n",
+                runs, lowered, built);
+  assert_true(runs >= 6);
+  assert_true(built >= 6);
+  assert_true(lowered > 0);
+}
+
 /* A decomposed solve on the work limit, where the search after stage 2
  * also gets the work the greedy repair left, gives the same plan twice,
  * ends by work (not the clock), and its bound stays below its answer. */
@@ -226,6 +315,7 @@ int main(void) {
       cmocka_unit_test(test_planner_ils__reoptions_and_never_worse),
       cmocka_unit_test(test_planner_ils__leftover_work_repeatable),
       cmocka_unit_test(test_planner_ils__release_uniform_never_worse),
+      cmocka_unit_test(test_planner_ils__construct_never_worse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
