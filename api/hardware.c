@@ -50,6 +50,8 @@ static const num_field num_fields[] = {
     {"host_memory_bytes_per_node", 0, 1e9, 1e15, D(host_mem_per_node), 1},
     {"tdp_watts", 0, 1, 1e5, D(tdp_w), 1},
     {"price_per_hour_usd", 0, 0, 1e5, D(price_per_hour), 1},
+    /* the bounds of launch_us (costmodel/params.c) */
+    {"launch_floor_us", 0, 0.5, 20, D(launch_floor_us), 1},
 };
 #undef D
 
@@ -62,7 +64,7 @@ static const char *const top_fields[] = {
     "scaleout_bandwidth_bytes_per_s", "host_link_bandwidth_bytes_per_s", "tdp_watts",
     "price_per_hour_usd", "peak_clock_mhz", "sustained_clock_mhz", "load_clock_mhz",
     "scaleup_link_bandwidth_bytes_per_s", "scaleup_topology", "in_switch_reduction",
-    "host_memory_bytes_per_node", NULL};
+    "host_memory_bytes_per_node", "launch_floor_us", NULL};
 
 static const char *const dtype_fields[] = {"fp64", "fp32", "tf32", "bf16", "fp16",
                                            "fp8",  "fp6",  "fp4",  "int8", NULL};

@@ -76,7 +76,9 @@
  *   tenth (h200-awkward10/, fresh batches again, drawn after rounds 10-11) "r10" rows.
  *   --gemm-rows  instead of the summary: every cuBLAS row of every set (gemm_sweep and
  *              backlog-timed), one line each with layout, alignment class, M N K, measured,
- *              predicted, its launch floor and GPU part, the kernel priced and the error.
+ *              predicted, its launch floor and GPU part, the kernel priced and the error;
+ *              with --hw h100-sxm, the same for every h100-awkwardN set (the rows
+ *              data/measurements/h100-floor/floor_cv.py chooses the H100's floor on).
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -1130,6 +1132,27 @@ static void gemm_dump_file(const cost_hw *cal, const char *path, const char *set
   free(g);
 }
 
+/* --gemm-rows with --hw h100-sxm: the same lines for every lent-H100
+ * awkward set (h100-awkward2..N, as far as they exist): the rows the H100's
+ * cuBLAS-time terms are chosen on (fourteenth round). */
+static void gemm_dump_h100(const cost_hw *cal, const char *src) {
+  static const char *const kk[] = {"kernel_16bit", "kernel_tf32"};
+  char path[1024], set[32];
+  for (int i = 2; i <= 99; i++) {
+    snprintf(path, sizeof path, "%s/data/measurements/h100-awkward%d/blind_gemm.json", src, i);
+    if (access(path, F_OK) != 0) continue;
+    snprintf(set, sizeof set, "h%dblind", i);
+    gemm_dump_file(cal, path, set, "sweep", 0);
+    snprintf(path, sizeof path, "%s/data/measurements/h100-awkward%d/blind_gemmbl.json", src, i);
+    gemm_dump_file(cal, path, set, "gemmbl", 0);
+    for (size_t k = 0; k < 2; k++) {
+      snprintf(path, sizeof path, "%s/data/measurements/h100-awkward%d/blind_%s.json", src, i,
+               kk[k]);
+      gemm_dump_file(cal, path, set, "backlog", 1);
+    }
+  }
+}
+
 static void gemm_dump(const cost_hw *cal, const char *src) {
   static const struct {
     const char *dir, *gemm, *prefix, *set;
@@ -1312,6 +1335,10 @@ int main(int argc, char **argv) {
         "kernel selection and GEMM time priced for %s (%s); the Triton terms were fitted on H200 "
         "sweeps only\n",
         hw.name, note);
+    if (gemm_dump_mode) {
+      gemm_dump_h100(&cal, src);
+      return 0;
+    }
     if (predict && do_predict(&hw, &cal, src, jobs, predict, note)) return 1;
     return blind_dir && blind_rows(&hw, &cal, src, blind_dir, verbose) ? 1 : 0;
   }

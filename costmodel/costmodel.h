@@ -99,6 +99,11 @@ typedef struct {
                                unknown (the planner's bound on host-placed tables) */
   double tdp_w;
   double price_per_hour; /* USD per GPU-hour, 0 = unknown */
+  /* The launch-to-completion floor of one kernel timed with CUDA events on
+   * this accelerator's measured hosts, us (0 = unknown: the generic
+   * datasheet default of params.c). It is the uncalibrated value of
+   * launch_us: a calibration of the accelerator's own still wins. */
+  double launch_floor_us;
   cost_calib calib;
 } cost_hw;
 

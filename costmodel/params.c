@@ -73,9 +73,10 @@ double cost_param_default(const cost_hw *hw, int id) {
   switch (id) {
   /* A null kernel timed with CUDA events costs a few microseconds on
    * current GPUs (NVIDIA, "Getting Started with CUDA Graphs", 2019: 3-5 us
-   * launch overhead per kernel). */
+   * launch overhead per kernel); a descriptor that states the floor
+   * measured on its own hosts (launch_floor_us, sourced there) has it. */
   case P_LAUNCH_US:
-    return 4.0;
+    return hw && hw->launch_floor_us > 0 ? hw->launch_floor_us : 4.0;
   /* Large aligned GEMMs in cuBLAS/CUTLASS reach ~80% of the dense tensor
    * peak on Hopper (NVIDIA CUTLASS 3.x README performance figures; NVIDIA
    * H100 cuBLAS blog, 2023). FP32 without tensor cores (FFMA SIMT

@@ -344,7 +344,8 @@ static void test_api_hw__shipped_calibrations_seeded(void **state) {
   assert_int_equal(hw.calib.version, 1);
   assert_int_equal(hw.calib.per_arch, 1);
   assert_true(fabs(cost_param_value(&hw, "gemm_eff_fp8") - 0.8) > 1e-3);
-  assert_true(cost_param_value(&hw, "launch_us") == 4.0); /* not fitted per arch: default */
+  /* not fitted per arch: the descriptor's measured floor (launch_floor_us) */
+  assert_true(cost_param_value(&hw, "launch_us") == 4.5);
   cJSON *p = api_provenance_json(&hw);
   assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(p, "basis")), "architecture"));
   cJSON_Delete(p);
