@@ -46,6 +46,58 @@ static int too_deep(const char *p, size_t len) {
   return 0;
 }
 
+/* cJSON decodes \u0000 into a NUL that ends the C string, so
+ * "h200\u0000zz" would be read as "h200" (and a name stored cut short):
+ * a string holding \u0000 is refused. Byte offset of the escape, or -1. */
+static long nul_escape(const char *p, size_t len) {
+  int in_str = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (!in_str) {
+      in_str = p[i] == '"';
+    } else if (p[i] == '"') {
+      in_str = 0;
+    } else if (p[i] == '\\') {
+      if (i + 5 < len && !memcmp(p + i + 1, "u0000", 5)) return (long)i;
+      i++;
+    }
+  }
+  return -1;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* A member given twice is ambiguous (cJSON reads the first, other parsers
+ * the last; --hw replaced only the first): refused with its path. Each
+ * object's names are sorted, so a body of many members stays n log n. */
+static int duplicate_member(const cJSON *node, const char *path, svc_err *err) {
+  char f[160];
+  int rc = 0, n = 0, i = 0;
+  const cJSON *it;
+  if (!cJSON_IsObject(node) && !cJSON_IsArray(node)) return 0;
+  for (it = node->child; it; it = it->next) n++;
+  if (cJSON_IsObject(node) && n > 1) {
+    const cJSON **v = malloc((size_t)n * sizeof *v);
+    if (!v) return svc_err_set(err, SVC_NOMEM, "", NULL);
+    for (it = node->child; it; it = it->next) v[i++] = it;
+    qsort(v, (size_t)n, sizeof *v, by_name);
+    for (i = 1; i < n && !rc; i++)
+      if (!strcmp(v[i - 1]->string, v[i]->string))
+        rc = svc_err_set(err, SVC_BAD_JSON, api_path(f, sizeof f, path, v[i]->string),
+                         "%s appears more than once in its object", f);
+    free(v);
+  }
+  for (it = node->child, i = 0; it && !rc; it = it->next, i++) {
+    if (cJSON_IsObject(node))
+      api_path(f, sizeof f, path, it->string);
+    else
+      snprintf(f, sizeof f, "%s[%d]", path, i);
+    rc = duplicate_member(it, f, err);
+  }
+  return rc;
+}
+
 int api_parse_body(const char *body, size_t len, cJSON **out, svc_err *err) {
   return api_parse_body_max(body, len, API_MAX_BODY, out, err);
 }
@@ -58,6 +110,11 @@ int api_parse_body_max(const char *body, size_t len, size_t max, cJSON **out, sv
   if (too_deep(body, len))
     return svc_err_set(err, SVC_BAD_JSON, "", "request body nests deeper than %d levels",
                        MAX_DEPTH);
+  long nul = nul_escape(body, len);
+  if (nul >= 0)
+    return svc_err_set(err, SVC_BAD_JSON, "",
+                       "a string holds \\u0000 (near byte %ld); names and values cannot hold NUL",
+                       nul);
   const char *end = NULL;
   cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
   if (!doc) {
@@ -74,6 +131,11 @@ int api_parse_body_max(const char *body, size_t len, size_t max, cJSON **out, sv
   if (!cJSON_IsObject(doc)) {
     cJSON_Delete(doc);
     return svc_err_set(err, SVC_BAD_JSON, "", "request body must be a JSON object");
+  }
+  int rc = duplicate_member(doc, "", err);
+  if (rc) {
+    cJSON_Delete(doc);
+    return rc;
   }
   *out = doc;
   return 0;

@@ -99,6 +99,59 @@ static void test_http_hardening__json_nested_too_deep_is_400(void **state) {
   http_resp_dispose(&r);
 }
 
+/* A body that says one thing twice is ambiguous (cJSON reads the first
+ * member, other parsers the last): refused with the member's path, at
+ * the top level and nested. */
+static void test_http_hardening__duplicate_member_is_400(void **state) {
+  http_fixture *f = *state;
+  static const char *const cases[][2] = {
+      {"{\"hardware\":\"h200\",\"hardware\":\"b200\",\"ops\":[{\"op\":\"gemm\",\"m\":16,"
+       "\"n\":1024,\"k\":479,\"dtype\":\"bf16\"}]}",
+       "hardware"},
+      {"{\"hardware\":\"h200\",\"ops\":[{\"op\":\"gemm\",\"m\":16,\"n\":1024,\"k\":479,"
+       "\"dtype\":\"bf16\",\"m\":4096}]}",
+       "ops[0].m"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    http_resp r;
+    assert_int_equal(fixture_send(f, "POST", "/v1/estimate", cases[i][0], NULL, &r), 0);
+    expect_status(&r, 400);
+    cJSON *doc = fixture_json(&r);
+    assert_string_equal(fixture_err_code(doc), "bad_json");
+    assert_string_equal(fixture_err_field(doc), cases[i][1]);
+    cJSON_Delete(doc);
+    http_resp_dispose(&r);
+  }
+}
+
+/* cJSON decodes \u0000 into a NUL that ends the C string, so
+ * "h200\u0000zz" would silently be read as "h200": refused. An escaped
+ * backslash before u0000 is plain text and still accepted. */
+static void test_http_hardening__nul_escape_in_string_is_400(void **state) {
+  http_fixture *f = *state;
+  http_resp r;
+  assert_int_equal(
+      fixture_send(f, "POST", "/v1/estimate",
+                   "{\"hardware\":\"h200\\u0000zz\",\"ops\":[{\"op\":\"gemm\",\"m\":16,"
+                   "\"n\":1024,\"k\":479,\"dtype\":\"bf16\"}]}",
+                   NULL, &r),
+      0);
+  expect_status(&r, 400);
+  cJSON *doc = fixture_json(&r);
+  assert_string_equal(fixture_err_code(doc), "bad_json");
+  assert_non_null(strstr(r.body, "u0000"));
+  cJSON_Delete(doc);
+  http_resp_dispose(&r);
+  assert_int_equal(
+      fixture_send(f, "POST", "/v1/estimate",
+                   "{\"hardware\":\"h200\\\\u0000\",\"ops\":[{\"op\":\"gemm\",\"m\":16,"
+                   "\"n\":1024,\"k\":479,\"dtype\":\"bf16\"}]}",
+                   NULL, &r),
+      0);
+  expect_status(&r, 404); /* the name h200\u0000, no such hardware */
+  http_resp_dispose(&r);
+}
+
 static void test_http_hardening__idle_connection_times_out(void **state) {
   http_fixture *f = *state;
   int fd = http_connect(f->port);
@@ -217,6 +270,10 @@ int main(void) {
                                       setup_rate, teardown),
       cmocka_unit_test(test_http_hardening__buckets_refill_and_stay_separate),
       cmocka_unit_test_setup_teardown(test_http_hardening__json_nested_too_deep_is_400, setup_open,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_http_hardening__duplicate_member_is_400, setup_open,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_http_hardening__nul_escape_in_string_is_400, setup_open,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_hardening__idle_connection_times_out, setup_timeout,
                                       teardown),
