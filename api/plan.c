@@ -715,6 +715,13 @@ static void add_ratio(cJSON *o, const char *key, double r) {
     cJSON_AddNullToObject(o, key);
 }
 
+/* An error decoding one side says which; one about its accelerator names
+ * the member that gave it (a compare request has no "hardware"). */
+static void side_err(svc_err *err, const char *side) {
+  svc_err_prefix(err, side);
+  if (!strcmp(err->field, "hardware")) svc_strlcpy(err->field, side, sizeof err->field);
+}
+
 /* Four answers on one workload and one set of constraints: the baseline
  * recipe on the source; the source re-planned on its own hardware (the
  * tuned source, exactly `cdplan plan` on it); that tuned recipe and table
@@ -748,11 +755,11 @@ int api_compare_ex(api_ctx *ctx, const char *body, size_t len, plan_progress_fn 
     goto cleanup;
   }
   if ((rc = decode_common(ctx, req, from, &a, err))) {
-    svc_err_prefix(err, "from");
+    side_err(err, "from");
     goto cleanup;
   }
   if ((rc = decode_common(ctx, req, to, &b, err))) {
-    svc_err_prefix(err, "to");
+    side_err(err, "to");
     goto cleanup;
   }
   a.req.solve.progress = b.req.solve.progress = progress;

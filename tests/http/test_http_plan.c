@@ -354,6 +354,25 @@ static void test_http_plan__gpus_beyond_the_scaleup_domain_refused(void **state)
   cJSON_Delete(step), cJSON_Delete(plan), cJSON_Delete(cmp);
 }
 
+/* A compare request has no "hardware" member (it is an unknown field
+ * there): an unknown accelerator is named by the member that gave it,
+ * from or to. */
+static void test_http_plan__compare_unknown_accelerator_names_from_or_to(void **state) {
+  http_fixture *f = *state;
+  static const char *const sides[] = {"from", "to"};
+  cJSON *cmp = load("data/workloads/plan_compare_b200_to_mi350x.json");
+  set(cmp, "time_limit_s", cJSON_CreateNumber(1));
+  for (int i = 0; i < 2; i++) {
+    cJSON *req = cJSON_Duplicate(cmp, 1);
+    set(req, sides[i], cJSON_CreateString("no-such-chip"));
+    cJSON *doc = post(f, "/v1/compare", req, 404);
+    assert_string_equal(get(doc, "error.field")->valuestring, sides[i]);
+    assert_non_null(strstr(get(doc, "error.message")->valuestring, "no-such-chip"));
+    cJSON_Delete(doc), cJSON_Delete(req);
+  }
+  cJSON_Delete(cmp);
+}
+
 static cJSON *get_json(const http_fixture *f, const char *path, int want) {
   http_resp r;
   assert_int_equal(fixture_send(f, "GET", path, NULL, NULL, &r), 0);
@@ -456,6 +475,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__compare_unknown_accelerator_names_from_or_to,
+                                      setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_prices_like_calibrations, setup_open,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_tuned_source_is_the_source_plan,
