@@ -65,7 +65,8 @@ int cli_calibrate(cli_opts *o) {
     goto cleanup;
   }
   for (; nread < nfiles; nread++) {
-    if ((rc = svc_read_file(files[nread], 64 << 20, &texts[nread], &lens[nread], &err)))
+    if ((rc = cli_check_path(files[nread], 0, &err)) ||
+        (rc = svc_read_file(files[nread], 64 << 20, &texts[nread], &lens[nread], &err)))
       goto cleanup;
   }
   if ((rc = cli_open(o, &ctx, &err))) goto cleanup;

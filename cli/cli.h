@@ -30,6 +30,9 @@ typedef struct {
 int cli_fail(const svc_err *err);
 /* Print a JSON document (and a newline) on stdout and free it. */
 int cli_emit(char *json);
+/* A path named on the command line that is not there, or is (dir 0) a
+ * folder or (dir 1) not a folder: a bad_args error (exit 2). 0 when fine. */
+int cli_check_path(const char *path, int dir, svc_err *err);
 /* Read FILE or "-" (stdin) into a malloc'd buffer of at most API_MAX_BODY. */
 int cli_read_input(const char *path, char **out, size_t *len, svc_err *err);
 /* Open the api context on o->db. */

@@ -27,15 +27,25 @@ int cli_emit(char *json) {
   return fflush(stdout) == 0 ? 0 : 3;
 }
 
-int cli_read_input(const char *path, char **out, size_t *len, svc_err *err) {
+/* A file that is not there is a command-line mistake (exit 2), not ours. */
+int cli_check_path(const char *path, int dir, svc_err *err) {
   struct stat st;
-  /* A file that is not there is a command-line mistake (exit 2), not ours. */
-  if (strcmp(path, "-") != 0 && stat(path, &st) != 0)
-    return svc_err_set(err, SVC_BAD_ARGS, "file", "cannot read input file %s: %s", path,
+  const char *field = dir ? "dir" : "file";
+  if (stat(path, &st) != 0)
+    return svc_err_set(err, SVC_BAD_ARGS, field, "cannot read input %s %s: %s", field, path,
                        strerror(errno));
-  if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode))
-    return svc_err_set(err, SVC_BAD_ARGS, "file", "input %s is a directory, not a file", path);
-  if (strcmp(path, "-") != 0) return svc_read_file(path, API_MAX_BODY, out, len, err);
+  if (!dir && S_ISDIR(st.st_mode))
+    return svc_err_set(err, SVC_BAD_ARGS, field, "input %s is a directory, not a file", path);
+  if (dir && !S_ISDIR(st.st_mode))
+    return svc_err_set(err, SVC_BAD_ARGS, field, "input %s is not a directory", path);
+  return 0;
+}
+
+int cli_read_input(const char *path, char **out, size_t *len, svc_err *err) {
+  if (strcmp(path, "-") != 0) {
+    int rc = cli_check_path(path, 0, err);
+    return rc ? rc : svc_read_file(path, API_MAX_BODY, out, len, err);
+  }
   size_t cap = 65536, n = 0;
   char *buf = malloc(cap);
   if (!buf) return svc_err_set(err, SVC_NOMEM, "", NULL);
@@ -143,7 +153,8 @@ static int cmd_hw_import(cli_opts *o) {
   svc_err err;
   int rc;
   if (o->argc != 1) return usage_error("hw import takes one DIR", "");
-  if (!(rc = cli_open(o, &ctx, &err))) rc = api_hw_import_dir(ctx, o->argv[0], &out, &err);
+  if (!(rc = cli_check_path(o->argv[0], 1, &err)) && !(rc = cli_open(o, &ctx, &err)))
+    rc = api_hw_import_dir(ctx, o->argv[0], &out, &err);
   api_ctx_free(ctx);
   return rc ? cli_fail(&err) : cli_emit(out);
 }

@@ -37,7 +37,8 @@ static int parse_listen(const char *s, char *host, size_t hostsz, int *port, svc
 
 static int read_token(const char *path, char **token, svc_err *err) {
   size_t len = 0;
-  int rc = svc_read_file(path, 4096, token, &len, err);
+  int rc = cli_check_path(path, 0, err);
+  if (!rc) rc = svc_read_file(path, 4096, token, &len, err);
   if (rc) return rc;
   while (len > 0 && isspace((unsigned char)(*token)[len - 1])) (*token)[--len] = '\0';
   if (len < 8) {

@@ -134,8 +134,10 @@ static int on_input(cli_opts *o, const char *usage, int bundle, size_t file_max,
   int rc;
   svc_err_clear(&err);
   if ((rc = parse_one(o, &a, usage)) || (bundle && (rc = check_bundle(&a)))) return rc;
-  rc = file_max && strcmp(a.pos[0], "-") ? svc_read_file(a.pos[0], file_max, &in, &len, &err)
-                                         : cli_read_input(a.pos[0], &in, &len, &err);
+  if (!file_max || !strcmp(a.pos[0], "-"))
+    rc = cli_read_input(a.pos[0], &in, &len, &err);
+  else if (!(rc = cli_check_path(a.pos[0], 0, &err)))
+    rc = svc_read_file(a.pos[0], file_max, &in, &len, &err);
   if (!rc && !(rc = cli_open(o, &ctx, &err))) rc = call(ctx, &a, in, len, &out, &err);
   free(in);
   return finish(ctx, rc, out, &err);

@@ -126,6 +126,32 @@ static void test_cli__errors_are_json_on_stderr(void **state) {
   done(&r);
 }
 
+/* Every command that reads a file or folder named on its command line
+ * treats a missing one (or a folder where a file belongs) as the
+ * command-line mistake README documents (exit 2, bad_args naming the
+ * path), not as our internal failure (3): calibrate, validate ingest,
+ * hw import and serve --token-file read theirs outside cli_read_input. */
+static void test_cli__missing_input_paths_exit_2_everywhere(void **state) {
+  (void)state;
+  static const char *const cmds[][8] = {
+      {"calibrate", "--hw", "h200", "/nonexistent/m.json", NULL},
+      {"calibrate", "--rows", "all", "/nonexistent/m.json", NULL},
+      {"calibrate", "--hw", "h200", "--host-probe", "/nonexistent/m.json", NULL},
+      {"calibrate", "--hw", "h200", "/tmp", NULL},
+      {"validate", "ingest", "/nonexistent/m.json", NULL},
+      {"hw", "import", "/nonexistent/m.json", NULL},
+      {"serve", "--listen", "127.0.0.1:0", "--token-file", "/nonexistent/m.json", NULL},
+  };
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    run_result r = run(NULL, cmds[i]);
+    if (r.status != 2) print_error("%s %s: exit %d, %s\n", cmds[i][0], cmds[i][1], r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "\"code\":\"bad_args\""));
+    assert_true(strstr(r.err, "/nonexistent/m.json") || strstr(r.err, "/tmp"));
+    done(&r);
+  }
+}
+
 /* getopt_long conventions: --name=value, global options before the
  * command, options after positional arguments. */
 static void test_cli__getopt_long_conventions(void **state) {
@@ -197,6 +223,7 @@ int main(void) {
       T(test_cli__hw_list_and_show_from_seeded_db),
       T(test_cli__errors_are_json_on_stderr),
       T(test_cli__help_on_every_subcommand),
+      T(test_cli__missing_input_paths_exit_2_everywhere),
       T(test_cli__getopt_long_conventions),
       T(test_cli__estimate_from_stdin_with_hw_override),
   };
