@@ -294,8 +294,12 @@ static int decode_common(api_ctx *ctx, const cJSON *req, const char *hwname, pla
     static const char *const cf[] = {"global_batch", NULL};
     if (!cJSON_IsObject(cons))
       return svc_err_set(err, SVC_BAD_FIELD, "constraints", "constraints must be an object");
+    /* at most 2^31 samples per GPU on one node (recipe.batch_per_gpu's
+     * bound): the step model prices no more, and failed past 2^32 with
+     * a bare "cannot price the dense part" blamed on knobs */
+    int64_t gb_max = (1LL << 31) * gpn < (1LL << 40) ? (1LL << 31) * gpn : 1LL << 40;
     if ((rc = api_check_fields(cons, cf, "constraints", err)) ||
-        (rc = api_get_int(cons, "global_batch", "constraints", 0, 1, 1LL << 40, &gb, err)))
+        (rc = api_get_int(cons, "global_batch", "constraints", 0, 1, gb_max, &gb, err)))
       return rc;
   }
   if ((rc = api_workload_decode(cJSON_GetObjectItemCaseSensitive(req, "workload"), "workload",

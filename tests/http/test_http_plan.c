@@ -373,6 +373,25 @@ static void test_http_plan__compare_unknown_accelerator_names_from_or_to(void **
   cJSON_Delete(cmp);
 }
 
+/* A pinned global batch too large for the step model to price per GPU
+ * (over 2^31 samples per GPU, the bound of recipe.batch_per_gpu) is a 400
+ * naming constraints.global_batch, not a 422 "cannot price the dense
+ * part (code -1)" blamed on knobs; a large one it can price stays a 422
+ * that says what does not fit. */
+static void test_http_plan__global_batch_beyond_the_step_model_is_400(void **state) {
+  http_fixture *f = *state;
+  cJSON *req = load("data/workloads/plan_dlrm_mi350x.json"); /* 8 GPUs per node */
+  set(req, "time_limit_s", cJSON_CreateNumber(1));
+  cJSON *cons = cJSON_CreateObject();
+  cJSON_AddNumberToObject(cons, "global_batch", 68719476736.0); /* 2^36: 2^33 per GPU */
+  set(req, "constraints", cons);
+  expect_400(f, "/v1/plans", req, "constraints.global_batch", "global_batch");
+  cJSON_ReplaceItemInObject(cons, "global_batch", cJSON_CreateNumber(17179869184.0)); /* 2^34 */
+  cJSON *doc = post(f, "/v1/plans", req, 422);
+  assert_non_null(strstr(get(doc, "error.message")->valuestring, "HBM"));
+  cJSON_Delete(doc), cJSON_Delete(req);
+}
+
 static cJSON *get_json(const http_fixture *f, const char *path, int want) {
   http_resp r;
   assert_int_equal(fixture_send(f, "GET", path, NULL, NULL, &r), 0);
@@ -475,6 +494,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__global_batch_beyond_the_step_model_is_400,
+                                      setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_unknown_accelerator_names_from_or_to,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_prices_like_calibrations, setup_open,
