@@ -35,7 +35,9 @@ int cli_emit(char *json);
 int cli_check_path(const char *path, int dir, svc_err *err);
 /* Read FILE or "-" (stdin) into a malloc'd buffer of at most API_MAX_BODY. */
 int cli_read_input(const char *path, char **out, size_t *len, svc_err *err);
-/* Open the api context on o->db. */
+/* An empty o->db: a bad_args error (exit 2). 0 when fine. */
+int cli_check_db(const cli_opts *o, svc_err *err);
+/* Open the api context on o->db (cli_check_db first). */
 int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err);
 
 /* cli/opts.c (getopt_long). Global options before the command: argv[1..]

@@ -78,8 +78,17 @@ int cli_read_input(const char *path, char **out, size_t *len, svc_err *err) {
 }
 
 /* --hw applies to every request that names hardware, after it is parsed. */
+/* SQLite opens a private temporary database for "": what a command wrote
+ * there (a token printed once) would be lost, so an empty --db (as
+ * --db=$UNSET gives) is refused. */
+int cli_check_db(const cli_opts *o, svc_err *err) {
+  if (o->db && *o->db) return 0;
+  return svc_err_set(err, SVC_BAD_ARGS, "db", "--db needs a database path, not an empty one");
+}
+
 int cli_open(cli_opts *o, api_ctx **ctx, svc_err *err) {
-  int rc = api_ctx_new(ctx, o->db, err);
+  int rc = cli_check_db(o, err);
+  if (!rc) rc = api_ctx_new(ctx, o->db, err);
   if (!rc) api_ctx_set_hardware(*ctx, o->hw);
   return rc;
 }

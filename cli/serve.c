@@ -134,7 +134,7 @@ int cli_serve(cli_opts *o) {
     snprintf(webdef, sizeof webdef, "%s/web", CDPLAN_SOURCE_DIR);
     web = is_dir("web") ? "web" : is_dir(webdef) ? webdef : NULL;
   }
-  if ((rc = api_ctx_new(&ctx, o->db, &err))) goto cleanup;
+  if ((rc = cli_check_db(o, &err)) || (rc = api_ctx_new(&ctx, o->db, &err))) goto cleanup;
   /* Block the stop signals before the server's threads start so that only
    * sigwait below receives them. */
   sigemptyset(&set);

@@ -152,6 +152,29 @@ static void test_cli__missing_input_paths_exit_2_everywhere(void **state) {
   }
 }
 
+/* An empty --db (as --db=$UNSET gives) is a command-line mistake: SQLite
+ * would open a private temporary database for "", so a token created
+ * there was printed, exit 0, and stored nowhere; serve would serve one
+ * that vanishes at exit. */
+static void test_cli__empty_db_path_is_exit_2(void **state) {
+  (void)state;
+  static const char *const cmds[][8] = {
+      {"token", "create", "--scope", "admin", "--db=", NULL},
+      {"--db", "", "hw", "list", NULL},
+      {"serve", "--listen", "127.0.0.1:0", "--db=", NULL},
+      {"calibrate", "--hw", "h200", "--db", "", "/dev/null", NULL},
+      {"validate", "status", "--db=", NULL},
+  };
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    run_result r = run(NULL, cmds[i]);
+    if (r.status != 2) print_error("%s %s: exit %d, %s\n", cmds[i][0], cmds[i][1], r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "\"field\":\"db\""));
+    assert_null(strstr(r.out, "cdp_"));
+    done(&r);
+  }
+}
+
 /* getopt_long conventions: --name=value, global options before the
  * command, options after positional arguments. */
 static void test_cli__getopt_long_conventions(void **state) {
@@ -224,6 +247,7 @@ int main(void) {
       T(test_cli__errors_are_json_on_stderr),
       T(test_cli__help_on_every_subcommand),
       T(test_cli__missing_input_paths_exit_2_everywhere),
+      T(test_cli__empty_db_path_is_exit_2),
       T(test_cli__getopt_long_conventions),
       T(test_cli__estimate_from_stdin_with_hw_override),
   };
