@@ -183,7 +183,9 @@ static const cli_cmd commands[] = {
      "--max-conns (default 1024) and --timeout (idle seconds, default 30) bound connections;\n"
      "--max-conns-per-ip (64) caps one address's; --header-timeout (10 s, from accept or\n"
      "the previous reply) and --body-timeout (60 s) are deadlines trickled bytes do not\n"
-     "reset; --max-buffered-mib (64) caps request bodies held at once (503 beyond)."},
+     "reset; --max-buffered-mib (64) caps request bodies held at once (503 beyond).\n"
+     "Each number is checked (exit 2 otherwise): --threads 0-1024 (0: one per core),\n"
+     "--rate 0-1e6 (0: off), --burst >= 1, the counts >= 1, the timeouts >= 1 s."},
     {"hw list", cmd_hw_list, "cdplan hw list [VENDOR] [--db PATH]",
      "List the hardware catalog, optionally one vendor's (nvidia, amd, ...)."},
     {"hw show", cmd_hw_show, "cdplan hw show NAME [--db PATH]",

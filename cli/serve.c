@@ -3,6 +3,8 @@
  * closes). The token is read from a file so that it never shows in the
  * process list; it is never printed. */
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,48 @@ static void shown_db(const char *db, char *out, size_t size) {
     snprintf(out, size, "%s", db);
 }
 
+/* One numeric option's value: the whole of v a number in [min, max]
+ * (whole when integer). "--rate abc" was read as 0 (rate limiting off),
+ * "--timeout 0" as the default, "--threads 100000" as given. */
+static int num_arg(const char *a, const char *v, double min, double max, int integer, double *out,
+                   svc_err *err) {
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (end == v || *end || errno || !isfinite(x) || x < min || x > max || (integer && x != floor(x)))
+    return svc_err_set(err, SVC_BAD_ARGS, a, "%s must be %s from %g to %g, not '%s'", a,
+                       integer ? "a whole number" : "a number", min, max, v);
+  *out = x;
+  return 0;
+}
+
+/* serve's numeric options into threads and limits; 0 for other options. */
+static int numeric_opt(const char *a, const char *v, unsigned *threads, srv_config *l,
+                       svc_err *err) {
+  double x = 0;
+  int rc = 0;
+  if (!strcmp(a, "--threads")) { /* 0: one per core */
+    if (!(rc = num_arg(a, v, 0, 1024, 1, &x, err))) *threads = (unsigned)x;
+  } else if (!strcmp(a, "--rate")) { /* 0: off */
+    if (!(rc = num_arg(a, v, 0, 1e6, 0, &x, err))) l->rate = x;
+  } else if (!strcmp(a, "--burst")) {
+    if (!(rc = num_arg(a, v, 1, 1e7, 0, &x, err))) l->burst = x;
+  } else if (!strcmp(a, "--max-conns")) {
+    if (!(rc = num_arg(a, v, 1, 1e6, 1, &x, err))) l->max_conns = (unsigned)x;
+  } else if (!strcmp(a, "--timeout")) {
+    if (!(rc = num_arg(a, v, 1, 86400, 1, &x, err))) l->timeout_s = (unsigned)x;
+  } else if (!strcmp(a, "--max-conns-per-ip")) {
+    if (!(rc = num_arg(a, v, 1, 1e6, 1, &x, err))) l->max_conns_per_ip = (unsigned)x;
+  } else if (!strcmp(a, "--header-timeout")) {
+    if (!(rc = num_arg(a, v, 1, 3600, 1, &x, err))) l->header_timeout_s = (unsigned)x;
+  } else if (!strcmp(a, "--body-timeout")) {
+    if (!(rc = num_arg(a, v, 1, 86400, 1, &x, err))) l->body_timeout_s = (unsigned)x;
+  } else if (!strcmp(a, "--max-buffered-mib")) {
+    if (!(rc = num_arg(a, v, 1, 65536, 1, &x, err))) l->max_buffered = (size_t)x << 20;
+  }
+  return rc;
+}
+
 /* How long SIGTERM lets requests in flight finish. */
 #define SRV_DRAIN_GRACE_S 5
 
@@ -97,24 +141,7 @@ int cli_serve(cli_opts *o) {
       if (!strcmp(a, "--db")) o->db = v;
       if (!strcmp(a, "--token-file")) token_file = v;
       if (!strcmp(a, "--web")) web = v;
-      if (!strcmp(a, "--threads")) threads = (unsigned)strtoul(v, NULL, 10);
-      if (!strcmp(a, "--rate")) limits.rate = strtod(v, NULL);
-      if (!strcmp(a, "--burst")) limits.burst = strtod(v, NULL);
-      if (!strcmp(a, "--max-conns")) limits.max_conns = (unsigned)strtoul(v, NULL, 10);
-      if (!strcmp(a, "--timeout")) limits.timeout_s = (unsigned)strtoul(v, NULL, 10);
-      if (!strcmp(a, "--max-conns-per-ip"))
-        limits.max_conns_per_ip = (unsigned)strtoul(v, NULL, 10);
-      if (!strcmp(a, "--header-timeout")) limits.header_timeout_s = (unsigned)strtoul(v, NULL, 10);
-      if (!strcmp(a, "--body-timeout")) limits.body_timeout_s = (unsigned)strtoul(v, NULL, 10);
-      if (!strcmp(a, "--max-buffered-mib")) {
-        unsigned long mib = strtoul(v, NULL, 10);
-        if (mib == 0 || mib > 65536) {
-          rc = svc_err_set(&err, SVC_BAD_ARGS, "--max-buffered-mib",
-                           "--max-buffered-mib must be between 1 and 65536");
-          goto cleanup;
-        }
-        limits.max_buffered = (size_t)mib << 20;
-      }
+      if ((rc = numeric_opt(a, v, &threads, &limits, &err))) goto cleanup;
     } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
       svc_log_threshold = SVC_LOG_DEBUG;
     } else {

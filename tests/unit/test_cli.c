@@ -175,6 +175,36 @@ static void test_cli__empty_db_path_is_exit_2(void **state) {
   }
 }
 
+/* serve's numeric options are checked whole and in range: "--rate abc"
+ * (read as 0: no rate limit), "--timeout 0" (read as the 30 s default)
+ * or "--threads 100000" were taken silently. Each case ends with a bad
+ * --listen, so that a serve that took the option exits (with an error
+ * about --listen) instead of serving. */
+static void test_cli__serve_numeric_options_are_checked(void **state) {
+  (void)state;
+  static const char *const bad[][2] = {
+      {"--rate", "abc"},          {"--rate", "-1"},          {"--rate", "5x"},
+      {"--burst", "0"},           {"--threads", "100000"},   {"--max-conns", "0"},
+      {"--timeout", "0"},         {"--timeout", "abc"},      {"--max-conns-per-ip", "0"},
+      {"--header-timeout", "-1"}, {"--body-timeout", "1e9"}, {"--max-buffered-mib", "8x"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    run_result r =
+        run(NULL, (const char *[]){"serve", bad[i][0], bad[i][1], "--listen", "127.0.0.1", NULL});
+    if (r.status != 2 || !strstr(r.err, bad[i][0]))
+      print_error("serve %s %s: exit %d, %s\n", bad[i][0], bad[i][1], r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, bad[i][0]));
+    done(&r);
+  }
+  /* in range: only the bad --listen is refused */
+  run_result r = run(NULL, (const char *[]){"serve", "--rate", "2.5", "--burst", "40", "--threads",
+                                            "0", "--timeout", "5", "--listen", "127.0.0.1", NULL});
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "ADDR:PORT"));
+  done(&r);
+}
+
 /* getopt_long conventions: --name=value, global options before the
  * command, options after positional arguments. */
 static void test_cli__getopt_long_conventions(void **state) {
@@ -248,6 +278,7 @@ int main(void) {
       T(test_cli__help_on_every_subcommand),
       T(test_cli__missing_input_paths_exit_2_everywhere),
       T(test_cli__empty_db_path_is_exit_2),
+      T(test_cli__serve_numeric_options_are_checked),
       T(test_cli__getopt_long_conventions),
       T(test_cli__estimate_from_stdin_with_hw_override),
   };
