@@ -102,6 +102,29 @@ typedef struct {
   long long rows, dim;
 } tr_table;
 
+static int by_tr_name(const void *a, const void *b) {
+  return strcmp(((const tr_table *)a)->tr, ((const tr_table *)b)->tr);
+}
+
+/* TorchRec keys the plan (and the EmbeddingBagCollection) by table name:
+ * a name twice (given twice, or "large" x 2 expanded to large_1 beside a
+ * table named large_1) would make TABLES and the plan dict literals hold
+ * a key twice, the last silently replacing the first table's sharding. */
+static int distinct_names(const tr_table *t, size_t n, svc_err *err) {
+  tr_table *c = n > 1 ? malloc(n * sizeof *c) : NULL;
+  int rc = 0;
+  if (n > 1 && !c) return svc_err_set(err, SVC_NOMEM, "", NULL);
+  if (c) memcpy(c, t, n * sizeof *c);
+  if (c) qsort(c, n, sizeof *c, by_tr_name);
+  for (size_t i = 1; i < n && !rc; i++)
+    if (!strcmp(c[i - 1].tr, c[i].tr))
+      rc = svc_err_set(err, SVC_BAD_FIELD, "workload.tables",
+                       "table name '%s' is given to two tables; TorchRec needs distinct names",
+                       c[i].tr);
+  free(c);
+  return rc;
+}
+
 /* The workload's tables expanded as api/plan.c's expand_tables does. */
 static int expand(const cJSON *req, tr_table **out, size_t *n, svc_err *err) {
   const cJSON *w = cJSON_GetObjectItemCaseSensitive(req, "workload");
@@ -140,7 +163,7 @@ static int expand(const cJSON *req, tr_table **out, size_t *n, svc_err *err) {
     }
     i++;
   }
-  return 0;
+  return distinct_names(*out, *n, err);
 }
 
 /* The number of column shards TorchRec takes for dim from a split in k:

@@ -392,6 +392,38 @@ static void test_http_plan__global_batch_beyond_the_step_model_is_400(void **sta
   cJSON_Delete(doc), cJSON_Delete(req);
 }
 
+/* TorchRec keys a plan by table name: two tables whose TorchRec names
+ * are the same (given twice, or "large" x 2 expanded to large_1 beside a
+ * table named large_1) made a dict literal with a key twice, whose last
+ * entry silently replaced the first table's sharding. The export
+ * refuses them, naming the table, as it refuses a '.' in a name. */
+static void test_http_plan__torchrec_export_refuses_a_table_name_twice(void **state) {
+  http_fixture *f = *state;
+  static const char *const tables[] = {
+      "[{\"name\":\"t\",\"rows\":100000000,\"dim\":128,\"pooling\":10},"
+      "{\"name\":\"t\",\"rows\":1000,\"dim\":128}]",
+      "[{\"name\":\"large\",\"rows\":1000,\"dim\":128,\"count\":2},"
+      "{\"name\":\"large_1\",\"rows\":100000000,\"dim\":128,\"pooling\":10}]",
+  };
+  static const char *const dup[] = {"'t'", "'large_1'"};
+  for (int i = 0; i < 2; i++) {
+    cJSON *req = load("data/workloads/plan_dlrm_mi350x.json");
+    set(req, "time_limit_s", cJSON_CreateNumber(1));
+    set(mget(req, "workload"), "tables", cJSON_Parse(tables[i]));
+    cJSON *plan = post(f, "/v1/plans", req, 201);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/plans/%s?format=torchrec", get(plan, "id")->valuestring);
+    http_resp r;
+    assert_int_equal(fixture_send(f, "GET", path, NULL, NULL, &r), 0);
+    expect_status(&r, 400);
+    cJSON *doc = fixture_json(&r);
+    assert_string_equal(fixture_err_field(doc), "workload.tables");
+    assert_non_null(strstr(get(doc, "error.message")->valuestring, dup[i]));
+    cJSON_Delete(doc), cJSON_Delete(plan), cJSON_Delete(req);
+    http_resp_dispose(&r);
+  }
+}
+
 static cJSON *get_json(const http_fixture *f, const char *path, int want) {
   http_resp r;
   assert_int_equal(fixture_send(f, "GET", path, NULL, NULL, &r), 0);
@@ -494,6 +526,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_same_chip_is_one, setup_open,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_http_plan__torchrec_export_refuses_a_table_name_twice,
+                                      setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__global_batch_beyond_the_step_model_is_400,
                                       setup_open, teardown),
       cmocka_unit_test_setup_teardown(test_http_plan__compare_unknown_accelerator_names_from_or_to,
