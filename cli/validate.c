@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/api_plan.h"
@@ -96,6 +97,11 @@ static int check_bundle(const val_args *a) {
     return bad_args("--out goes with --backend bundle", NULL);
   if (a->backend && !strcmp(a->backend, "bundle") && !a->out)
     return bad_args("--backend bundle needs --out DIR", NULL);
+  /* a folder, made when missing; a file there failed only after the job
+   * was recorded (exit 3) */
+  struct stat st;
+  if (a->out && stat(a->out, &st) == 0 && !S_ISDIR(st.st_mode))
+    return bad_args("--out must name a folder, not the file ", a->out);
   return 0;
 }
 

@@ -56,6 +56,13 @@ fi
 set +e
 "$BIN" validate submit "$T/req.json" --out "$T/x" 2>/dev/null; [ $? -eq 2 ] || fail "--out without bundle"
 "$BIN" validate submit "$T/req.json" --backend bundle 2>/dev/null; [ $? -eq 2 ] || fail "bundle without --out"
+# --out naming a file: a command-line mistake (was exit 3, after a job was
+# recorded and failed), and no job is recorded
+"$BIN" validate status > "$T/before.json"
+"$BIN" validate submit "$T/req.json" --backend bundle --out "$T/req.json" 2>/dev/null
+[ $? -eq 2 ] || fail "--out naming a file"
+"$BIN" validate status > "$T/after.json"
+cmp -s "$T/before.json" "$T/after.json" || fail "--out naming a file recorded a job"
 "$BIN" validate report 2>/dev/null; [ $? -eq 2 ] || fail "report without ID"
 "$BIN" validate status nope 2>/dev/null; [ $? -eq 1 ] || fail "bad id"
 set -e
