@@ -32,16 +32,6 @@
 #define ANNEAL_T0 0.013
 #define ANNEAL_T1 6.5e-5
 
-static uint64_t next(uint64_t *s) { /* splitmix64, as in emb_ils.c */
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int below(uint64_t *s, int n) { return n > 0 ? (int)(next(s) % (uint64_t)n) : 0; }
-static double unit(uint64_t *s) { return (double)(next(s) >> 11) * (1.0 / 9007199254740992.0); }
-
 typedef struct {
   const emb_inst *in;
   plan_table_plan *pl;
@@ -129,12 +119,12 @@ static int move(ann *a, size_t i, size_t c, uint64_t *rng) {
   const emb_inst *in = a->in;
   const emb_opt *e = EOPT(in, i, a->o[i]), *f = EOPT(in, c, a->o[c]);
   plan_table_plan *pi = &a->pl[i], *pc = &a->pl[c];
-  if (below(rng, 2)) { /* move: a piece to a rank, a lump to a node */
+  if (emb_rng_below(rng, 2)) { /* move: a piece to a rank, a lump to a node */
     put(a, i, -1);
     if (e->kind == EK_NODE) {
-      pi->node = below(rng, in->N);
+      pi->node = emb_rng_below(rng, in->N);
     } else {
-      int j = below(rng, e->k), r = below(rng, in->R);
+      int j = emb_rng_below(rng, e->k), r = emb_rng_below(rng, in->R);
       if (holds(e, pi, r, j)) return -1;
       *shard_of(e, pi, j) = r;
     }
@@ -147,7 +137,7 @@ static int move(ann *a, size_t i, size_t c, uint64_t *rng) {
     int t = pi->node;
     pi->node = pc->node, pc->node = t;
   } else {
-    int j = below(rng, e->k), jc = below(rng, f->k);
+    int j = emb_rng_below(rng, e->k), jc = emb_rng_below(rng, f->k);
     int *ri = shard_of(e, pi, j), *rc = shard_of(f, pc, jc), ti = *ri, tc = *rc;
     if (holds(e, pi, tc, j) || holds(f, pc, ti, jc)) return -1;
     *ri = tc, *rc = ti;
@@ -210,14 +200,14 @@ int emb_anneal(const emb_inst *in, plan_table_plan *plans, emb_budget *b, double
     if ((it & 255) == 0 && emb_spend(b, 768.0 * (8 + 2 * in->G))) break;
     temp *= cool;
     a.stamp++, a.ntr = a.ntn = 0;
-    size_t i = pool[below(&rng, (int)np)], c = pool[below(&rng, (int)np)];
+    size_t i = pool[emb_rng_below(&rng, (int)np)], c = pool[emb_rng_below(&rng, (int)np)];
     plan_table_plan oi = cur[i], oc = cur[c];
     if (move(&a, i, c, &rng)) {
       undo(&a), cur[i] = oi, cur[c] = oc;
       continue;
     }
     double d = delta(&a);
-    if (d <= 0 || (isfinite(d) && unit(&rng) < exp(-d / temp))) {
+    if (d <= 0 || (isfinite(d) && emb_rng_unit(&rng) < exp(-d / temp))) {
       cost += d, acc++;
       if (cost < bestc - 1e-12) {
         bestc = cost;

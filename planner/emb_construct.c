@@ -39,16 +39,6 @@
  * total work (the offline choice's re-options: at most 1.6 times). */
 #define CONS_TOTAL 1.7
 
-static uint64_t next(uint64_t *s) { /* splitmix64, as in emb_ils.c */
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int below(uint64_t *s, int n) { return n > 0 ? (int)(next(s) % (uint64_t)n) : 0; }
-static double unit(uint64_t *s) { return (double)(next(s) >> 11) * (1.0 / 9007199254740992.0); }
-
 typedef struct {
   size_t t;
   int j;
@@ -208,27 +198,27 @@ typedef struct {
  * when not. */
 static int propose(cons *c, uint64_t *rng, undo_rec *m) {
   const emb_inst *in = c->in;
-  size_t t = c->pool[below(rng, (int)c->np)];
+  size_t t = c->pool[emb_rng_below(rng, (int)c->np)];
   *m = (undo_rec){.t = t, .u = t, .o = c->o[t], .nt = c->node[t], .nu = c->node[t]};
-  if (below(rng, CONS_REOPT) == 0) {
-    int o = below(rng, in->nopt);
+  if (emb_rng_below(rng, CONS_REOPT) == 0) {
+    int o = emb_rng_below(rng, in->nopt);
     const emb_opt *e = EOPT(in, t, o);
     if (o == c->o[t] || !e->ok || e->kind == EK_UNIFORM || e->ms > c->C ||
         emb_total_ms(in, e) > CONS_TOTAL * c->least[t])
       return -1;
     c->o[t] = o, m->reopt = 1;
-    c->node[t] = e->kind == EK_NODE ? below(rng, in->N) : -1;
+    c->node[t] = e->kind == EK_NODE ? emb_rng_below(rng, in->N) : -1;
     list_pieces(c);
     return 0;
   }
   if (EOPT(in, t, c->o[t])->kind != EK_NODE) return -1;
-  if (below(rng, 2)) {
-    int nd = below(rng, in->N);
+  if (emb_rng_below(rng, 2)) {
+    int nd = emb_rng_below(rng, in->N);
     if (nd == c->node[t]) return -1;
     c->node[t] = nd;
     return 0;
   }
-  size_t u = c->pool[below(rng, (int)c->np)];
+  size_t u = c->pool[emb_rng_below(rng, (int)c->np)];
   if (u == t || EOPT(in, u, c->o[u])->kind != EK_NODE || c->node[u] == c->node[t]) return -1;
   m->u = u, m->nu = c->node[u];
   c->node[t] = c->node[u], c->node[u] = m->nt;
@@ -293,7 +283,7 @@ int emb_construct(const emb_inst *in, plan_table_plan *plans, emb_budget *b, dou
       take_back(&c, &m);
       break;
     }
-    if (v <= cur || (isfinite(v) && unit(&rng) < exp(-(v - cur) / temp))) {
+    if (v <= cur || (isfinite(v) && emb_rng_unit(&rng) < exp(-(v - cur) / temp))) {
       cur = v, acc++;
       if (cur < best - 1e-12) {
         best = cur;

@@ -24,17 +24,6 @@
 
 #include "planner/planner_int.h"
 
-/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
- * generators", OOPSLA 2014): one 64-bit state, good enough for choices. */
-static uint64_t next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int below(uint64_t *s, int n) { return n > 0 ? (int)(next(s) % (uint64_t)n) : 0; }
-
 static const emb_opt *opt_of(const emb_inst *in, const plan_table_plan *plans, size_t i) {
   return EOPT(in, i, emb_opt_index(in, plans[i].shard, plans[i].place, plans[i].k));
 }
@@ -52,27 +41,27 @@ static int touches(const emb_inst *in, const plan_table_plan *pl, const emb_opt 
 static void perturb_one(const emb_inst *in, plan_table_plan *plans, size_t i, uint64_t *rng) {
   const emb_opt *e = opt_of(in, plans, i);
   plan_table_plan *pl = &plans[i];
-  int swap = below(rng, 2);
-  size_t c = (size_t)below(rng, (int)in->n);
+  int swap = emb_rng_below(rng, 2);
+  size_t c = (size_t)emb_rng_below(rng, (int)in->n);
   const emb_opt *ec = opt_of(in, plans, c);
   if (e->kind == EK_NODE) {
     if (swap && ec->kind == EK_NODE) {
       int t = pl->node;
       pl->node = plans[c].node, plans[c].node = t;
     } else {
-      pl->node = below(rng, in->N);
+      pl->node = emb_rng_below(rng, in->N);
     }
     return;
   }
-  int j = below(rng, e->k);
+  int j = emb_rng_below(rng, e->k);
   int *ri = e->shard == PLAN_SHARD_TW ? &pl->rank : &pl->cw_ranks[j];
   if (swap && ec->kind == EK_ITEM) {
-    int jc = below(rng, ec->k);
+    int jc = emb_rng_below(rng, ec->k);
     int *rc = ec->shard == PLAN_SHARD_TW ? &plans[c].rank : &plans[c].cw_ranks[jc];
     int t = *ri;
     *ri = *rc, *rc = t;
   } else {
-    *ri = below(rng, in->R);
+    *ri = emb_rng_below(rng, in->R);
   }
 }
 
@@ -161,7 +150,7 @@ static int perturb_option(const emb_inst *in, plan_table_plan *plans, size_t i, 
     if (e->ok && e->kind != EK_UNIFORM && e->ms < cur->ms - 1e-12) cand[nc++] = o;
   }
   if (!nc) return -1;
-  return reoption(in, plans, i, cand[below(rng, nc)], ms, hb, h);
+  return reoption(in, plans, i, cand[emb_rng_below(rng, nc)], ms, hb, h);
 }
 
 /* The ranks within PLAN_TIE_TOL of the maximum. */
@@ -203,11 +192,12 @@ void emb_ils(const emb_inst *in, plan_table_plan *plans, emb_budget *b, int max_
     size_t nt = 0;
     for (size_t q = 0; q < np; q++)
       if (touches(in, &plans[pool[q]], opt_of(in, plans, pool[q]), top)) ontop[nt++] = pool[q];
-    int k = 1 + below(&rng, 3);
+    int k = 1 + emb_rng_below(&rng, 3);
     for (int m = 0; m < k; m++) {
-      size_t i = m == 0 && nt ? ontop[below(&rng, (int)nt)] : pool[below(&rng, (int)np)];
+      size_t i =
+          m == 0 && nt ? ontop[emb_rng_below(&rng, (int)nt)] : pool[emb_rng_below(&rng, (int)np)];
       /* one in four: the table on the slowest rank splits smaller */
-      if (m == 0 && nt && below(&rng, 4) == 0) {
+      if (m == 0 && nt && emb_rng_below(&rng, 4) == 0) {
         if (emb_spend(b, 2.0 * ((double)in->n + in->R))) break;
         if (!perturb_option(in, cand, i, &rng, ms, hb, h)) continue;
       }

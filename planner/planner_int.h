@@ -203,6 +203,23 @@ int emb_by_key_desc(const void *a, const void *b);
 /* max and min for the packing's hot loops: fmax/fmin are libm calls here
  * (NaN rules; 12 % of heavy 10000 x 4096's time, perf, 2026-12-05); the
  * loads and fills they compare are never NaN. */
+/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014): one 64-bit state, good enough for the searches'
+ * choices (emb_ils.c, emb_anneal.c, emb_construct.c). */
+static inline uint64_t emb_rng_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+/* Uniform in [0, n); 0 when n <= 0. */
+static inline int emb_rng_below(uint64_t *s, int n) {
+  return n > 0 ? (int)(emb_rng_next(s) % (uint64_t)n) : 0;
+}
+/* Uniform in [0, 1) from the top 53 bits. */
+static inline double emb_rng_unit(uint64_t *s) {
+  return (double)(emb_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
 static inline double emb_max(double a, double b) { return a > b ? a : b; }
 static inline double emb_min(double a, double b) { return a < b ? a : b; }
 
