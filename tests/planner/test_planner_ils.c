@@ -40,6 +40,19 @@ static void ils_instance(plan_table *t, uint64_t *s2, int nodes, int gpn, plan_e
   assert_int_equal(emb_inst_init(in, p, t, N, &err), 0);
 }
 
+/* Packs `choice` with repair and prices it: 1 with *r filled (the caller
+ * disposes it) when the packing fits, 0 (nothing to dispose) when it does
+ * not pack, does not price or does not fit. */
+static int ils_packed(const emb_inst *in, const int *choice, plan_table_plan *plans,
+                      plan_emb_result *r) {
+  svc_err err;
+  int fits = 0;
+  if (emb_pack(in, choice, plans, EMB_PACK_REPAIR) < 0 || emb_eval(in, plans, r, &fits, &err))
+    return 0;
+  if (!fits) plan_emb_result_dispose(r);
+  return fits;
+}
+
 /* The ranks within PLAN_TIE_TOL of the maximum (as emb_ils counts them). */
 static int near_max(const plan_emb_result *r) {
   int c = 0;
@@ -86,14 +99,8 @@ static void test_planner_ils__reoptions_and_never_worse(void **state) {
       static plan_table_plan plans[N], start[N];
       fx_cheapest(&in, N, choice); /* each table's cheapest total work */
       plan_emb_result r, r2;
-      int fits = 0, f2 = 0;
-      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
-          emb_eval(&in, plans, &r, &fits, &err)) {
-        emb_inst_dispose(&in);
-        continue;
-      }
-      if (!fits) {
-        plan_emb_result_dispose(&r);
+      int f2 = 0;
+      if (!ils_packed(&in, choice, plans, &r)) {
         emb_inst_dispose(&in);
         continue;
       }
@@ -158,14 +165,8 @@ static void test_planner_ils__release_uniform_never_worse(void **state) {
       }
       for (size_t i = 0; i < N; i++) nu0 += EOPT(&in, i, choice[i])->kind == EK_UNIFORM;
       plan_emb_result r, r2;
-      int fits = 0, f2 = 0;
-      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
-          emb_eval(&in, plans, &r, &fits, &err)) {
-        emb_inst_dispose(&in);
-        continue;
-      }
-      if (!fits || !nu0) {
-        plan_emb_result_dispose(&r);
+      int f2 = 0;
+      if (!nu0 || !ils_packed(&in, choice, plans, &r)) {
         emb_inst_dispose(&in);
         continue;
       }
@@ -234,14 +235,8 @@ static void test_planner_ils__construct_never_worse(void **state) {
       static plan_table_plan plans[N], again[N], one[N];
       fx_cheapest(&in, N, choice);
       plan_emb_result r, r2;
-      int fits = 0, f2 = 0;
-      if (emb_pack(&in, choice, plans, EMB_PACK_REPAIR) < 0 ||
-          emb_eval(&in, plans, &r, &fits, &err)) {
-        emb_inst_dispose(&in);
-        continue;
-      }
-      if (!fits) {
-        plan_emb_result_dispose(&r);
+      int f2 = 0;
+      if (!ils_packed(&in, choice, plans, &r)) {
         emb_inst_dispose(&in);
         continue;
       }
