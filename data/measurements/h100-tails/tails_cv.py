@@ -10,19 +10,15 @@ unaligned gemm_sweep rows (K or N not a multiple of 8) and scores the
 held-out set's unaligned rows with it; nothing is tuned on the scored set.
 Usage: tails_cv.py V0=ROWS0 V1=ROWS1 ... [first_set last_set]
 """
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h100-floor"))
+from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
+
 ROW = re.compile(r"h(\d+)blind\s+(\w+)\s+(\w+)\s+(\w\w)\s+(\d+)\s+(\d+)\s+(\d+)\s+al(\d+)\s+(\w+)\s+"
                  r"meas ([\d.]+) pred ([\d.]+)")
-
-
-def pct(v, q):  # bench/kernel_awkward.c pct(): linear interpolation
-    v = sorted(v)
-    n = len(v)
-    pos = q * (n - 1)
-    i = int(pos)
-    return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < n else v[i]
 
 
 def load(path):
