@@ -197,7 +197,7 @@ static void picks_row(const char *src, const char *rel, const ks_shape *sh, int 
                       const char *name) {
   char path[1024];
   size_t len = 0;
-  snprintf(path, sizeof path, "%s/%s", src, rel);
+  snprintf(path, sizeof path, "%s%s%s", rel[0] == '/' ? "" : src, rel[0] == '/' ? "" : "/", rel);
   char *text = cm_slurp(path, &len);
   cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
   const cJSON *sel = cJSON_GetObjectItemCaseSensitive(doc, "selection"), *e;
@@ -252,6 +252,15 @@ static void picks_row(const char *src, const char *rel, const ks_shape *sh, int 
            exp(geo / k), worst, tau / k, rel);
 }
 
+/* SRC/DIR/NAME, or DIR/NAME where DIR is absolute (--jobs and --blind-dir
+ * take either: a path relative to the source tree or an absolute one). */
+static void under(char *buf, size_t cap, const char *src, const char *dir, const char *name) {
+  if (dir[0] == '/')
+    snprintf(buf, cap, "%s/%s", dir, name);
+  else
+    snprintf(buf, cap, "%s/%s/%s", src, dir, name);
+}
+
 static int load_half(const char *src, const char *dir, const char *half, ks_shape **all,
                      int *n_all) {
   char path[1024];
@@ -260,7 +269,9 @@ static int load_half(const char *src, const char *dir, const char *half, ks_shap
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     ks_shape *s = NULL;
     int n = 0;
-    snprintf(path, sizeof path, "%s/%s/%s_%s.json", src, dir, half, kinds[i]);
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s.json", half, kinds[i]);
+    under(path, sizeof path, src, dir, name);
     if (access(path, F_OK) != 0) continue;
     if (ks_load(path, &s, &n)) return -1;
     ks_shape *g = realloc(*all, (size_t)(*n_all + n + 1) * sizeof *g);
@@ -829,11 +840,14 @@ static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, co
     cJSON_AddStringToObject(res, "hardware", hw->name);
     cJSON_AddStringToObject(res, "calibration", calib_note);
   }
+  int found = 0;
   for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
-    char path[1024];
+    char path[1024], name[64];
     size_t len = 0;
-    snprintf(path, sizeof path, "%s/%s/%s.json", src, jobdir, jobs[j]);
+    snprintf(name, sizeof name, "%s.json", jobs[j]);
+    under(path, sizeof path, src, jobdir, name);
     if (access(path, F_OK) != 0) continue; /* e.g. no fp8 shape in the set */
+    found++;
     char *text = cm_slurp(path, &len);
     cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
     free(text);
@@ -900,6 +914,12 @@ static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, co
 #undef GI
     cJSON_Delete(doc);
   }
+  if (!found) { /* a wrong --jobs must not leave an empty predictions file */
+    fprintf(stderr, "kernel_awkward: --jobs %s: no blind_kernel_*.json or blind_gemm.json there\n",
+            jobdir);
+    cJSON_Delete(res);
+    return 1;
+  }
   char *txt = cJSON_Print(res);
   FILE *f = fopen(out, "w");
   if (!f || !txt) return 1;
@@ -918,7 +938,7 @@ static void gemm_rows(const cost_hw *cal, const char *src, const char *dir, cons
   char path[1024], name[64];
   cost_sample *g = NULL;
   size_t n = 0;
-  snprintf(path, sizeof path, "%s/%s/%s", src, dir, file);
+  under(path, sizeof path, src, dir, file);
   if (access(path, F_OK) != 0 || load_gemm(path, &g, &n)) return;
   snprintf(name, sizeof name, "%s all", set);
   gemm_err(cal, g, n, -1, 0, name, verbose);
@@ -1009,7 +1029,7 @@ static int blind_rows(const cost_hw *hw, const cost_hw *cal, const char *src, co
   /* the same cuBLAS calls timed after the backlog (a lent host's launch
    * path can triple a gemm_sweep row: h100-awkward3 1x512x100 tn bf16
    * 18.4 us there, 5.3 us in the kernel sweep) */
-  const char *sub = strncmp(dir, "data/measurements/", 18) ? NULL : dir + 18;
+  const char *sub = dir[0] == '/' ? dir : strncmp(dir, "data/measurements/", 18) ? NULL : dir + 18;
   if (sub) {
     printf("GEMM time vs the kernel sweeps' cuBLAS times (backlog 100 us: no host path)\n");
     backlog_rows(cal, src, sub, "blind", "blind");
@@ -1073,7 +1093,10 @@ static void backlog_rows(const cost_hw *cal, const char *src, const char *dir, c
   for (size_t i = 0; i < 2; i++) {
     cost_sample *s = NULL, *g;
     size_t n = 0;
-    snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, dir, prefix, kk[i]);
+    if (dir[0] == '/') /* an absolute --blind-dir */
+      snprintf(path, sizeof path, "%s/%s_%s.json", dir, prefix, kk[i]);
+    else
+      snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, dir, prefix, kk[i]);
     if (load_cublas_ms(path, &s, &n) || !n) {
       free(s);
       continue;

@@ -79,3 +79,22 @@ add_test(NAME kernel_awkward_r6_r7_picks
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(kernel_awkward_r6_r7_picks PROPERTIES TIMEOUT 120
   PASS_REGULAR_EXPRESSION "r7 gemmbl unaligned")
+
+# --jobs and --blind-dir take absolute paths as well as ones under the source tree: the same
+# predictions and scores either way; a --jobs folder with no job file is refused (exit 1) and
+# leaves no predictions file (it once wrote one with empty arrays).
+add_test(NAME kernel_awkward_abs_paths
+  COMMAND sh -c "s=\"$1\"; o=\"$2\"; rm -f \"$o\".*
+    \"$s\" --hw h100-sxm --jobs data/measurements/h200-awkward16/jobs --predict \"$o.rel\" > /dev/null || exit 1
+    \"$s\" --hw h100-sxm --jobs \"$PWD/data/measurements/h200-awkward16/jobs\" --predict \"$o.abs\" > /dev/null || exit 1
+    cmp \"$o.rel\" \"$o.abs\" || exit 1
+    grep -q '\"bm\"' \"$o.abs\" || { echo no-picks; exit 1; }
+    a=$(\"$s\" --hw h100-sxm --blind-dir data/measurements/h100-awkward16 | grep -E '^blind (unaligned|backlog unal|bf16\\+fp16) ' | sed 's/ *(committed picks.*//')
+    b=$(\"$s\" --hw h100-sxm --blind-dir \"$PWD/data/measurements/h100-awkward16\" | grep -E '^blind (unaligned|backlog unal|bf16\\+fp16) ' | sed 's/ *(committed picks.*//')
+    [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] || { echo \"differ [$a] [$b]\"; exit 1; }
+    [ $(printf '%s\\n' \"$b\" | wc -l) -ge 4 ] || { echo \"rows missing [$b]\"; exit 1; }
+    \"$s\" --hw h100-sxm --jobs /nonexistent-jobs --predict \"$o.none\"; r=$?
+    [ $r -ne 0 ] && [ ! -e \"$o.none\" ] && echo abs-ok" sh $<TARGET_FILE:kernel_awkward>
+    ${CMAKE_CURRENT_BINARY_DIR}/kernel_awkward_abs
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(kernel_awkward_abs_paths PROPERTIES TIMEOUT 180 PASS_REGULAR_EXPRESSION "abs-ok")
