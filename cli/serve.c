@@ -157,6 +157,12 @@ int cli_serve(cli_opts *o) {
     snprintf(openapi, sizeof openapi, "docs/openapi.yaml");
   else
     snprintf(openapi, sizeof openapi, "%s/docs/openapi.yaml", CDPLAN_SOURCE_DIR);
+  /* A --web that is not a folder would serve 404s for the dashboard with
+   * nothing said: the same command-line mistake as a missing input file. */
+  if (web && !is_dir(web)) {
+    rc = svc_err_set(&err, SVC_BAD_ARGS, "web", "--web %s: not a readable folder", web);
+    goto cleanup;
+  }
   if (!web) {
     snprintf(webdef, sizeof webdef, "%s/web", CDPLAN_SOURCE_DIR);
     web = is_dir("web") ? "web" : is_dir(webdef) ? webdef : NULL;

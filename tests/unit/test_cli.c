@@ -130,7 +130,8 @@ static void test_cli__errors_are_json_on_stderr(void **state) {
  * treats a missing one (or a folder where a file belongs) as the
  * command-line mistake README documents (exit 2, bad_args naming the
  * path), not as our internal failure (3): calibrate, validate ingest,
- * hw import and serve --token-file read theirs outside cli_read_input. */
+ * hw import and serve --token-file read theirs outside cli_read_input;
+ * serve --web names a folder that must exist (it served 404s silently). */
 static void test_cli__missing_input_paths_exit_2_everywhere(void **state) {
   (void)state;
   static const char *const cmds[][8] = {
@@ -141,6 +142,7 @@ static void test_cli__missing_input_paths_exit_2_everywhere(void **state) {
       {"validate", "ingest", "/nonexistent/m.json", NULL},
       {"hw", "import", "/nonexistent/m.json", NULL},
       {"serve", "--listen", "127.0.0.1:0", "--token-file", "/nonexistent/m.json", NULL},
+      {"serve", "--listen", "127.0.0.1:0", "--web", "/nonexistent/m.json", NULL},
   };
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
     run_result r = run(NULL, cmds[i]);
