@@ -45,8 +45,6 @@ typedef enum {
   P_COLL_ALPHA_CLUSTER_US,
   P_COLL_NET_EFF,  /* achieved / peak per-GPU NIC bandwidth in collectives */
   P_COLL_NVLS_EFF, /* achieved / peak link bandwidth of in-switch (NVLS) all-reduce */
-  P_GEMM_SM_BPC,   /* GEMM DRAM traffic's SM-side rate, bytes per SM per clock (Hopper only;
-                    * NaN when the calibration does not carry it: gemm.c, params.c) */
   P__COUNT
 } cost_param_id;
 

@@ -11,11 +11,8 @@
  *            load path) [+ the unaligned kernels' element-wise C stores];
  *            math uses the dtype's efficiency, times
  *            gemm_wg1_eff for 64-row tiles (one consumer warpgroup)
- *   t_memory = DRAM bytes / bw, the operand bytes counted per wave of
- *            concurrent CTAs (their footprint in L2);
- *            bw = hbm_bw * gemm_mem_eff, or, where the calibration carries
- *            gemm_sm_bytes_per_clk (Hopper), HBM's streaming rate and the
- *            SMs' own rate in series (GEMM_HBM_STREAM_FRAC below)
+ *   t_memory = DRAM bytes / (hbm_bw * gemm_mem_eff), the operand bytes
+ *            counted per wave of concurrent CTAs (their footprint in L2)
  * Sources: wave quantization and tile quantization -- NVIDIA "Matrix
  * Multiplication Background User's Guide" (Deep Learning Performance docs);
  * roofline -- Williams, Waterman, Patterson, CACM 2009 (the p-norm is its
@@ -56,19 +53,6 @@ static const tile amp_tiles[] = {{256, 64}, {64, 256}, {128, 128}, {128, 64}, {6
 /* FP32 without tensor cores: SIMT SGEMM tiles (CUTLASS sgemm). */
 static const tile simt_tiles[] = {{128, 128}, {128, 64}, {64, 64}};
 static const int splits[] = {1, 2, 4, 8, 16, 32};
-
-/* Issue 25, seventeenth round (docs/kernels.md): where the calibration
- * carries gemm_sm_bytes_per_clk (F), a GEMM's DRAM rate is two limits in
- * series, joined like the model's other rooflines (p-norm of times, p = 2):
- *   1 / bw = sqrt((1 / (hbm_bw * GEMM_HBM_STREAM_FRAC))^2
- *                 + (1 / (F * compute_units * clock))^2).
- * The HBM side is the fraction streaming reaches, measured, not fitted:
- * 3.2 GB adds run at 4.38 TB/s of 4.8 on the H200
- * (data/measurements/h200-extra/memory_ops.json) and 3.06 of 3.35 on the
- * H100 (data/measurements/h100-check/memory_ops.json), 0.91 of both. The
- * SM side is the same die and clock on both boards; F is fitted on the
- * H200 in place of gemm_mem_eff (calibrate.c). */
-#define GEMM_HBM_STREAM_FRAC 0.91
 
 int cost_gemm_eff_param(int dt) {
   switch (dt) {
@@ -265,10 +249,6 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   double fill = p[P_TILE_FILL_US] * 1e-6;
   double kstep = p[P_KSTEP_NS] * 1e-9;
   double bw = hw->hbm_bw * p[P_GEMM_MEM_EFF];
-  if (p[P_GEMM_SM_BPC] > 0) { /* NaN (not carried): hbm_bw * gemm_mem_eff */
-    double hbm = 1.0 / (hw->hbm_bw * GEMM_HBM_STREAM_FRAC), sm = 1.0 / (p[P_GEMM_SM_BPC] * cu * clk);
-    bw = 1.0 / sqrt(hbm * hbm + sm * sm);
-  }
   double l2 = hw->l2_bytes > 0 ? hw->l2_bytes : 0;
 
   /* Compulsory DRAM traffic: each operand once, C written once. */
