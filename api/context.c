@@ -161,8 +161,7 @@ static int load(api_ctx *ctx, const char *name, int calibrated, cost_hw *hw, svc
  * on data/measurements/h200). Checked on an H100 SXM the model was never
  * fitted on: data/measurements/h100-check/ (its README has the figures).
  * The GEMM-structure terms too (tile fill, K step, epilogue drain, the
- * one-warpgroup rate, memory-bound GEMMs' bandwidth fraction and C's
- * store rate (gemm_store_bytes_per_clk, data/measurements/h100-storepath/), the
+ * one-warpgroup rate, memory-bound GEMMs' bandwidth fraction, the
  * unaligned-operand element rate, and the rate of the mma.sync tf32
  * kernels cuBLAS runs for small and unaligned tf32 GEMMs): the same die
  * runs the same cuBLAS kernels; data/measurements/h100-inherit/ has the
@@ -177,7 +176,6 @@ static const char *const inherited_prefix[] = {"stream_eff",
                                                "step_",
                                                "gemm_epilogue_drain",
                                                "gemm_mem_eff",
-                                               "gemm_store_bytes_per_clk",
                                                "gemm_wg1_eff",
                                                "kstep_ns",
                                                "tile_fill_us",

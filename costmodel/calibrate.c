@@ -191,12 +191,6 @@ int cost_calibrate(const cost_hw *hw, const cost_sample *samples, size_t n, cost
   if (rep) memset(rep, 0, sizeof *rep);
   if (!hw || !out || (!samples && n > 0)) return COST_EINVAL;
   cost_params_resolve(hw, p);
-  /* Hopper: a GEMM's C stores have an SM-side rate (gemm.c,
-   * gemm_store_bytes_per_clk), fitted beside gemm_mem_eff (which keeps
-   * pricing the operand reads). Elsewhere the parameter stays NaN (off),
-   * moves nothing and is not written. */
-  if (isnan(p[P_GEMM_STORE_BPC]) && !strcmp(hw->arch, "hopper"))
-    p[P_GEMM_STORE_BPC] = cost_param_default(hw, P_GEMM_STORE_BPC);
   for (int i = 0; i < P__COUNT; i++) p[i] = clampd(p[i], lo_of(i), cost_param_table[i].hi);
 
   idx = malloc((n ? n : 1) * sizeof *idx);
@@ -308,13 +302,13 @@ int cost_calibrate(const cost_hw *hw, const cost_sample *samples, size_t n, cost
   sse = residuals(&f, p, r);
 
   memset(out, 0, sizeof *out);
+  out->n = P__COUNT;
   for (int i = 0; i < P__COUNT; i++) {
-    if (isnan(p[i])) continue; /* gemm_store_bytes_per_clk off: not carried (the last entry) */
     size_t k = 0;
-    for (; cost_param_table[i].name[k] && k + 1 < sizeof out->names[0]; k++)
-      out->names[out->n][k] = cost_param_table[i].name[k];
-    out->names[out->n][k] = '\0';
-    out->values[out->n++] = p[i];
+    for (; cost_param_table[i].name[k] && k + 1 < sizeof out->names[i]; k++)
+      out->names[i][k] = cost_param_table[i].name[k];
+    out->names[i][k] = '\0';
+    out->values[i] = p[i];
   }
   if (rep) {
     rep->iterations = it;

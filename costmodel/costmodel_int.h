@@ -43,10 +43,8 @@ typedef enum {
   P_COLL_BUS_EFF,     /* NCCL bus bandwidth / link peak */
   P_COLL_ALPHA_NODE_US,
   P_COLL_ALPHA_CLUSTER_US,
-  P_COLL_NET_EFF,   /* achieved / peak per-GPU NIC bandwidth in collectives */
-  P_COLL_NVLS_EFF,  /* achieved / peak link bandwidth of in-switch (NVLS) all-reduce */
-  P_GEMM_STORE_BPC, /* GEMM C stores' SM-side rate, bytes per SM per clock (Hopper only;
-                     * NaN when the calibration does not carry it: gemm.c, params.c) */
+  P_COLL_NET_EFF,  /* achieved / peak per-GPU NIC bandwidth in collectives */
+  P_COLL_NVLS_EFF, /* achieved / peak link bandwidth of in-switch (NVLS) all-reduce */
   P__COUNT
 } cost_param_id;
 

@@ -6,17 +6,13 @@
  *   t_compute = waves * (t_tile + fill),  waves = ceil(ctas / compute_units)
  *            (ctas / compute_units past one wave for the TMA kernels:
  *            stream-K tail balancing)
- *   drain = gemm_epilogue_drain * last wave's C bytes / bw_st
+ *   drain = gemm_epilogue_drain * last wave's C bytes / DRAM bandwidth
  *   t_tile = max(math, shared-memory operand feed, K-step floor, unaligned
  *            load path) [+ the unaligned kernels' element-wise C stores];
  *            math uses the dtype's efficiency, times
  *            gemm_wg1_eff for 64-row tiles (one consumer warpgroup)
- *   t_memory = operand bytes / (hbm_bw * gemm_mem_eff) + bytes written /
- *            bw_st, the operand bytes counted per wave of concurrent CTAs
- *            (their footprint in L2); bw_st = hbm_bw * gemm_mem_eff too,
- *            or, where the calibration carries gemm_store_bytes_per_clk
- *            (Hopper), HBM's streaming rate and the SMs' store rate in
- *            series (GEMM_HBM_STREAM_FRAC below)
+ *   t_memory = DRAM bytes / (hbm_bw * gemm_mem_eff), the operand bytes
+ *            counted per wave of concurrent CTAs (their footprint in L2)
  * Sources: wave quantization and tile quantization -- NVIDIA "Matrix
  * Multiplication Background User's Guide" (Deep Learning Performance docs);
  * roofline -- Williams, Waterman, Patterson, CACM 2009 (the p-norm is its
@@ -57,22 +53,6 @@ static const tile amp_tiles[] = {{256, 64}, {64, 256}, {128, 128}, {128, 64}, {6
 /* FP32 without tensor cores: SIMT SGEMM tiles (CUTLASS sgemm). */
 static const tile simt_tiles[] = {{128, 128}, {128, 64}, {64, 64}};
 static const int splits[] = {1, 2, 4, 8, 16, 32};
-
-/* Issue 25, eighteenth round (docs/kernels.md; data/measurements/
- * h100-storepath/): where the calibration carries gemm_store_bytes_per_clk
- * (S), the bytes a GEMM writes (C, split-K's fp32 partials, the epilogue
- * drain) go at two limits in series, joined like the model's other
- * rooflines (p-norm of times, p = 2):
- *   1 / bw_st = sqrt((1 / (hbm_bw * GEMM_HBM_STREAM_FRAC))^2
- *                    + (1 / (S * compute_units * clock))^2);
- * the operand reads stay at hbm_bw * gemm_mem_eff. The HBM side is the
- * fraction streaming writes reach, measured, not fitted: 3.2 GB adds run
- * at 4.38 TB/s of 4.8 on the H200 (data/measurements/h200-extra/
- * memory_ops.json) and 3.06 of 3.35 on the H100 (data/measurements/
- * h100-check/memory_ops.json), 0.91 of both. The SM side is the same die
- * and clock on both boards; S is fitted on the H200 beside gemm_mem_eff
- * (calibrate.c). */
-#define GEMM_HBM_STREAM_FRAC 0.91
 
 int cost_gemm_eff_param(int dt) {
   switch (dt) {
@@ -268,16 +248,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   double load_rate = p[P_UNALIGNED_EPC] * clk * vec; /* elements/s per SM */
   double fill = p[P_TILE_FILL_US] * 1e-6;
   double kstep = p[P_KSTEP_NS] * 1e-9;
-  double bw = hw->hbm_bw * p[P_GEMM_MEM_EFF], bw_st = bw;
-  /* NaN (not carried): bw_st = bw, and the sums below keep their
-   * one-division form, so those accelerators' figures are unchanged to
-   * the last bit. */
-  int st = p[P_GEMM_STORE_BPC] > 0;
-  if (st) {
-    double hbm = 1.0 / (hw->hbm_bw * GEMM_HBM_STREAM_FRAC),
-           sm = 1.0 / (p[P_GEMM_STORE_BPC] * cu * clk);
-    bw_st = 1.0 / sqrt(hbm * hbm + sm * sm);
-  }
+  double bw = hw->hbm_bw * p[P_GEMM_MEM_EFF];
   double l2 = hw->l2_bytes > 0 ? hw->l2_bytes : 0;
 
   /* Compulsory DRAM traffic: each operand once, C written once. */
@@ -288,7 +259,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   if (M == 1 || N == 1) {
     /* A matrix-vector product: cuBLAS dispatches GEMV kernels, bound by
      * streaming the matrix once (no tiles, no alignment fast path). */
-    double t_mem = st ? batch * (A + B) / bw + batch * C / bw_st : base_bytes / bw,
+    double t_mem = base_bytes / bw,
            t_c = 2.0 * M * N * K * batch / (peak * p[cost_gemm_eff_param(dt)]);
     best = (cand){
         sqrt(t_mem * t_mem + t_c * t_c) + fill, t_c, t_mem, 1, base_bytes, 0, 0, t_c, 1, 1, 1};
@@ -353,13 +324,11 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * hide and no bandwidth term sees: the profiled reduce kernels of
        * small outputs run 1.7-2.7 us with few splits and 6.1 us for
        * 119x47x11047 bf16 (K long, many splits), well above their bytes
-       * (docs/model.md, "GEMM time on awkward shapes"). The partials are
-       * read at the operand rate, C written at the store rate (bw_st). */
-      double red =
-          s > 1 ? fill + (forced ? GEMM_RED_GAP_US * 1e-6 : 0) + s * GEMM_RED_SPLIT_NS * 1e-9 +
-                      batch * (double)M * N *
-                          (st ? (double)s * 4.0 / bw + bo / bw_st : ((double)s * 4.0 + bo) / bw)
-                : 0;
+       * (docs/model.md, "GEMM time on awkward shapes"). */
+      double red = s > 1 ? fill + (forced ? GEMM_RED_GAP_US * 1e-6 : 0) +
+                               s * GEMM_RED_SPLIT_NS * 1e-9 +
+                               batch * (double)M * N * ((double)s * 4.0 + bo) / bw
+                         : 0;
       double t_comp = cost_gemm_fill_once(hw) ? waves * t_tile + fill : waves * (t_tile + fill);
       if (t_comp + red >= best.t) continue; /* the total below is >= t_comp + red */
       /* DRAM operand traffic. The CTAs of one wave run in step along K,
@@ -378,9 +347,8 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
       /* Operands that fit in L2 together are read from DRAM once. */
       if (batch * (A + B) <= l2) opnd = batch * (A + B);
       /* split-K partials: fp32 written once per split by the main kernel */
-      double wr = batch * C + (s > 1 ? (double)s * batch * (double)M * N * 4.0 : 0);
-      double bytes = opnd + wr;
-      double t_mem = st ? opnd / bw + wr / bw_st : bytes / bw;
+      double bytes = opnd + batch * C + (s > 1 ? (double)s * batch * (double)M * N * 4.0 : 0);
+      double t_mem = bytes / bw;
       /* Compute and DRAM traffic overlap imperfectly (the TMA pipeline
        * stalls the MMAs when the loads fall behind, and the reverse): the
        * soft roofline, p-norm with p = 2 (costmodel_int.h). Fitted p on
@@ -395,7 +363,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
        * large C tiles were predicted 5-10 % fast without it
        * (data/measurements/h200/gemm.json: bf16 32768x128x128,
        * 8192x128x256); CV p90 21.2 -> 19.9 % with the line above. */
-      double drain = p[P_EPI_DRAIN] * conc * bm * bn * (s > 1 ? 4.0 : bo) / bw_st;
+      double drain = p[P_EPI_DRAIN] * conc * bm * bn * (s > 1 ? 4.0 : bo) / bw;
       double t = sqrt(t_comp * t_comp + t_mem * t_mem) + red + drain;
       if (t < best.t)
         best = (cand){t, t_comp + red, t_mem, waves, bytes, t_tile, t_load, t_math, bm, bn, s};

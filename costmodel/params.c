@@ -42,7 +42,6 @@ const cost_param_def cost_param_table[P__COUNT] = {
     [P_COLL_ALPHA_CLUSTER_US] = {"coll_alpha_cluster_us", 0.5, 100.0},
     [P_COLL_NET_EFF] = {"coll_net_eff", 0.3, 1.0},
     [P_COLL_NVLS_EFF] = {"coll_nvls_eff", 0.3, 1.0},
-    [P_GEMM_STORE_BPC] = {"gemm_store_bytes_per_clk", 2.0, 64.0},
 };
 
 /* Achieved fractions of the scale-up links in NCCL/RCCL collectives, by
@@ -205,16 +204,6 @@ double cost_param_default(const cost_hw *hw, int id) {
    * achieved fraction of the link, coll_nvls_eff above. */
   case P_COLL_NVLS_EFF:
     return coll_nvls_eff(hw);
-  /* The SM side of a GEMM's C stores (gemm.c, issue 25 eighteenth
-   * round): bytes each SM writes toward L2 / DRAM per clock. Global memory
-   * is served in 32-byte segments (CUDA C Programming Guide, "Device
-   * Memory Accesses"; Nsight Compute counts L1 <-> L2 traffic in 32-byte
-   * sectors); one sector per SM per clock is a round assumption, not a
-   * measured figure. Used only where the calibration carries it (Hopper: fitted
-   * on data/measurements/h200, inherited by the H100 and GH200); the fit
-   * starts here. */
-  case P_GEMM_STORE_BPC:
-    return 32.0;
   default:
     return NAN;
   }
@@ -228,9 +217,6 @@ static int param_find(const char *name) {
 
 void cost_params_resolve(const cost_hw *hw, double *p) {
   for (int i = 0; i < P__COUNT; i++) p[i] = cost_param_default(hw, i);
-  /* The GEMM's SM-side store rate applies only where the calibration
-   * carries it (gemm.c): otherwise NaN, which gemm.c reads as "off". */
-  p[P_GEMM_STORE_BPC] = NAN;
   const cost_calib *c = &hw->calib;
   int n = c->n < 0 ? 0 : (c->n > COST_MAX_CALIB ? COST_MAX_CALIB : c->n);
   for (int i = 0; i < n; i++) {
