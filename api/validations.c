@@ -66,12 +66,11 @@ static int parse_id(const char *s, int64_t *id, svc_err *err) {
 static int parse_result(const char *text, size_t len, cJSON **out, svc_err *err) {
   if (len > VAL_MAX_RESULT)
     return svc_err_set(err, SVC_TOO_LARGE, "", "a result is at most %u bytes", VAL_MAX_RESULT);
-  if (len <= API_MAX_BODY) return api_parse_body(text, len, out, err);
-  *out = cJSON_ParseWithLength(text, len);
-  if (cJSON_IsObject(*out)) return 0;
-  cJSON_Delete(*out);
-  *out = NULL;
-  return svc_err_set(err, SVC_BAD_JSON, "", "the result is not a JSON object");
+  /* The checks of every body (depth, \u0000, duplicate names, trailing
+   * data, an object) at any size: a result past API_MAX_BODY was once only
+   * parsed, so a duplicate "id" or trailing junk in a large sweep's result
+   * was stored. */
+  return api_parse_body_max(text, len, VAL_MAX_RESULT, out, err);
 }
 
 /* The result's check (validate/ calls it for output files and POSTs): a

@@ -493,6 +493,59 @@ static void test_val_local__submit_body_limit_raised_by_local_caller(void **stat
   free(rt);
 }
 
+/* A result past API_MAX_BODY (a large sweep's) gets the checks of every
+ * body: a duplicate member or trailing data is refused (400, the job not
+ * done), where it was once only parsed and stored; the same result clean
+ * is taken. */
+static void test_val_local__large_result_checked_like_small(void **state) {
+  api_ctx *ctx = *state;
+  char *pt = NULL, *rt = NULL, *out = NULL;
+  svc_err err;
+  report_texts(30000, &pt, &rt);
+  assert_non_null(pt);
+  assert_non_null(rt);
+  size_t blen = strlen(pt) + 256;
+  char *body = malloc(blen);
+  assert_non_null(body);
+  snprintf(body, blen,
+           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
+           "\"prediction\":%s}",
+           pt);
+  api_val_opts big = {.max_body = API_MAX_RESULT};
+  api_reply rep = {0};
+  assert_int_equal(api_validation_submit_reply(ctx, body, strlen(body), &big, &rep, &err), 0);
+  int id = atoi(rep.id);
+  api_reply_dispose(&rep);
+  size_t rlen = strlen(rt) + 128;
+  char *res = malloc(rlen);
+  assert_non_null(res);
+  for (size_t i = 0; i < 2; i++) {
+    if (i == 0) /* a duplicate name */
+      snprintf(res, rlen, "{\"id\":%d,\"kind\":\"gemm_sweep\",\"kind\":\"memory_ops\",\"rows\":%s}",
+               id, rt);
+    else /* trailing data */
+      snprintf(res, rlen, "{\"id\":%d,\"kind\":\"gemm_sweep\",\"rows\":%s} junk", id, rt);
+    assert_true(strlen(res) > API_MAX_BODY);
+    assert_int_equal(api_validation_ingest(ctx, res, strlen(res), &out, &err), -SVC_BAD_JSON);
+    assert_null(out);
+    if (i == 0) assert_non_null(strstr(err.message, "kind appears more than once"));
+    cJSON *d = get(ctx, id);
+    assert_string_not_equal(str(d, "state"), "done");
+    cJSON_Delete(d);
+  }
+  snprintf(res, rlen, "{\"id\":%d,\"kind\":\"gemm_sweep\",\"rows\":%s}", id, rt);
+  assert_true(strlen(res) > API_MAX_BODY);
+  assert_int_equal(api_validation_ingest(ctx, res, strlen(res), &out, &err), 0);
+  free(out);
+  cJSON *d = get(ctx, id);
+  assert_string_equal(str(d, "state"), "done");
+  cJSON_Delete(d);
+  free(res);
+  free(body);
+  free(pt);
+  free(rt);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_val_local__selftest_end_to_end, setup, teardown),
@@ -510,6 +563,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_val_local__report_large_join_matches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_val_local__submit_body_limit_raised_by_local_caller,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_val_local__large_result_checked_like_small, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
