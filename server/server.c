@@ -179,6 +179,59 @@ static enum MHD_Result reserve(srv_req *r, size_t n) {
                          "too many request bodies are being received; retry shortly");
 }
 
+/* The query parameters each /v1 route reads (docs/openapi.yaml's "in:
+ * query"); any other name is refused, naming it, instead of ignored (a
+ * typo such as ?vendr=amd answered with the whole catalog). The routes
+ * that need no token (health, metrics, the dashboard's files) take any
+ * query: probes and cache-busters add their own. */
+static const struct {
+  const char *method, *path, *names;
+} query_names[] = {
+    {"GET", "/v1/hardware", ",vendor,"},
+    {"GET", "/v1/plans", ",limit,after,"},
+    {"GET", "/v1/plans/{id}", ",format,module,"},
+    /* refused by its handler with the route that calibrates now */
+    {"GET", "/v1/validations/{id}/report", ",calibrate,"},
+};
+
+typedef struct {
+  const char *allowed; /* ",a,b," or "" */
+  char bad[64];
+} query_check;
+
+static enum MHD_Result query_name_ok(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value) {
+  query_check *q = cls;
+  char probe[72];
+  (void)kind;
+  (void)value;
+  int n = snprintf(probe, sizeof probe, ",%s,", key ? key : "");
+  if (key && !strchr(key, ',') && n > 0 && (size_t)n < sizeof probe && strstr(q->allowed, probe))
+    return MHD_YES;
+  svc_strlcpy(q->bad, key && *key ? key : "(empty name)", sizeof q->bad);
+  return MHD_NO; /* stop at the first unknown name */
+}
+
+static enum MHD_Result check_query(srv_req *r) {
+  query_check q = {.allowed = ""};
+  if (r->route->scope == SRV_SCOPE_OPEN || strncmp(r->route->path, "/v1/", 4)) return MHD_YES;
+  for (size_t i = 0; i < sizeof query_names / sizeof query_names[0]; i++)
+    if (!strcmp(query_names[i].path, r->route->path) &&
+        same_method(query_names[i].method, r->method))
+      q.allowed = query_names[i].names;
+  MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_name_ok, &q);
+  if (!q.bad[0]) return MHD_YES;
+  char msg[160];
+  size_t len = strlen(q.allowed);
+  if (len > 2)
+    snprintf(msg, sizeof msg, "unknown query parameter '%s'; %s %s reads only: %.*s", q.bad,
+             r->method, r->route->path, (int)(len - 2), q.allowed + 1);
+  else
+    snprintf(msg, sizeof msg, "unknown query parameter '%s'; %s %s reads none", q.bad, r->method,
+             r->route->path);
+  return srv_reply_fail(r, SVC_BAD_FIELD, q.bad, msg);
+}
+
 /* The checks before any body byte is read. Returns MHD_YES with nothing
  * queued when the request may go on. */
 static enum MHD_Result admit(srv_req *r, const char *url) {
@@ -216,6 +269,8 @@ static enum MHD_Result admit(srv_req *r, const char *url) {
   ok = srv_auth_check(r);
   if (r->replied || ok != MHD_YES) return ok;
   ok = srv_limit_token(r);
+  if (r->replied || ok != MHD_YES) return ok;
+  ok = check_query(r);
   if (r->replied || ok != MHD_YES) return ok;
   if (r->route->body) {
     const char *ct =
