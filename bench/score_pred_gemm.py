@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""GEMM time of a committed predictions file (its "gemm" array, written by
+`kernel_awkward --predict` before a sweep) against a measured gemm_sweep
+result (blind_gemm.json): |pred/meas - 1|, median and p90 (linear
+interpolation, as bench/kernel_awkward.c's pct()), over all rows and over
+the unaligned ones (K or N not a multiple of 8), and per dtype. Used to
+score the candidates' predictions on a blind set; on a shipped model's
+predictions.json it must print kernel_awkward --blind-dir's figures.
+Usage: score_pred_gemm.py PREDICTIONS.json BLIND_GEMM.json [LABEL]"""
+import json
+import sys
+
+
+def pct(v, q):
+    v = sorted(v)
+    if not v:
+        return float("nan")
+    pos = q * (len(v) - 1)
+    i = int(pos)
+    return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < len(v) else v[i]
+
+
+def main():
+    pred = json.load(open(sys.argv[1]))
+    meas = json.load(open(sys.argv[2]))
+    label = sys.argv[3] if len(sys.argv) > 3 else sys.argv[1]
+    key = lambda r: (r["m"], r["n"], r["k"], r.get("layout") or "nn", r["dtype"])
+    p = {key(r): r["ms"] for r in pred.get("gemm", [])}
+    rows = []
+    for r in meas.get("rows", []):
+        k = key(r)
+        if k in p and r.get("ms", 0) > 0:
+            rows.append((k, abs(p[k] / r["ms"] - 1)))
+    missing = len(meas.get("rows", [])) - len(rows)
+    groups = [("all", lambda k: True), ("unaligned", lambda k: k[2] % 8 or k[1] % 8)]
+    groups += [(d, (lambda d: lambda k: k[4] == d)(d)) for d in ("bf16", "fp16", "tf32", "fp8")]
+    for name, f in groups:
+        e = [x for k, x in rows if f(k)]
+        if e:
+            print("%-28s %-10s %4d  median %5.1f%%  p90 %5.1f%%" %
+                  (label, name, len(e), pct(e, .5) * 100, pct(e, .9) * 100))
+    if missing:
+        print("%-28s %d measured rows had no prediction" % (label, missing))
+
+
+if __name__ == "__main__":
+    main()
