@@ -10,7 +10,8 @@ Scored: the gemm_sweep rows (blind_gemm.json, "sweep") of h100-awkward4..16,
   clause 2: every set's unaligned p90 (none worse by more than 1 point);
 and, for the record, the rows the round was about (K <= 128, M x N >= 256K),
 signed median, all H100 sets in the dump.
-Usage: mempath_score.py BASE_ROWS M_ROWS [first_set last_set]"""
+Usage: mempath_score.py BASE_ROWS CAND_ROWS [first_set last_set] [--label NAME]
+(NAME: the candidate, M by default; the eighteenth round ran it with --label W)."""
 import os
 import re
 import statistics as st
@@ -40,11 +41,17 @@ def mp(v):
 
 
 def main():
-    b, c = load(sys.argv[1]), load(sys.argv[2])
-    lo, hi = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (4, 16)
+    args, label = list(sys.argv[1:]), "M"
+    if "--label" in args:
+        i = args.index("--label")
+        label = args[i + 1]
+        del args[i:i + 2]
+    b, c = load(args[0]), load(args[1])
+    lo, hi = (int(args[2]), int(args[3])) if len(args) > 3 else (4, 16)
     sets = range(lo, hi + 1)
     assert len(b) == len(c)
-    print("per set, unaligned gemm_sweep rows, median / p90 %% (base -> M), sets %d..%d" % (lo, hi))
+    print("per set, unaligned gemm_sweep rows, median / p90 %% (base -> %s), sets %d..%d" %
+          (label, lo, hi))
     worst = -1e9
     for s in sets:
         eb = [r["e"] for r in b if r["set"] == s and r["un"]]
