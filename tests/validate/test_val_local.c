@@ -352,17 +352,24 @@ static void test_val_local__cap_queues_and_drains_fifo(void **state) {
   assert_non_null(strstr(err.message, "CDPLAN_LOCAL_MAX"));
 }
 
+/* The submit body of a bundle gemm_sweep job carrying prediction (malloc'd). */
+static char *bundle_body(const char *prediction) {
+  size_t n = strlen(prediction) + 128;
+  char *b = malloc(n);
+  assert_non_null(b);
+  snprintf(b, n,
+           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
+           "\"prediction\":%s}",
+           prediction);
+  return b;
+}
+
 /* Submit a bundle job with prediction, ingest result (both JSON bodies;
  * result gets the job's id) and return the report. */
 static cJSON *report_for(api_ctx *ctx, const char *prediction, const char *rows) {
   char *out = NULL, ids[16];
   svc_err err;
-  size_t blen = strlen(prediction) + 256;
-  char *body = malloc(blen);
-  snprintf(body, blen,
-           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
-           "\"prediction\":%s}",
-           prediction);
+  char *body = bundle_body(prediction);
   cJSON *s = call_submit(ctx, body);
   free(body);
   int id = id_of(s);
@@ -474,13 +481,7 @@ static void test_val_local__submit_body_limit_raised_by_local_caller(void **stat
   api_reply r = {0};
   report_texts(30000, &pt, &rt);
   assert_non_null(pt);
-  size_t bl = strlen(pt) + 128;
-  char *req = malloc(bl);
-  assert_non_null(req);
-  snprintf(req, bl,
-           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
-           "\"prediction\":%s}",
-           pt);
+  char *req = bundle_body(pt);
   assert_true(strlen(req) > API_MAX_BODY);
   assert_int_equal(api_validation_submit_reply(ctx, req, strlen(req), NULL, &r, &err),
                    -SVC_TOO_LARGE);
@@ -504,13 +505,7 @@ static void test_val_local__large_result_checked_like_small(void **state) {
   report_texts(30000, &pt, &rt);
   assert_non_null(pt);
   assert_non_null(rt);
-  size_t blen = strlen(pt) + 256;
-  char *body = malloc(blen);
-  assert_non_null(body);
-  snprintf(body, blen,
-           "{\"kind\":\"gemm_sweep\",\"hardware\":\"h200\",\"backend\":\"bundle\","
-           "\"prediction\":%s}",
-           pt);
+  char *body = bundle_body(pt);
   api_val_opts big = {.max_body = API_MAX_RESULT};
   api_reply rep = {0};
   assert_int_equal(api_validation_submit_reply(ctx, body, strlen(body), &big, &rep, &err), 0);
