@@ -188,6 +188,21 @@ static void sel_row(const cost_hw *hw, const ks_shape *sh, int n, int dt, const 
   free(sel);
 }
 
+/* SRC/REL, or REL where it is absolute (--jobs and --blind-dir take either:
+ * a path relative to the source tree or an absolute one). */
+static void src_path(char *buf, size_t cap, const char *src, const char *rel) {
+  int n = rel[0] == '/' ? snprintf(buf, cap, "%s", rel) : snprintf(buf, cap, "%s/%s", src, rel);
+  if (n < 0 || (size_t)n >= cap) buf[0] = '\0'; /* too long: no such file */
+}
+
+/* DIR/NAME under src as src_path places it. */
+static void under(char *buf, size_t cap, const char *src, const char *dir, const char *name) {
+  char rel[1024];
+  int n = snprintf(rel, sizeof rel, "%s/%s", dir, name);
+  if (n < 0 || (size_t)n >= sizeof rel) rel[0] = '\0';
+  src_path(buf, cap, src, rel);
+}
+
 /* The picks of a predictions file (written by --predict and committed
  * before its sweep ran) scored on the measured shapes sh (bf16 + fp16):
  * per shape, among the measured configs, the one the file ranks fastest,
@@ -197,7 +212,7 @@ static void picks_row(const char *src, const char *rel, const ks_shape *sh, int 
                       const char *name) {
   char path[1024];
   size_t len = 0;
-  snprintf(path, sizeof path, "%s%s%s", rel[0] == '/' ? "" : src, rel[0] == '/' ? "" : "/", rel);
+  src_path(path, sizeof path, src, rel);
   char *text = cm_slurp(path, &len);
   cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
   const cJSON *sel = cJSON_GetObjectItemCaseSensitive(doc, "selection"), *e;
@@ -250,15 +265,6 @@ static void picks_row(const char *src, const char *rel, const ks_shape *sh, int 
   if (k)
     printf("%-22s %4d  top1 %.3f worst %.3f tau %.3f  (committed picks: %s)\n", name, k,
            exp(geo / k), worst, tau / k, rel);
-}
-
-/* SRC/DIR/NAME, or DIR/NAME where DIR is absolute (--jobs and --blind-dir
- * take either: a path relative to the source tree or an absolute one). */
-static void under(char *buf, size_t cap, const char *src, const char *dir, const char *name) {
-  if (dir[0] == '/')
-    snprintf(buf, cap, "%s/%s", dir, name);
-  else
-    snprintf(buf, cap, "%s/%s/%s", src, dir, name);
 }
 
 static int load_half(const char *src, const char *dir, const char *half, ks_shape **all,
@@ -1093,10 +1099,11 @@ static void backlog_rows(const cost_hw *cal, const char *src, const char *dir, c
   for (size_t i = 0; i < 2; i++) {
     cost_sample *s = NULL, *g;
     size_t n = 0;
-    if (dir[0] == '/') /* an absolute --blind-dir */
-      snprintf(path, sizeof path, "%s/%s_%s.json", dir, prefix, kk[i]);
-    else
-      snprintf(path, sizeof path, "%s/data/measurements/%s/%s_%s.json", src, dir, prefix, kk[i]);
+    char rel[1024]; /* dir: under data/measurements, or an absolute --blind-dir */
+    int nr = snprintf(rel, sizeof rel, "%s%s/%s_%s.json", dir[0] == '/' ? "" : "data/measurements/",
+                      dir, prefix, kk[i]);
+    if (nr < 0 || (size_t)nr >= sizeof rel) continue;
+    src_path(path, sizeof path, src, rel);
     if (load_cublas_ms(path, &s, &n) || !n) {
       free(s);
       continue;
