@@ -74,6 +74,18 @@ static void test_http_hardening__buckets_refill_and_stay_separate(void **state) 
   assert_int_equal(srv_ratelimit_take(NULL, "a", 1, t), 0);
 }
 
+/* POST body to /v1/estimate: 400 bad_json, the message holding needle. */
+static void expect_bad_json(const http_fixture *f, const char *body, const char *needle) {
+  http_resp r;
+  assert_int_equal(fixture_send(f, "POST", "/v1/estimate", body, NULL, &r), 0);
+  expect_status(&r, 400);
+  cJSON *doc = fixture_json(&r);
+  assert_string_equal(fixture_err_code(doc), "bad_json");
+  assert_non_null(strstr(r.body, needle));
+  cJSON_Delete(doc);
+  http_resp_dispose(&r);
+}
+
 static void test_http_hardening__json_nested_too_deep_is_400(void **state) {
   http_fixture *f = *state;
   http_resp r;
@@ -83,13 +95,7 @@ static void test_http_hardening__json_nested_too_deep_is_400(void **state) {
   for (int i = 0; i < 40; i++) body[n++] = ']';
   body[n++] = '}';
   body[n] = '\0';
-  assert_int_equal(fixture_send(f, "POST", "/v1/estimate", body, NULL, &r), 0);
-  expect_status(&r, 400);
-  cJSON *doc = fixture_json(&r);
-  assert_string_equal(fixture_err_code(doc), "bad_json");
-  assert_non_null(strstr(r.body, "nests deeper"));
-  cJSON_Delete(doc);
-  http_resp_dispose(&r);
+  expect_bad_json(f, body, "nests deeper");
   /* Brackets inside strings are not nesting. */
   n = snprintf(body, sizeof body, "{\"hardware\":\"");
   for (int i = 0; i < 60; i++) body[n++] = '[';
@@ -130,18 +136,10 @@ static void test_http_hardening__duplicate_member_is_400(void **state) {
 static void test_http_hardening__nul_escape_in_string_is_400(void **state) {
   http_fixture *f = *state;
   http_resp r;
-  assert_int_equal(
-      fixture_send(f, "POST", "/v1/estimate",
-                   "{\"hardware\":\"h200\\u0000zz\",\"ops\":[{\"op\":\"gemm\",\"m\":16,"
-                   "\"n\":1024,\"k\":479,\"dtype\":\"bf16\"}]}",
-                   NULL, &r),
-      0);
-  expect_status(&r, 400);
-  cJSON *doc = fixture_json(&r);
-  assert_string_equal(fixture_err_code(doc), "bad_json");
-  assert_non_null(strstr(r.body, "u0000"));
-  cJSON_Delete(doc);
-  http_resp_dispose(&r);
+  expect_bad_json(f,
+                  "{\"hardware\":\"h200\\u0000zz\",\"ops\":[{\"op\":\"gemm\",\"m\":16,"
+                  "\"n\":1024,\"k\":479,\"dtype\":\"bf16\"}]}",
+                  "u0000");
   assert_int_equal(
       fixture_send(f, "POST", "/v1/estimate",
                    "{\"hardware\":\"h200\\\\u0000\",\"ops\":[{\"op\":\"gemm\",\"m\":16,"
