@@ -8,16 +8,12 @@ score the candidates' predictions on a blind set; on a shipped model's
 predictions.json it must print kernel_awkward --blind-dir's figures.
 Usage: score_pred_gemm.py PREDICTIONS.json BLIND_GEMM.json [LABEL]"""
 import json
+import os
 import sys
 
-
-def pct(v, q):
-    v = sorted(v)
-    if not v:
-        return float("nan")
-    pos = q * (len(v) - 1)
-    i = int(pos)
-    return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < len(v) else v[i]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                "measurements", "h100-floor"))
+from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
 
 
 def main():

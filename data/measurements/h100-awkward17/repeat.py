@@ -7,14 +7,11 @@ one). |t1/t2 - 1|, median and p90 (bench/kernel_awkward.c's pct()), all rows
 and the unaligned ones (K or N not a multiple of 8).
 Usage: repeat.py A.json B.json LABEL"""
 import json
+import os
 import sys
 
-
-def pct(v, q):
-    v = sorted(v)
-    pos = q * (len(v) - 1)
-    i = int(pos)
-    return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < len(v) else v[i]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h100-floor"))
+from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
 
 
 def main():
