@@ -31,47 +31,51 @@
  * DISPATCH, OPEN), takes a JSON body, heavy (plan/compare/report: at most
  * heavy_max at once, else 503), precheck (run before the body is read). */
 static const srv_route routes[] = {
-    {"GET", "/healthz", srv_health, SRV_SCOPE_OPEN, 0, 0, NULL},
-    {"GET", "/metrics", srv_metrics_get, SRV_SCOPE_OPEN, 0, 0, NULL},
-    {"GET", "/openapi.yaml", srv_static_openapi, SRV_SCOPE_OPEN, 0, 0, NULL},
-    {"GET", "/", srv_static_index, SRV_SCOPE_OPEN, 0, 0, NULL},
-    {"GET", "/v1/hardware", srv_hw_list, SRV_SCOPE_READ, 0, 0, NULL},
-    {"POST", "/v1/hardware", srv_hw_create, SRV_SCOPE_ADMIN, 1, 0, NULL},
-    {"GET", "/v1/hardware/{name}", srv_hw_get, SRV_SCOPE_READ, 0, 0, NULL},
-    {"PUT", "/v1/hardware/{name}", srv_hw_replace, SRV_SCOPE_ADMIN, 1, 0, NULL},
-    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, SRV_SCOPE_ADMIN, 0, 0, NULL},
+    {"GET", "/healthz", srv_health, SRV_SCOPE_OPEN, 0, 0, NULL, NULL},
+    {"GET", "/metrics", srv_metrics_get, SRV_SCOPE_OPEN, 0, 0, NULL, NULL},
+    {"GET", "/openapi.yaml", srv_static_openapi, SRV_SCOPE_OPEN, 0, 0, NULL, NULL},
+    {"GET", "/", srv_static_index, SRV_SCOPE_OPEN, 0, 0, NULL, NULL},
+    {"GET", "/v1/hardware", srv_hw_list, SRV_SCOPE_READ, 0, 0, NULL, ",vendor,"},
+    {"POST", "/v1/hardware", srv_hw_create, SRV_SCOPE_ADMIN, 1, 0, NULL, NULL},
+    {"GET", "/v1/hardware/{name}", srv_hw_get, SRV_SCOPE_READ, 0, 0, NULL, NULL},
+    {"PUT", "/v1/hardware/{name}", srv_hw_replace, SRV_SCOPE_ADMIN, 1, 0, NULL, NULL},
+    {"DELETE", "/v1/hardware/{name}", srv_hw_delete, SRV_SCOPE_ADMIN, 0, 0, NULL, NULL},
     /* Compute endpoints only read the catalog. */
-    {"POST", "/v1/estimate", srv_estimate, SRV_SCOPE_READ, 1, 0, NULL},
-    {"POST", "/v1/step", srv_step, SRV_SCOPE_READ, 1, 0, NULL},
-    {"POST", "/v1/kernels/select", srv_kernels_select, SRV_SCOPE_READ, 1, 0, NULL},
+    {"POST", "/v1/estimate", srv_estimate, SRV_SCOPE_READ, 1, 0, NULL, NULL},
+    {"POST", "/v1/step", srv_step, SRV_SCOPE_READ, 1, 0, NULL, NULL},
+    {"POST", "/v1/kernels/select", srv_kernels_select, SRV_SCOPE_READ, 1, 0, NULL, NULL},
     /* Planning solves an ILP: heavy, and it needs the plan scope. */
-    {"POST", "/v1/plans", srv_plan_create, SRV_SCOPE_PLAN, 1, 1, NULL},
-    {"GET", "/v1/plans", srv_plan_list, SRV_SCOPE_READ, 0, 0, NULL},
-    {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0, NULL},
-    {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1, NULL},
+    {"POST", "/v1/plans", srv_plan_create, SRV_SCOPE_PLAN, 1, 1, NULL, NULL},
+    {"GET", "/v1/plans", srv_plan_list, SRV_SCOPE_READ, 0, 0, NULL, ",limit,after,"},
+    {"GET", "/v1/plans/{id}", srv_plan_get, SRV_SCOPE_READ, 0, 0, NULL, ",format,module,"},
+    {"POST", "/v1/compare", srv_compare, SRV_SCOPE_PLAN, 1, 1, NULL, NULL},
     /* Running a plan's two recipes dispatches runner jobs. */
-    {"POST", "/v1/plans/{id}/validations", srv_plan_validate, SRV_SCOPE_DISPATCH, 1, 0, NULL},
+    {"POST", "/v1/plans/{id}/validations", srv_plan_validate, SRV_SCOPE_DISPATCH, 1, 0, NULL, NULL},
     /* Validation runs dispatch work to GPUs. The runner posts its results
      * with the job's own token (X-Job-Token), checked by the api. */
-    {"POST", "/v1/validations", srv_validation_submit, SRV_SCOPE_DISPATCH, 1, 0, NULL},
-    {"GET", "/v1/validations", srv_validation_list, SRV_SCOPE_READ, 0, 0, NULL},
-    {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0, NULL},
-    {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0, NULL},
+    {"POST", "/v1/validations", srv_validation_submit, SRV_SCOPE_DISPATCH, 1, 0, NULL, NULL},
+    {"GET", "/v1/validations", srv_validation_list, SRV_SCOPE_READ, 0, 0, NULL, NULL},
+    {"GET", "/v1/validations/{id}", srv_validation_get, SRV_SCOPE_READ, 0, 0, NULL, NULL},
+    {"POST", "/v1/validations/{id}/cancel", srv_validation_cancel, SRV_SCOPE_DISPATCH, 0, 0, NULL,
+     NULL},
     /* A bundle job's files as one tarball, for the host that will run it. */
-    {"GET", "/v1/validations/{id}/bundle", srv_validation_bundle, SRV_SCOPE_DISPATCH, 0, 0, NULL},
-    /* The report joins a job's cases to its rows: bounded work, but heavy. */
-    {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 1, NULL},
+    {"GET", "/v1/validations/{id}/bundle", srv_validation_bundle, SRV_SCOPE_DISPATCH, 0, 0, NULL,
+     NULL},
+    /* The report joins a job's cases to its rows: bounded work, but heavy.
+     * ?calibrate is refused by its handler, naming the route that does it. */
+    {"GET", "/v1/validations/{id}/report", srv_validation_report, SRV_SCOPE_READ, 0, 1, NULL,
+     ",calibrate,"},
     /* Calibrating from a job stores a new calibration for everyone: admin,
      * and a POST (a GET that writes is open to cross-site requests). */
     {"POST", "/v1/validations/{id}/calibrate", srv_validation_calibrate, SRV_SCOPE_ADMIN, 0, 1,
-     NULL},
+     NULL, NULL},
     {"POST", "/v1/validations/{id}/results", srv_validation_results, SRV_SCOPE_OPEN, SRV_BODY_LARGE,
-     0, srv_validation_results_admit},
+     0, srv_validation_results_admit, NULL},
 };
 
 /* Served for GET/HEAD paths no row matches, when a web root is set. */
-static const srv_route static_route = {"GET", "/{file}", srv_static_file, SRV_SCOPE_OPEN, 0,
-                                       0,     NULL};
+static const srv_route static_route = {"GET", "/{file}", srv_static_file, SRV_SCOPE_OPEN, 0, 0,
+                                       NULL,  NULL};
 
 /* The body limit of r's route: a runner's results (a whole sweep) may be
  * larger than a request. */
@@ -179,21 +183,6 @@ static enum MHD_Result reserve(srv_req *r, size_t n) {
                          "too many request bodies are being received; retry shortly");
 }
 
-/* The query parameters each /v1 route reads (docs/openapi.yaml's "in:
- * query"); any other name is refused, naming it, instead of ignored (a
- * typo such as ?vendr=amd answered with the whole catalog). The routes
- * that need no token (health, metrics, the dashboard's files) take any
- * query: probes and cache-busters add their own. */
-static const struct {
-  const char *method, *path, *names;
-} query_names[] = {
-    {"GET", "/v1/hardware", ",vendor,"},
-    {"GET", "/v1/plans", ",limit,after,"},
-    {"GET", "/v1/plans/{id}", ",format,module,"},
-    /* refused by its handler with the route that calibrates now */
-    {"GET", "/v1/validations/{id}/report", ",calibrate,"},
-};
-
 typedef struct {
   const char *allowed; /* ",a,b," or "" */
   char bad[64];
@@ -212,13 +201,14 @@ static enum MHD_Result query_name_ok(void *cls, enum MHD_ValueKind kind, const c
   return MHD_NO; /* stop at the first unknown name */
 }
 
+/* A query name the route does not read (its row's query) is refused,
+ * naming it, instead of ignored (a typo such as ?vendr=amd answered with
+ * the whole catalog). The routes that need no token (health, metrics, the
+ * dashboard's files) take any query: probes and cache-busters add their
+ * own. */
 static enum MHD_Result check_query(srv_req *r) {
-  query_check q = {.allowed = ""};
+  query_check q = {.allowed = r->route->query ? r->route->query : ""};
   if (r->route->scope == SRV_SCOPE_OPEN || strncmp(r->route->path, "/v1/", 4)) return MHD_YES;
-  for (size_t i = 0; i < sizeof query_names / sizeof query_names[0]; i++)
-    if (!strcmp(query_names[i].path, r->route->path) &&
-        same_method(query_names[i].method, r->method))
-      q.allowed = query_names[i].names;
   MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_name_ok, &q);
   if (!q.bad[0]) return MHD_YES;
   char msg[160];

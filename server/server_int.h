@@ -57,6 +57,9 @@ typedef struct {
    * read (the results route's job token): MHD_YES with nothing queued to
    * go on. */
   srv_handler precheck;
+  /* The query names it reads, ",a,b," (docs/openapi.yaml's "in: query");
+   * NULL: none. A /v1 route that needs a token refuses any other name. */
+  const char *query;
 } srv_route;
 
 /* The route table (static storage); *n gets its length. */
