@@ -437,6 +437,9 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
                             (kp[COST_KP_ALIAS_CLK] * clk * (double)p->n));
   out->ms =
       (fmax(t_sm, t_dram) + kp[COST_KP_LAUNCH_US] * 1e-6 + splitk_reduce_s(hw, kp, p, s)) * 1e3;
+  /* the awkward-sweep residual of this tile shape (kernel_family.c) */
+  if (kp[COST_KP_AWK_FAM] > 0.0)
+    out->ms *= exp(-kp[COST_KP_AWK_FAM] * cost_kawk_log_factor(hw, p, c));
   out->feasible = 1;
   return 0;
 }

@@ -129,6 +129,8 @@ typedef enum {
                        (0: off) */
   COST_KP_SC_REFETCH, /* scalar-operand lines in flight per SM over the L1 left: their chains
                          slow by this ratio times that (0: off) */
+  COST_KP_AWK_FAM,    /* weight of the awkward-sweep residual per config at K <= 128 (Hopper,
+                         16-bit; cost_kawk_log_factor; 0: off) */
   COST_KP__COUNT
 } cost_kparam_id;
 
@@ -137,7 +139,8 @@ int cost_kparam_info(int id, const char **name, double *def, double *lo, double 
 /* Fill p[COST_KP__COUNT] from the defaults and hw->calib's overrides. */
 void cost_kparams_resolve(const cost_hw *hw, double *p);
 /* cost_kernel_predict with an explicit parameter vector and no family
- * correction (for fitting). */
+ * table correction (for fitting); the awkward residual (COST_KP_AWK_FAM)
+ * is in, at the vector's weight. */
 int cost_kernel_predict_p(const cost_hw *hw, const double *params, const cost_kproblem *p,
                           const cost_kcfg *c, cost_kpred *out);
 
@@ -164,5 +167,11 @@ const cost_kfamily *cost_kfamily_builtin(const cost_hw *hw, int *n);
  * element size included; 1 when none does. */
 double cost_kfamily_factor(const cost_kfamily *t, int n, const cost_kproblem *p,
                            const cost_kcfg *c);
+/* The awkward-sweep residual (issue 25, nineteenth round): ln(analytic x
+ * family / measured) of a 16-bit config on Hopper against the other
+ * configs of the same problem, for K <= 128 only (docs/kernels.md,
+ * "Nineteenth round"); 0 where none was measured. cost_kernel_predict_p
+ * divides its time by exp(w x this). */
+double cost_kawk_log_factor(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c);
 
 #endif

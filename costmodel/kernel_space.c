@@ -153,6 +153,12 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * 0.959 / 0.727 pooled, 0.619 -> 0.936 on the 16 rows whose picks differ. */
     [COST_KP_SC_LINES] = {"kernel_sc_lines", 0.0, 0.0, 8.0},
     [COST_KP_SC_REFETCH] = {"kernel_sc_refetch", 1.0, 0.0, 8.0},
+    /* issue 25, nineteenth round: the weight of the awkward-sweep residual
+     * per 16-bit config at K <= 128 on Hopper (kernel_family.c, hopper_awk;
+     * fitted on the blind H100 awkward sets 4-16, the weight 1 chosen by
+     * their leave-one-set-out among 0.5 and 1; docs/kernels.md "Nineteenth
+     * round"). 0 turns it off. */
+    [COST_KP_AWK_FAM] = {"kernel_awk_family", 1.0, 0.0, 2.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {

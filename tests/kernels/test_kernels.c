@@ -194,6 +194,7 @@ static void test_kernels__unaligned_c_stores(void **state) {
   cost_kpred off, on;
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
+  kp[COST_KP_AWK_FAM] = 0.0; /* K = 24: the short-K residual would scale both */
   assert_true(kp[COST_KP_EPI_SC] == 0.0);
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &un, &c, &off), 0);
   kp[COST_KP_EPI_SC] = 0.2;
@@ -204,6 +205,35 @@ static void test_kernels__unaligned_c_stores(void **state) {
   kp[COST_KP_EPI_SC] = 0.0;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &al, &c, &off), 0);
   assert_true(on.ms == off.ms);
+}
+
+/* Issue 25, nineteenth round: at K <= 128 a 16-bit config's time on Hopper
+ * is divided by exp(w x its measured residual) (kernel_family.c,
+ * hopper_awk: 256x128x64 w8 s3 -0.104, priced 10 % fast there); longer K,
+ * other element sizes, configs without an entry and other architectures
+ * keep the analytic time, and weight 0 turns it off. */
+static void test_kernels__short_k_residual(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  hw.peak_flops[COST_DT_TF32] = 494.7e12;
+  cost_kproblem sk = {2048, 1209, 76, COST_DT_BF16, "tn"};
+  cost_kproblem lk = {2048, 1209, 200, COST_DT_BF16, "tn"};
+  cost_kproblem tf = {2048, 1209, 76, COST_DT_TF32, "tn"};
+  cost_kcfg c = {256, 128, 64, 8, 3, 8, 1}, other = {256, 128, 64, 8, 4, 8, 1};
+  cost_kpred off, on;
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(&hw, kp);
+  assert_true(kp[COST_KP_AWK_FAM] == 1.0);
+  assert_true(fabs(cost_kawk_log_factor(&hw, &sk, &c) + 0.104) < 1e-12);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &sk, &c, &on), 0);
+  kp[COST_KP_AWK_FAM] = 0.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &sk, &c, &off), 0);
+  assert_true(fabs(on.ms / off.ms - exp(0.104)) < 1e-9);
+  assert_true(cost_kawk_log_factor(&hw, &lk, &c) == 0.0);
+  assert_true(cost_kawk_log_factor(&hw, &tf, &c) == 0.0);
+  assert_true(cost_kawk_log_factor(&hw, &sk, &other) == 0.0);
+  strcpy(hw.arch, "cdna3");
+  assert_true(cost_kawk_log_factor(&hw, &sk, &c) == 0.0);
 }
 
 /* Issue 25, twelfth round (measured, not kept): kernel_reg_occ scales the
@@ -541,6 +571,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__split_k_reduce_loop),
       cmocka_unit_test(test_kernels__scalar_chain_l1),
       cmocka_unit_test(test_kernels__unaligned_c_stores),
+      cmocka_unit_test(test_kernels__short_k_residual),
       cmocka_unit_test(test_kernels__reg_occ_scale),
       cmocka_unit_test(test_kernels__scalar_line_refetch),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
