@@ -1359,8 +1359,16 @@ int main(int argc, char **argv) {
       gemm_dump_mode = 1;
     else if (!strcmp(argv[i], "--blind-dir") && i + 1 < argc)
       blind_dir = argv[++i];
-    else
-      src = argv[i];
+    else {
+      int rc = ks_arg_other(
+          "kernel_awkward", argv[i],
+          "[--hw NAME] [--verbose | --configs] [--jobs DIR --predict FILE] [--blind-dir DIR] "
+          "[--gemm-rows] [--fit | --fit-all] [--refam | --refam-awk] [--set N] [--splits N] "
+          "[--picks FILE] [SOURCE_TREE]\n(environment: AWK_FAM_W, the short-K residual's weight; "
+          "docs/kernels.md)",
+          &src);
+      if (rc) return rc == 1 ? 0 : rc;
+    }
   }
   char path[1024], dir[1024];
   cost_hw hw, cal;

@@ -98,3 +98,24 @@ add_test(NAME kernel_awkward_abs_paths
     ${CMAKE_CURRENT_BINARY_DIR}/kernel_awkward_abs
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(kernel_awkward_abs_paths PROPERTIES TIMEOUT 180 PASS_REGULAR_EXPRESSION "abs-ok")
+
+# The command line: --help prints usage (exit 0), an unknown option is refused (exit 2) rather
+# than taken for the source tree, and AWK_FAM_W=0 (the short-K residual off) moves the
+# predictions of set 22's K <= 128 problems and of no other.
+add_test(NAME kernel_awkward_cli
+  COMMAND sh -c "s=\"$1\"; o=\"$2\"; rm -f \"$o\".*
+    \"$s\" --help | grep -q '^usage: kernel_awkward' || { echo no-usage; exit 1; }
+    \"$s\" --bogus 2> \"$o.err\"; r=$?
+    [ $r -eq 2 ] && grep -q 'unknown option --bogus' \"$o.err\" || { echo \"bogus rc $r\"; exit 1; }
+    \"$s\" --hw h100-sxm --jobs data/measurements/h200-awkward22/jobs --predict \"$o.on\" > /dev/null || exit 1
+    AWK_FAM_W=0 \"$s\" --hw h100-sxm --jobs data/measurements/h200-awkward22/jobs --predict \"$o.off\" > /dev/null || exit 1
+    python3 - \"$o.on\" \"$o.off\" <<'PY' || exit 1
+import json, sys
+a, b = (json.load(open(f))['selection'] for f in sys.argv[1:3])
+moved = [x['k'] for x, y in zip(a, b) if x != y]
+assert moved and all(k <= 128 for k in moved), moved
+assert any(x['k'] <= 128 and x['dtype'] in ('bf16', 'fp16') for x in a)
+PY
+    echo cli-ok" sh $<TARGET_FILE:kernel_awkward> ${CMAKE_CURRENT_BINARY_DIR}/kernel_awkward_cli
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(kernel_awkward_cli PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "cli-ok")

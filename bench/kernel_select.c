@@ -199,8 +199,13 @@ int main(int argc, char **argv) {
       starts = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
       splits = atoi(argv[++i]);
-    else
-      src = argv[i];
+    else {
+      int rc = ks_arg_other("kernel_select", argv[i],
+                            "[--verbose] [--fit | --fit-only] [--compile-check | --compile-regs] "
+                            "[--starts N] [--splits N] [SOURCE_TREE]",
+                            &src);
+      if (rc) return rc == 1 ? 0 : rc;
+    }
   }
   char path[1024];
   cost_hw hw;
