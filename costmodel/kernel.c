@@ -179,7 +179,14 @@ static double regs_estimate(const cost_karch *a, const double *kp, const cost_kc
 
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
-int64_t cost_klead_a(const cost_kproblem *p) { return p->layout[0] == 't' ? p->m : p->k; }
+/* A stored transposed ([K, M], M-major) with M = 1 is one contiguous row
+ * along K: its K stride is M = 1, which Triton specializes as the constant
+ * 1 (an integer argument equal to 1), and every row of a tile aliases it
+ * (offs_am % M). It loads as a K-major A with leading dimension K -- the
+ * wgrad GEMV 1 x N x K (K = batch) of a one-output layer (twentieth round,
+ * docs/kernels.md). */
+int cost_ka_mmajor(const cost_kproblem *p) { return p->layout[0] == 't' && p->m != 1; }
+int64_t cost_klead_a(const cost_kproblem *p) { return cost_ka_mmajor(p) ? p->m : p->k; }
 int64_t cost_klead_b(const cost_kproblem *p) {
   return p->layout[0] && p->layout[1] == 't' ? p->k : p->n;
 }
@@ -251,7 +258,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * a transposed B (forward's W^T) along K. Triton specializes each stride
    * on divisibility by 16, which decides the copy width below. */
   int64_t lda = cost_klead_a(p), ldb = cost_klead_b(p);
-  int at = p->layout[0] == 't', bt = p->layout[0] && p->layout[1] == 't';
+  int at = cost_ka_mmajor(p), bt = p->layout[0] && p->layout[1] == 't';
   /* cp.async copies 4, 8 or 16 bytes: an operand goes through it when its
    * row stride is a multiple of 16 elements (16-byte copies) or its
    * elements are 4 bytes (one copy each); a 1-byte B only on mma.sync tiles

@@ -26,6 +26,8 @@ int cost_ksync_tile(const cost_karch *a, const cost_kcfg *c);
  * reads A[M,K] along K and B[K,N] along N; 't' stores the operand
  * transposed (A along M, B along K). */
 int64_t cost_klead_a(const cost_kproblem *p);
+/* A is read along M (layout t?), which M = 1 is not (cost_klead_a). */
+int cost_ka_mmajor(const cost_kproblem *p);
 int64_t cost_klead_b(const cost_kproblem *p);
 
 #endif

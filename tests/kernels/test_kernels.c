@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "costmodel/kernel.h"
+#include "costmodel/kernel_int.h"
 
 static cost_hw h200(void) {
   cost_hw hw = {.name = "h200",
@@ -234,6 +235,27 @@ static void test_kernels__short_k_residual(void **state) {
   assert_true(cost_kawk_log_factor(&hw, &sk, &other) == 0.0);
   strcpy(hw.arch, "cdna3");
   assert_true(cost_kawk_log_factor(&hw, &sk, &c) == 0.0);
+}
+
+/* Issue 25, twentieth round: a transposed A of one row (1 x N x K `tn`,
+ * K stride M = 1, which Triton specializes as a constant) is one row
+ * contiguous along K: priced as the same problem stored `nn`, and no longer
+ * as an element-by-element M-major A (two rows still are). */
+static void test_kernels__one_row_transposed_a(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kproblem tn = {1, 256, 1088, COST_DT_BF16, "tn"}, nn = {1, 256, 1088, COST_DT_BF16, "nn"};
+  cost_kproblem two = {2, 256, 1088, COST_DT_BF16, "tn"};
+  cost_kcfg c = {64, 64, 128, 4, 3, 8, 1};
+  cost_kpred a, b, t2;
+  assert_int_equal(cost_klead_a(&tn), 1088);
+  assert_int_equal(cost_klead_a(&two), 2);
+  assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &a), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &nn, &c, &b), 0);
+  assert_int_equal(cost_kernel_predict(&hw, &two, &c, &t2), 0);
+  assert_true(a.feasible && b.feasible && t2.feasible);
+  assert_true(a.ms == b.ms);
+  assert_true(t2.ms > 1.2 * a.ms);
 }
 
 /* Issue 25, twelfth round (measured, not kept): kernel_reg_occ scales the
@@ -572,6 +594,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__scalar_chain_l1),
       cmocka_unit_test(test_kernels__unaligned_c_stores),
       cmocka_unit_test(test_kernels__short_k_residual),
+      cmocka_unit_test(test_kernels__one_row_transposed_a),
       cmocka_unit_test(test_kernels__reg_occ_scale),
       cmocka_unit_test(test_kernels__scalar_line_refetch),
       cmocka_unit_test(test_kernels__kmajor_scalar_b),
