@@ -14,7 +14,11 @@ sets 2-7 are scored after, never fitted.
 
 Runs build/bench/kernel_awkward --predict with AWK_FAM_W=0 (the model
 without the residual) for each set's jobs; --table prints the C table of
-costmodel/kernel_family.c (hopper_awk) for the chosen form.
+costmodel/kernel_family.c (hopper_awk) for the chosen form. fit_awkfam.txt
+beside this file is its output at main 7e7d74c, where the table was fitted;
+later rounds change the model under the residual (the twentieth: an A of
+one row), so a run now prints entries up to 0.002 away and the table keeps
+the fitted values.
 """
 import json
 import math
@@ -44,15 +48,14 @@ def predict(gpu, s, tmp):
         return json.load(f)["selection"]
 
 
-def load(gpu, s, tmp):
-    """bf16/fp16 problems: (problem key, [(config, predicted ms, measured ms)])."""
+def join(selection, rows):
+    """A predictions file's "selection" against a sweep's measured rows, bf16/fp16 problems only:
+    [(problem key, [(config, predicted ms, measured ms)])] over the configs both hold."""
     pm = {}
-    for p in predict(gpu, s, tmp):
+    for p in selection:
         for c in p["ranked"]:
             pm[(p["m"], p["n"], p["k"], p["layout"], p["dtype"], c["bm"], c["bn"], c["bk"],
                 c["warps"], c["stages"], c["split_k"])] = c["ms"]
-    with open(os.path.join(MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json")) as f:
-        rows = json.load(f)["rows"]
     out = []
     for r in rows:
         if r["dtype"] not in ("bf16", "fp16"):
@@ -68,6 +71,12 @@ def load(gpu, s, tmp):
         if cf:
             out.append((prob, cf))
     return out
+
+
+def load(gpu, s, tmp):
+    """Set s of gpu under the model without the residual, as join() gives it."""
+    with open(os.path.join(MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json")) as f:
+        return join(predict(gpu, s, tmp), json.load(f)["rows"])
 
 
 def key_of(form, prob, c):
