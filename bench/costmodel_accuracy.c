@@ -20,6 +20,7 @@
 
 #include "bench/costmodel_load.h"
 #include "costmodel/costmodel.h"
+#include "bench_cli.h"
 
 enum { M_ROOF, M_SHEET, M_CV, M_IN, M__N };
 static const char *mname[M__N] = {"roofline", "datasheet", "cv", "in-sample"};
@@ -88,6 +89,8 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[SOURCE_DIR]", "", 1);
+  if (cli >= 0) return cli;
   const char *src = argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR;
   char path[2048], dir[1024];
   cost_hw hw, cal;

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_cli.h"
 
 extern char **environ;
 
@@ -218,6 +219,8 @@ static long uploads(int port, pid_t server, long job, const char *token, int *re
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[CDPLAN_BINARY]", "", 1);
+  if (cli >= 0) return cli;
   const char *bin = argc > 1 ? argv[1] : CDPLAN_BIN;
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);

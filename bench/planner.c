@@ -36,6 +36,7 @@
 
 #include "bench/costmodel_load.h"
 #include "planner/planner.h"
+#include "bench_cli.h"
 
 static uint64_t rng = 88172645463325252ULL;
 
@@ -459,6 +460,13 @@ static double run_tight(int count, double tl, int *greedy_fail, int *n_ok) {
 }
 
 int main(int argc, char **argv) {
+  int cli =
+      bench_cli(argc, argv,
+                "[--quick] [--time-limit S] [--case HW TABLES GPUS]\n"
+                "       planner_bench --heavy [--lp] [--time-limit S] [--tables 100,300] "
+                "[--gpus 8,64] [--seeds 1,2,3]",
+                "--quick --heavy --lp --time-limit:1 --case:3 --tables:1 --gpus:1 --seeds:1", 0);
+  if (cli >= 0) return cli;
   int quick = 0;
   double tl5000 = 60, tl1000 = 5;
   for (int i = 1; i < argc; i++)

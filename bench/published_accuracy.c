@@ -26,6 +26,7 @@
 #include "api/api_hw.h"
 #include "bench/published_mlperf.h"
 #include "costmodel/costmodel.h"
+#include "bench_cli.h"
 
 #define MAX_ROWS 512
 
@@ -214,6 +215,8 @@ static double median_err(const row *rows, int n, const param_set *ps, const char
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[COLLECTIVES.json [MLPERF_DLRM.json]]", "", 2);
+  if (cli >= 0) return cli;
   const char *path =
       argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR "/data/measurements/published/collectives.json";
   static row rows[MAX_ROWS];

@@ -31,6 +31,7 @@
 #include "api/api_hw.h"
 #include "api/api_published.h"
 #include "bench/published_gemm.h"
+#include "bench_cli.h"
 
 enum { M_SHEET, M_FIT, M_SHIP, M__N };
 static const char *const mname[M__N] = {"datasheet", "fit-only", "shipped"};
@@ -277,6 +278,8 @@ static void harness_call(const api_pub_row *rows, size_t n) {
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[GEMM.json [GEMM_RATIOS.json]]", "", 2);
+  if (cli >= 0) return cli;
   const char *gp = argc > 1 ? argv[1] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm.json";
   const char *rp =
       argc > 2 ? argv[2] : CDPLAN_SOURCE_DIR "/data/measurements/published/gemm_ratios.json";

@@ -35,6 +35,7 @@
 #include "api/api_meas.h"
 #include "api/api_step.h"
 #include "bench/bench_json.h"
+#include "bench_cli.h"
 
 #define MAX_LLM 256
 
@@ -297,6 +298,8 @@ static int report_ratios(const lrow *m, int n, const cJSON *ratios, int print) {
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[--check | --fit] [LLM_TRAINING.json]", "--check --fit", 1);
+  if (cli >= 0) return cli;
   int check = argc > 1 && !strcmp(argv[1], "--check");
   int fit = argc > 1 && !strcmp(argv[1], "--fit");
   check |= fit;

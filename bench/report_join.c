@@ -20,6 +20,7 @@
 #include "api/api_validate.h"
 #include "bench/report_texts.h"
 #include "common/common.h"
+#include "bench_cli.h"
 
 static void die(const char *what, const svc_err *err) {
   fprintf(stderr, "report_join: %s: %s\n", what, err ? err->message : "");
@@ -96,6 +97,8 @@ static int only(int n) {
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[ROWS]", "", 1);
+  if (cli >= 0) return cli;
   char dir[] = "/tmp/cdplan-reportjoin-XXXXXX", db[96], rm[128];
   static const int sizes[] = {5000, 20000, 80000};
   if (argc > 1) return only(atoi(argv[1]) > 0 ? atoi(argv[1]) : 5000);

@@ -24,6 +24,7 @@
 
 #include "api/measure.h"
 #include "bench/bench.h"
+#include "bench_cli.h"
 
 static int g_breakdown; /* --breakdown: per-component ms under each case (and per uvm row) */
 
@@ -286,6 +287,8 @@ done:
 }
 
 int main(int argc, char **argv) {
+  int cli = bench_cli(argc, argv, "[--breakdown]", "--breakdown", 0);
+  if (cli >= 0) return cli;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--breakdown")) {
       g_breakdown = 1;
