@@ -171,6 +171,38 @@ static int gemm_small_tiles(int dt, int al) {
  * data/measurements/h200-awkward7/gemm_cv_r9.txt). */
 #define GEMM_RED_GAP_US 1.0
 
+/* Issue 25, twenty-first round: on Hopper, the non-16-byte-aligned 16-bit
+ * kernels stream an A stored transposed ('t', M-major: the wgrad GEMM
+ * dY^T x) with a B of N-major rows faster than the K-major A of nn/nt --
+ * cuBLAS runs cutlass_75_tensorop_bf16_s1688gemm_bf16_128x256_nt_align1
+ * for bf16 2048x1209x4096 tn at 121 TFLOP/s on 80 of 132 SMs
+ * (data/measurements/h100-gemm-profile/README.md), 1.6 TFLOP/s per CTA
+ * against 1.33 for the 256x128 tiles of nn 4096x1209x2048 (h100-awkward19,
+ * h100-awkward5). Before this term every set's unaligned 16-bit tn row
+ * above 20 us was predicted slow (median +14 %, 45 rows of H100 sets 2-24)
+ * while nn (+5 %) and nt (-1 %) were not. The factor on the unaligned load
+ * rate: leave-one-set-out over the 23 H100 and 7 H200 awkward sets, grid
+ * 1.0-1.5 by 0.1 jointly with GEMM_TF32_SPLIT_M below -- 1.2 in 30 folds
+ * of 30 (data/measurements/h100-gemm-time/). 1 turns it off. */
+#ifndef GEMM_TN_LOAD_X
+#define GEMM_TN_LOAD_X 1.2
+#endif
+
+/* Issue 25, twenty-first round: small tf32 GEMMs (M <= this, the Ampere
+ * mma.sync kernels) are split along K however short K is, as the bf16 align1 ones
+ * (GEMM_SPLIT_GRID_FRAC). data/measurements/h100-gemm-profile/README.md: tf32 64x256x64 and
+ * 64x256x100 tn, 24x512x256 and 64x512x256 nn run cuBLAS's
+ * cutlass_80_tensorop_s1688gemm_64x64_16x6 kernel and a splitKreduce_kernel
+ * (1.6-2.1 us), a call 8.0-8.8 us where one kernel was priced (~6 us): the
+ * -25..-34 % tf32 64x256xK tn rows of H100 sets 15-21; so does the
+ * unaligned 24x1209x2048 nn (align1 128x64 kernel and the reduce). An nt operand pair
+ * (both K-major) runs one sm80_xmma 32x32 kernel instead (64x512x13 nt), so
+ * nt is left out. The M limit: the same leave-one-set-out, grid 0 (off) /
+ * 64 / 128 -- 64 in 30 folds of 30. 0 turns it off. */
+#ifndef GEMM_TF32_SPLIT_M
+#define GEMM_TF32_SPLIT_M 64
+#endif
+
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
   int bm, bn, s;
@@ -238,6 +270,9 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   /* The bf16 align1 kernels split K on small grids (GEMM_SPLIT_GRID_FRAC);
    * K >= 4 leaves a split of 2 at least two elements each. */
   int split_small = tensor && hopper && !aligned && dt == COST_DT_BF16 && al < 4 && K >= 4;
+  /* And the small tf32 ones of the Ampere kernels whose A or B is not
+   * K-major (GEMM_TF32_SPLIT_M). */
+  if (amp && M <= GEMM_TF32_SPLIT_M && strcmp(lay, "nt") != 0 && K >= 4) split_small = 1;
   double cu = hw->compute_units, clk = hw->clock_hz;
   double peak_sm = peak * p[amp ? P_EFF_TF32_SYNC : cost_gemm_eff_param(dt)] / cu;
   double smem_bw = 128.0 * clk; /* 32 banks x 4 B per clock (CUDA guide) */
@@ -246,6 +281,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
    * case; tf32 at 4 or 8 bytes alike). */
   double vec = aligned ? 0 : ((al > 4 ? 4 : al) / b < 1 ? 1 : (al > 4 ? 4 : al) / b);
   double load_rate = p[P_UNALIGNED_EPC] * clk * vec; /* elements/s per SM */
+  if (hopper && !aligned && tensor && b == 2 && !strcmp(lay, "tn")) load_rate *= GEMM_TN_LOAD_X;
   double fill = p[P_TILE_FILL_US] * 1e-6;
   double kstep = p[P_KSTEP_NS] * 1e-9;
   double bw = hw->hbm_bw * p[P_GEMM_MEM_EFF];

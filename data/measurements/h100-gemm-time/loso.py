@@ -1,0 +1,23 @@
+import sys,collections,math,glob,re,os
+def load(f):
+    d=collections.defaultdict(list)
+    for l in open(f):
+        p=l.split(); s=p[0]; m,n,k=map(int,p[3:6]); meas=float(p[8]); pred=float(p[10])
+        d[s].append((p[2],m,n,k,p[6],meas,pred))
+    return d
+G={}
+for f in glob.glob(os.path.join(sys.argv[1] if len(sys.argv) > 1 else '/tmp/gemm-time-grid', 'gr_*_*.txt')):
+    x,m=re.match(r'gr_(.*)_(\d+)\.txt',os.path.basename(f)).groups(); G[(float(x),int(m))]=load(f)
+keys=sorted(G); sets=sorted(G[keys[0]])
+def un(r): return r[3]%8 or r[2]%8
+def loss(d,ss):
+    e=[abs(math.log(r[6]/r[5])) for s in ss for r in d[s] if un(r)]
+    return sum(e)/len(e)
+choice=collections.Counter(); held=[]
+for s in sets:
+    tr=[t for t in sets if t!=s]
+    b=min(keys,key=lambda k:loss(G[k],tr)); choice[b]+=1
+    held+= [abs(r[6]/r[5]-1) for r in G[b][s] if un(r)]
+held.sort(); print('grid',len(keys),'folds',len(sets),'choices',dict(choice))
+print('LOSO held unal med %.3f p90 %.3f'%(held[len(held)//2],held[int(.9*len(held))]))
+for k in keys: print(k,'all-sets loss %.4f'%loss(G[k],sets))
