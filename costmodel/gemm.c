@@ -203,21 +203,6 @@ static int gemm_small_tiles(int dt, int al) {
 #define GEMM_TF32_SPLIT_M 64
 #endif
 
-/* Issue 25, twenty-second round: a C that fits in L2 is written into it
- * (the L2 is write-back) and leaves for DRAM after the kernel's last CTA, so
- * its bytes are not paid at the DRAM write rate. Where the stores bound the
- * call -- M x N x 1 outer products, the dgrad of a one-feature layer -- every
- * set's large rows were predicted slow: H100 sets 2-24, K = 1 `nn` with
- * C of 2-8 MB (of 50 MB of L2), +10..+30 % in all three dtypes (tf32
- * 4096x512x1 8.1 us measured, 10.5 priced). The factor by which those
- * bytes are cheaper: leave-one-set-out over the 30 awkward sets, grid
- * 1/1.5/2/3 x C up to 0.25/0.5/1 of L2 -- 2 with the whole L2 in 27 folds
- * of 30 (data/measurements/h100-gemm-time/, "Twenty-second round").
- * 1 turns it off. */
-#ifndef GEMM_C_L2_X
-#define GEMM_C_L2_X 2.0
-#endif
-
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math;
   int bm, bn, s;
@@ -398,8 +383,7 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
       /* Operands that fit in L2 together are read from DRAM once. */
       if (batch * (A + B) <= l2) opnd = batch * (A + B);
       /* split-K partials: fp32 written once per split by the main kernel */
-      double c_bytes = batch * C <= l2 ? batch * C / GEMM_C_L2_X : batch * C;
-      double bytes = opnd + c_bytes + (s > 1 ? (double)s * batch * (double)M * N * 4.0 : 0);
+      double bytes = opnd + batch * C + (s > 1 ? (double)s * batch * (double)M * N * 4.0 : 0);
       double t_mem = bytes / bw;
       /* Compute and DRAM traffic overlap imperfectly (the TMA pipeline
        * stalls the MMAs when the loads fall behind, and the reverse): the
