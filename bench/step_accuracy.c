@@ -289,14 +289,7 @@ done:
 int main(int argc, char **argv) {
   int cli = bench_cli(argc, argv, "[--breakdown]", "--breakdown", 0);
   if (cli >= 0) return cli;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--breakdown")) {
-      g_breakdown = 1;
-    } else {
-      fprintf(stderr, "usage: step_accuracy [--breakdown]\n");
-      return 2;
-    }
-  }
+  g_breakdown = argc > 1; /* bench_cli let through --breakdown only */
   api_ctx *ctx = NULL;
   svc_err err;
   cost_hw hw, hw0;
