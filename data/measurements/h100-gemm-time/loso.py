@@ -5,22 +5,12 @@ scored on the left-out set.
   python3 loso.py GRID_DIR
 """
 import sys,collections,math,glob,re,os
-def load(f):
-    d=collections.defaultdict(list)
-    for l in open(f):
-        p=l.split(); s=p[0]; m,n,k=map(int,p[3:6]); meas=float(p[8]); pred=float(p[10])
-        d[s].append((p[2],m,n,k,p[6],meas,pred))
-    return d
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tstat import load, pct  # noqa: E402
 G={}
 for f in glob.glob(os.path.join(sys.argv[1] if len(sys.argv) > 1 else '/tmp/gemm-time-grid', 'gr_*_*.txt')):
     x,m=re.match(r'gr_(.*)_(\d+)\.txt',os.path.basename(f)).groups(); G[(float(x),int(m))]=load(f)
 keys=sorted(G); sets=sorted(G[keys[0]])
-def pct(v, q):
-    """bench/kernel_awkward.c pct(): linear between the two nearest ranks."""
-    v = sorted(v)
-    pos = q * (len(v) - 1)
-    i = int(pos)
-    return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < len(v) else v[i]
 def un(r): return r[3]%8 or r[2]%8
 def loss(d,ss):
     e=[abs(math.log(r[6]/r[5])) for s in ss for r in d[s] if un(r)]

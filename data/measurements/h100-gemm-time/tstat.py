@@ -17,10 +17,9 @@ def pct(v, q):
     pos = q * (len(v) - 1)
     i = int(pos)
     return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < len(v) else v[i]
-def q(v,f): return pct(v,f)
 def stats(rows,unal=True):
     e=[abs(r[6]/r[5]-1) for r in rows if (not unal) or (r[3]%8 or r[2]%8)]
-    return (q(e,.5),q(e,.9),len(e)) if e else (0,0,0)
+    return (pct(e,.5),pct(e,.9),len(e)) if e else (0,0,0)
 
 def main():
     for f in sys.argv[1:]:
