@@ -564,11 +564,23 @@ static void prior(const cost_hw *hw, double *kp) {
  * calibration for every prediction and score of this run: 0 is the model
  * without it, as data/measurements/h100-awkfam/fit_awkfam.py fits it. */
 static void awk_fam_env(cost_hw *hw) {
-  const char *w = getenv("AWK_FAM_W");
+  const char *w = getenv("AWK_FAM_W"), *kv = getenv("AWK_KP");
   cost_calib *c = &hw->calib;
-  if (!w || c->n >= COST_MAX_CALIB) return;
-  snprintf(c->names[c->n], sizeof c->names[c->n], "kernel_awk_family");
-  c->values[c->n++] = atof(w);
+  if (w && c->n < COST_MAX_CALIB) {
+    snprintf(c->names[c->n], sizeof c->names[c->n], "kernel_awk_family");
+    c->values[c->n++] = atof(w);
+  }
+  /* AWK_KP=name=value[,name=value...]: any kernel term at a grid value
+   * (a candidate's leave-one-set-out without a rebuild; twenty-third round) */
+  char buf[512], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", kv ? kv : "");
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(t, '=');
+    if (!eq || c->n >= COST_MAX_CALIB) continue;
+    *eq = '\0';
+    snprintf(c->names[c->n], sizeof c->names[c->n], "%s", t);
+    c->values[c->n++] = atof(eq + 1);
+  }
 }
 
 /* One shape under kp (the built-in family table applied): the chosen
@@ -623,7 +635,7 @@ static void configs_print(const cost_hw *hw, const ks_shape *sh, int n) {
       cost_kpred r;
       const cost_kcfg *c = &x->cfg[j];
       if (cost_kernel_predict(hw, &x->p, c, &r)) continue;
-      printf("  %3dx%3dx%3d w%d s%d k%-2d eff %.3f meas %.4f pred %.4f fam %.2f spill %.2f regs %d "
+      printf("  %3dx%3dx%3d w%d s%d k%-2d eff %.3f meas %.6f pred %.6f fam %.2f spill %.2f regs %d "
              "occ %d\n",
              c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
              c->split_k > 1 ? c->split_k : 1, best / x->ms[j], x->ms[j], r.ms, r.family, r.spill,
@@ -1040,6 +1052,7 @@ static int blind_rows(const cost_hw *hw, const cost_hw *cal, const char *src, co
   printf("blind sweep %s, model priced for %s: %d kernel shape rows%s\n", dir, hw->name, n,
          n ? " (chosen among measured configs)" : " (no blind_kernel_*.json there yet)");
   sel_rows(hw, sh, n, "blind", verbose);
+  if (verbose == 2) configs_print(hw, sh, n);
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     snprintf(rel, sizeof rel, "%s/%s", dir, files[i]);
     picks_row(src, rel, sh, n, "blind bf16+fp16");
