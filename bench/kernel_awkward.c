@@ -56,7 +56,11 @@
  *              job files on that accelerator: its blind_kernel_*.json
  *              scored under the current model, its committed picks
  *              (DIR/predictions.json, DIR/predictions_v2.json) on the
- *              bf16 + fp16 rows, and its blind_gemm.json's GEMM times.
+ *              bf16 + fp16 rows, and its blind_gemm.json's GEMM times;
+ *              with --configs also every measured config of every shape,
+ *              measured and predicted (to 1 ns), family factor, registers.
+ *   AWK_KP=name=value[,name=value...]  any kernel term at that value, set
+ *              in the calibration of this run (twenty-third round's grid).
  *   The third blind set (h200-awkward3/) gets the same rows ("r3") once its
  *   sweep is there, its predictions.json (round 4's model) and
  *   predictions_v2.json (round 5's) each scored; "backlog" rows score cost_gemm against the kernel
@@ -88,6 +92,7 @@
 #include <unistd.h>
 
 #include "api/api_hw.h"
+#include "bench/bench_cli.h"
 #include "bench/bench_json.h"
 #include "bench/costmodel_load.h"
 #include "bench/kernel_sweep.h"
@@ -1343,6 +1348,16 @@ int main(int argc, char **argv) {
   int verbose = 0, do_fit_mode = 0, gemm_dump_mode = 0;
   const char *predict = NULL, *jobs = "data/measurements/h200-awkward2/jobs", *picks = NULL;
   const char *hwname = "h200", *blind_dir = NULL;
+  int cli = bench_cli(
+      argc, argv,
+      "[--hw NAME] [--verbose | --configs] [--jobs DIR --predict FILE] [--blind-dir DIR] "
+      "[--gemm-rows] [--fit | --fit-all] [--refam | --refam-awk] [--set N] [--splits N] "
+      "[--picks FILE] [SOURCE_TREE]\n(environment: AWK_FAM_W, the short-K residual's weight; "
+      "AWK_KP=name=value,..., any kernel term; docs/kernels.md)",
+      "--verbose --configs --splits:1 --fit --set:1 --refam --refam-awk --fit-all --predict:1 "
+      "--picks:1 --jobs:1 --hw:1 --gemm-rows --blind-dir:1",
+      1);
+  if (cli >= 0) return cli;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
@@ -1372,16 +1387,8 @@ int main(int argc, char **argv) {
       gemm_dump_mode = 1;
     else if (!strcmp(argv[i], "--blind-dir") && i + 1 < argc)
       blind_dir = argv[++i];
-    else {
-      int rc = ks_arg_other(
-          "kernel_awkward", argv[i],
-          "[--hw NAME] [--verbose | --configs] [--jobs DIR --predict FILE] [--blind-dir DIR] "
-          "[--gemm-rows] [--fit | --fit-all] [--refam | --refam-awk] [--set N] [--splits N] "
-          "[--picks FILE] [SOURCE_TREE]\n(environment: AWK_FAM_W, the short-K residual's weight; "
-          "docs/kernels.md)",
-          &src);
-      if (rc) return rc == 1 ? 0 : rc;
-    }
+    else
+      src = argv[i]; /* bench_cli let through only the source tree */
   }
   char path[1024], dir[1024];
   cost_hw hw, cal;

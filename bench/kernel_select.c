@@ -65,6 +65,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_cli.h"
 #include "bench/costmodel_load.h"
 #include "bench/kernel_sweep.h"
 
@@ -184,6 +185,13 @@ int main(int argc, char **argv) {
   const char *src = CDPLAN_SOURCE_DIR;
   int do_fit = 0, verbose = 0, fit_only = 0, ccheck = 0, starts = KS_FIT_STARTS,
       splits = KS_CV_SPLITS;
+  int cli = bench_cli(argc, argv,
+                      "[--verbose] [--fit | --fit-only] [--compile-check | --compile-regs] "
+                      "[--starts N] [--splits N] [SOURCE_TREE]",
+                      "--fit --verbose --fit-only --compile-check --compile-regs --starts:1 "
+                      "--splits:1",
+                      1);
+  if (cli >= 0) return cli;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--fit"))
       do_fit = 1;
@@ -199,13 +207,8 @@ int main(int argc, char **argv) {
       starts = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
       splits = atoi(argv[++i]);
-    else {
-      int rc = ks_arg_other("kernel_select", argv[i],
-                            "[--verbose] [--fit | --fit-only] [--compile-check | --compile-regs] "
-                            "[--starts N] [--splits N] [SOURCE_TREE]",
-                            &src);
-      if (rc) return rc == 1 ? 0 : rc;
-    }
+    else
+      src = argv[i]; /* bench_cli let through only the source tree */
   }
   char path[1024];
   cost_hw hw;

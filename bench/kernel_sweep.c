@@ -445,16 +445,3 @@ void ks_detail_print(const cost_hw *hw, const ks_shape *s, int n, const char *se
            b->num_warps, b->num_stages, b->split_k > 1 ? b->split_k : 1, s[i].ms[bi]);
   }
 }
-
-int ks_arg_other(const char *prog, const char *arg, const char *usage, const char **src) {
-  if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-    printf("usage: %s %s\n", prog, usage);
-    return 1;
-  }
-  if (arg[0] == '-') {
-    fprintf(stderr, "%s: unknown option %s\nusage: %s %s\n", prog, arg, prog, usage);
-    return 2;
-  }
-  *src = arg;
-  return 0;
-}

@@ -100,10 +100,4 @@ typedef struct {
 } ks_cc_score;
 int ks_compile_check(const cost_hw *hw, const char *path, int verbose, ks_cc_score *s);
 
-/* A command-line word no option took: "--help" / "-h" prints usage and
- * gives 1 (the caller exits 0), another word starting with '-' is refused
- * on stderr with usage and gives 2 (exit 2), anything else is the source
- * tree (*src) and gives 0. */
-int ks_arg_other(const char *prog, const char *arg, const char *usage, const char **src);
-
 #endif
