@@ -3,10 +3,13 @@
 (bench/kernel_awkward's percentiles) over all rows and over the unaligned ones (K or N not a
 multiple of 8), per set and pooled, for each predictions file name.
 
-  python3 score_time.py NAME [NAME ...] -- SET_DIR [SET_DIR ...]
+  python3 score_time.py [--sweep FILE] NAME [NAME ...] -- SET_DIR [SET_DIR ...]
 
 Each SET_DIR holds blind_gemm.json (the sweep) and the named predictions files, e.g.
   score_time.py predictions_r20.json predictions_r21.json -- ../h100-awkward25 ../h100-awkward26
+--sweep names another sweep file of each SET_DIR (blind_gemmbl.json: the same calls timed after
+a 100 us backlog, which hides the host's launch path; blind_gemm_repeat.json: the same calls
+again).
 """
 import json
 import os
@@ -20,8 +23,11 @@ def key(r):
     return (r["m"], r["n"], r["k"], r.get("layout", "nn"), r["dtype"])
 
 
+SWEEP = "blind_gemm.json"
+
+
 def errors(set_dir, name):
-    with open(os.path.join(set_dir, "blind_gemm.json")) as f:
+    with open(os.path.join(set_dir, SWEEP)) as f:
         meas = {key(r): r["ms"] for r in json.load(f)["rows"]}
     with open(os.path.join(set_dir, name)) as f:
         pred = json.load(f)["gemm"]
@@ -33,18 +39,28 @@ def errors(set_dir, name):
     return out
 
 
+def stat(v):
+    """n, median and p90 in %, or dashes for an empty class (the M = 1 probe is all aligned)"""
+    if not v:
+        return "%3d median   --  p90   -- " % 0
+    return "%3d median %5.1f%% p90 %5.1f%%" % (len(v), 100 * pct(v, .5), 100 * pct(v, .9))
+
+
 def line(label, e):
     a = [x for _, x in e]
     u = [x for un, x in e if un]
-    return "%-40s all %3d median %5.1f%% p90 %5.1f%% | unaligned %3d median %5.1f%% p90 %5.1f%%" % (
-        label, len(a), 100 * pct(a, .5), 100 * pct(a, .9), len(u), 100 * pct(u, .5), 100 * pct(u, .9))
+    return "%-40s all %s | unaligned %s" % (label, stat(a), stat(u))
 
 
 def main():
-    if "--" not in sys.argv:
+    global SWEEP
+    args = sys.argv[1:]
+    if args[:1] == ["--sweep"] and len(args) > 1:
+        SWEEP, args = args[1], args[2:]
+    if "--" not in args:
         sys.exit(__doc__)
-    i = sys.argv.index("--")
-    names, dirs = sys.argv[1:i], sys.argv[i + 1:]
+    i = args.index("--")
+    names, dirs = args[:i], args[i + 1:]
     for name in names:
         pooled = []
         for d in dirs:
