@@ -300,12 +300,18 @@ static int report_ratios(const lrow *m, int n, const cJSON *ratios, int print) {
 int main(int argc, char **argv) {
   int cli = bench_cli(argc, argv, "[--check | --fit] [LLM_TRAINING.json]", "--check --fit", 1);
   if (cli >= 0) return cli;
-  int check = argc > 1 && !strcmp(argv[1], "--check");
-  int fit = argc > 1 && !strcmp(argv[1], "--fit");
+  /* bench_cli let through only --check, --fit and one path, in any order */
+  int check = 0, fit = 0;
+  const char *path = CDPLAN_SOURCE_DIR "/data/measurements/published/llm_training.json";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--check"))
+      check = 1;
+    else if (!strcmp(argv[i], "--fit"))
+      fit = 1;
+    else
+      path = argv[i];
+  }
   check |= fit;
-  const char *path = argc > 1 + check ? argv[1 + check]
-                                      : CDPLAN_SOURCE_DIR
-                         "/data/measurements/published/llm_training.json";
   static lrow m[MAX_LLM];
   api_ctx *ctx = NULL;
   svc_err err;
