@@ -8,25 +8,50 @@ scored at that value, and compared with the first grid value (the shipped model)
 
   python3 loso_sets.py splitk_us_grid.txt
 """
-import math,collections,sys
-R=collections.defaultdict(dict)
-for l in open(sys.argv[1]):
-    t=l.split(); d=float(t[0]); n=t[1]; cnt=int(t[4]); g=float(t[6]); w=float(t[8]); tau=float(t[10])
-    R[d][n]=(g,w,tau,cnt)
-grid=sorted(R); names=sorted(R[grid[0]])
-meets=lambda x:x[0]>=0.96 and x[1]>=0.85 and x[2]>=0.75
-def agg(d,excl=None):
-    L=[R[d][n] for n in names if n!=excl]
-    ok=sum(map(meets,L)); N=sum(x[3] for x in L)
-    geo=math.exp(sum(math.log(x[0])*x[3] for x in L)/N); tau=sum(x[2]*x[3] for x in L)/N
-    return ok,geo,tau
-for d in grid: print(d,'sets meeting all three %d/%d pooled top1 %.4f tau %.4f'%((agg(d)[0],len(names))+agg(d)[1:]))
-ch=[];lo=[]
-for n in names:
-    d=max(grid,key=lambda d:(agg(d,n)[0],agg(d,n)[1]+0.5*agg(d,n)[2])); ch.append(d); lo.append((n,R[grid[0]][n],R[d][n]))
-print('chosen per fold',collections.Counter(ch))
-print('left-out meeting all three: base',sum(meets(b) for _,b,_ in lo),'LOSO',sum(meets(c) for _,_,c in lo))
-N=sum(b[3] for _,b,_ in lo)
-print('left-out pooled top1 %.4f -> %.4f, tau %.4f -> %.4f'%(math.exp(sum(math.log(b[0])*b[3] for _,b,_ in lo)/N),math.exp(sum(math.log(c[0])*c[3] for _,_,c in lo)/N),sum(b[2]*b[3] for _,b,_ in lo)/N,sum(c[2]*c[3] for _,_,c in lo)/N))
-for n,b,c in lo:
-    if b!=c: print(' %-8s %.3f/%.3f/%.3f -> %.3f/%.3f/%.3f'%((n,)+b[:3]+c[:3]))
+import collections
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_awkfam import met  # noqa: E402
+
+
+def pooled(rows):
+    """(sets meeting all three, shape-weighted top-1 geomean, mean tau) of (g, w, tau, n) rows"""
+    n = sum(r[3] for r in rows)
+    return (met([r[:3] for r in rows]), math.exp(sum(math.log(r[0]) * r[3] for r in rows) / n),
+            sum(r[2] * r[3] for r in rows) / n)
+
+
+def main():
+    res = collections.defaultdict(dict)
+    with open(sys.argv[1]) as f:
+        for line in f:
+            t = line.split()
+            res[float(t[0])][t[1]] = (float(t[6]), float(t[8]), float(t[10]), int(t[4]))
+    grid = sorted(res)
+    names = sorted(res[grid[0]])
+    for d in grid:
+        ok, geo, tau = pooled(list(res[d].values()))
+        print(d, 'sets meeting all three %d/%d pooled top1 %.4f tau %.4f' % (ok, len(names), geo, tau))
+    chosen, left_out = [], []
+    for n in names:
+        def rank(d):
+            ok, geo, tau = pooled([res[d][u] for u in names if u != n])
+            return ok, geo + 0.5 * tau
+        d = max(grid, key=rank)
+        chosen.append(d)
+        left_out.append((n, res[grid[0]][n], res[d][n]))
+    print('chosen per fold', collections.Counter(chosen))
+    base = pooled([b for _, b, _ in left_out])
+    loso = pooled([c for _, _, c in left_out])
+    print('left-out meeting all three: base', base[0], 'LOSO', loso[0])
+    print('left-out pooled top1 %.4f -> %.4f, tau %.4f -> %.4f' % (base[1], loso[1], base[2], loso[2]))
+    for n, b, c in left_out:
+        if b != c:
+            print(' %-8s %.3f/%.3f/%.3f -> %.3f/%.3f/%.3f' % ((n,) + b[:3] + c[:3]))
+
+
+if __name__ == '__main__':
+    main()

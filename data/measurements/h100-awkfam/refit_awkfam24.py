@@ -3,7 +3,8 @@
 
 The nineteenth round (fit_awkfam.py) fitted the K <= 128 residual per config on sets 4-16.
 Sets 17-24 have been swept since. This refits it on all 21 sets, under the model as it is now
-(twentieth and twenty-third rounds in, AWK_FAM_W=0), and also tries keying it by operand
+(AWK_FAM_W=0; first run with the twenty-third round in, 3413c3f, then again after that round
+was taken out: refit_awkfam24.txt and the shipped table), and also tries keying it by operand
 layout (nn / nt / tn run different loads: a K-major scalar B in nt, an M-major A in tn). The
 form is chosen by leave-one-set-out over the 21 sets (sets meeting all three targets, then
 the geomean); the H200 awkward sets 3-7 are scored after, never fitted.
