@@ -188,6 +188,26 @@ static int gemm_small_tiles(int dt, int al) {
 #define GEMM_TN_LOAD_X 1.2
 #endif
 
+/* Issue 25, twenty-sixth round: the wgrad of a one-output layer is a
+ * 1 x N x K `tn` product with K = batch. cuBLAS runs it as a GEMV whose
+ * time grows with the log of K, not with the bytes it streams: on the H100
+ * ~5.5 us to K ~ 300, 7.4 us at K = 1000, 12 us at K = 9728, 16-bit and
+ * tf32 alike (a K reduction done in rounds, each a fixed cost; 132 rows
+ * of H100 awkward sets 5-28, data/measurements/h100-gemm-time/
+ * m1_tn_rows.txt), where streaming the matrix takes under a microsecond.
+ * Each doubling of K past GEMM_GEMV_TN_K0 adds GEMM_GEMV_TN_US. Fitted on
+ * the rows of sets 5-24 (one pair for 16-bit and tf32, grid 0-3 us by 0.05
+ * and K0 16-512, the least median + p90): 0.65 us from K = 128; on sets
+ * 25-28, never fitted, 16-bit median / p90 25.5 / 35.5 -> 2.8 / 10.3 %,
+ * tf32 34.1 / 39.6 -> 10.6 / 31.3 % (the committed predictions plus the
+ * term). Hopper only, where it was measured. 0 turns it off. */
+#ifndef GEMM_GEMV_TN_US
+#define GEMM_GEMV_TN_US 0.65
+#endif
+#ifndef GEMM_GEMV_TN_K0
+#define GEMM_GEMV_TN_K0 128
+#endif
+
 /* Issue 25, twenty-first round: small tf32 GEMMs (M <= this, the Ampere
  * mma.sync kernels) are split along K however short K is, as the bf16 align1 ones
  * (GEMM_SPLIT_GRID_FRAC). data/measurements/h100-gemm-profile/README.md: tf32 64x256x64 and
@@ -299,6 +319,8 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
            t_c = 2.0 * M * N * K * batch / (peak * p[cost_gemm_eff_param(dt)]);
     best = (cand){
         sqrt(t_mem * t_mem + t_c * t_c) + fill, t_c, t_mem, 1, base_bytes, 0, 0, t_c, 1, 1, 1};
+    if (hopper && tensor && M == 1 && N > 1 && K > GEMM_GEMV_TN_K0 && !strcmp(lay, "tn"))
+      best.t += GEMM_GEMV_TN_US * 1e-6 * log2((double)K / GEMM_GEMV_TN_K0);
     nt = 0;
   }
   for (int ti = 0; ti < nt; ti++) {

@@ -231,6 +231,42 @@ static void test_costmodel_gemm__skinny_is_memory_bound(void **state) {
   assert_true(r.achieved_bytes_per_s < hw.hbm_bw);
 }
 
+/* Issue 25, twenty-sixth round: the 1 x N x K `tn` wgrad GEMV grows with
+ * the log of K (data/measurements/h100-gemm-time/m1_tn_rows.txt): each
+ * doubling of K past 128 adds the same time, while nn and nt, and any K up
+ * to 128, keep the streaming price. */
+static void test_costmodel_gemm__m1_tn_gemv_grows_with_log_k(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  const int64_t ks[] = {128, 1024, 2048, 4096};
+  double tn[4], nn[4];
+  for (int i = 0; i < 4; i++) {
+    cost_gemm_op op = {.m = 1, .n = 256, .k = ks[i], .batch = 1, .dtype = COST_DT_BF16};
+    cost_result r;
+    memcpy(op.layout, "tn", 3);
+    assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+    tn[i] = r.ms;
+    memcpy(op.layout, "nn", 3);
+    assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+    nn[i] = r.ms;
+  }
+  assert_true(fabs(tn[0] / nn[0] - 1) < 1e-9);
+  /* 1024 is three doublings past 128: 0.65 us each, on top of streaming. */
+  assert_true(fabs((tn[1] - nn[1]) * 1e3 - 1.95) < 1e-6);
+  /* Equal steps per doubling (streaming 256 more rows of K is ~ns). */
+  double d1 = (tn[2] - nn[2]) - (tn[1] - nn[1]), d2 = (tn[3] - nn[3]) - (tn[2] - nn[2]);
+  assert_true(fabs(d1 - d2) < 1e-9 && fabs(d1 * 1e3 - 0.65) < 1e-6);
+  /* tf32 pays the same steps (its rows rise alike). */
+  cost_gemm_op op = {.m = 1, .n = 256, .k = 1024, .batch = 1, .dtype = COST_DT_TF32};
+  cost_result a, b;
+  memcpy(op.layout, "tn", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &a), 0);
+  memcpy(op.layout, "nt", 3);
+  assert_int_equal(cost_gemm(&hw, &op, &b), 0);
+  assert_true(fabs((a.ms - b.ms) * 1e3 - 1.95) < 1e-6);
+}
+
 static void test_costmodel_gemm__errors(void **state) {
   (void)state;
   cost_hw hw;
@@ -669,6 +705,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__tf32_kernel_family),
       cmocka_unit_test(test_costmodel_gemm__tf32_mn_major_a_runs_mma_sync),
       cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
+      cmocka_unit_test(test_costmodel_gemm__m1_tn_gemv_grows_with_log_k),
       cmocka_unit_test(test_costmodel_gemm__errors),
       cmocka_unit_test(test_costmodel_elementwise__scales_with_bytes),
       cmocka_unit_test(test_costmodel_embedding__monotone),
