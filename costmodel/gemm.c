@@ -198,7 +198,7 @@ static int gemm_small_tiles(int dt, int al) {
  * Each doubling of K past GEMM_GEMV_TN_K0 adds GEMM_GEMV_TN_US. Fitted on
  * the rows of sets 5-24 (one pair for 16-bit and tf32, grid 0-3 us by 0.05
  * and K0 16-512, the least median + p90): 0.65 us from K = 128; on sets
- * 25-28, never fitted, 16-bit median / p90 25.5 / 35.5 -> 2.8 / 10.3 %,
+ * 25-28, never fitted, 16-bit median / p90 25.5 / 35.5 -> 2.7 / 10.3 %,
  * tf32 34.1 / 39.6 -> 10.6 / 31.3 % (the committed predictions plus the
  * term). Hopper only, where it was measured. 0 turns it off. */
 #ifndef GEMM_GEMV_TN_US

@@ -9,6 +9,8 @@ for the least median + p90 of |pred/meas - 1|; sets 25-28 are scored after, neve
 """
 import math
 
+from tstat import pct
+
 
 def load():
     rows = []
@@ -17,11 +19,6 @@ def load():
         if len(p) == 7 and p[0].isdigit():
             rows.append((int(p[0]), p[1], int(p[2]), int(p[3]), float(p[4]), float(p[5])))
     return rows
-
-
-def pct(e, q):
-    e = sorted(e)
-    return e[min(len(e) - 1, int(q * (len(e) - 1) + 0.5))]
 
 
 def score(rows, us, k0, dtypes):

@@ -8,29 +8,21 @@ rows whose price the round changed (M = 1 `tn`, K > 128), predictions.json again
 predictions_r26.json, and both files' all-row median and p90. The round stays if the changed
 rows' median is lower and the all-row median and p90 are each no more than 0.5 points above.
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from score_time import key  # noqa: E402
+from score_time import matched  # noqa: E402
 from tstat import pct  # noqa: E402
 
 
 def errs(set_dirs, name):
     allr, changed = [], []
     for d in set_dirs:
-        with open(os.path.join(d, "blind_gemmbl.json")) as f:
-            meas = {key(r): r["ms"] for r in json.load(f)["rows"]}
-        with open(os.path.join(d, name)) as f:
-            for p in json.load(f)["gemm"]:
-                m = meas.get(key(p))
-                if not m:
-                    continue
-                e = abs(p["ms"] / m - 1)
-                allr.append(e)
-                if p["m"] == 1 and p.get("layout") == "tn" and p["k"] > 128:
-                    changed.append(e)
+        for p, e in matched(d, name, "blind_gemmbl.json"):
+            allr.append(e)
+            if p["m"] == 1 and p.get("layout") == "tn" and p["k"] > 128:
+                changed.append(e)
     return allr, changed
 
 

@@ -26,17 +26,17 @@ def key(r):
 SWEEP = "blind_gemm.json"
 
 
-def errors(set_dir, name):
-    with open(os.path.join(set_dir, SWEEP)) as f:
+def matched(set_dir, name, sweep=None):
+    """(predicted row, |pred/meas - 1|) of each row of predictions file name the sweep measured"""
+    with open(os.path.join(set_dir, sweep or SWEEP)) as f:
         meas = {key(r): r["ms"] for r in json.load(f)["rows"]}
     with open(os.path.join(set_dir, name)) as f:
         pred = json.load(f)["gemm"]
-    out = []
-    for p in pred:
-        m = meas.get(key(p))
-        if m:
-            out.append((p["k"] % 8 != 0 or p["n"] % 8 != 0, abs(p["ms"] / m - 1)))
-    return out
+    return [(p, abs(p["ms"] / meas[key(p)] - 1)) for p in pred if meas.get(key(p))]
+
+
+def errors(set_dir, name):
+    return [(p["k"] % 8 != 0 or p["n"] % 8 != 0, e) for p, e in matched(set_dir, name)]
 
 
 def stat(v):
