@@ -641,10 +641,10 @@ static void configs_print(const cost_hw *hw, const ks_shape *sh, int n) {
       const cost_kcfg *c = &x->cfg[j];
       if (cost_kernel_predict(hw, &x->p, c, &r)) continue;
       printf("  %3dx%3dx%3d w%d s%d k%-2d eff %.3f meas %.6f pred %.6f fam %.2f spill %.2f regs %d "
-             "occ %d\n",
+             "occ %d sm %.6f dram %.6f bytes %.0f\n",
              c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
              c->split_k > 1 ? c->split_k : 1, best / x->ms[j], x->ms[j], r.ms, r.family, r.spill,
-             r.regs, r.occupancy);
+             r.regs, r.occupancy, r.t_sm_ms, r.t_dram_ms, r.dram_bytes);
     }
   }
 }

@@ -442,8 +442,12 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   double alias = p->n < c->block_n ? b_bytes : 0.0;
   t_dram = fmax(t_dram, alias * (double)out->tiles * s * (double)ksteps /
                             (kp[COST_KP_ALIAS_CLK] * clk * (double)p->n));
-  out->ms =
-      (fmax(t_sm, t_dram) + kp[COST_KP_LAUNCH_US] * 1e-6 + splitk_reduce_s(hw, kp, p, s)) * 1e3;
+  out->dram_bytes = bytes;
+  out->t_sm_ms = t_sm * 1e3;
+  out->t_dram_ms = t_dram * 1e3;
+  double dq = kp[COST_KP_DRAM_Q];
+  double t_body = dq > 0.0 ? pow(pow(t_sm, dq) + pow(t_dram, dq), 1.0 / dq) : fmax(t_sm, t_dram);
+  out->ms = (t_body + kp[COST_KP_LAUNCH_US] * 1e-6 + splitk_reduce_s(hw, kp, p, s)) * 1e3;
   /* the awkward-sweep residual of this tile shape (kernel_family.c) */
   if (kp[COST_KP_AWK_FAM] > 0.0)
     out->ms *= exp(-kp[COST_KP_AWK_FAM] * cost_kawk_log_factor(hw, p, c));

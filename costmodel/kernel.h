@@ -51,6 +51,9 @@ typedef struct {
   double spill;      /* slowdown factor from register pressure (1 = none) */
   double edge_waste; /* fraction of MMA work in masked (padded) tile parts */
   double family;     /* measured family correction in ms (1 = none; cost_kfamily) */
+  double dram_bytes; /* modelled DRAM traffic (operands under the swizzle, C, split-K partials) */
+  double t_sm_ms;    /* the SM-side time (tiles x per-tile time), before launch and reduce */
+  double t_dram_ms;  /* the DRAM-side time at the model's rate */
 } cost_kpred;
 
 /* Limits for config fields (the api validates against these too). */
@@ -131,6 +134,7 @@ typedef enum {
                          slow by this ratio times that (0: off) */
   COST_KP_AWK_FAM,    /* weight of the awkward-sweep residual per config at K <= 128 (Hopper,
                          16-bit; cost_kawk_log_factor; 0: off) */
+  COST_KP_DRAM_Q,     /* q-norm joining the SM-side and DRAM-side times (0 = their max) */
   COST_KP__COUNT
 } cost_kparam_id;
 
