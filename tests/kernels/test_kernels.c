@@ -196,7 +196,6 @@ static void test_kernels__unaligned_c_stores(void **state) {
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
   kp[COST_KP_AWK_FAM] = 0.0; /* K = 24: the short-K residual would scale both */
-  kp[COST_KP_DRAM_Q] = 0.0;  /* the max of SM and DRAM time, so the store term adds as it is */
   assert_true(kp[COST_KP_EPI_SC] == 0.0);
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &un, &c, &off), 0);
   kp[COST_KP_EPI_SC] = 0.2;
@@ -470,11 +469,12 @@ static void test_kernels__spill_penalty(void **state) {
   assert_true(odd.ms > 2.0 * aligned.ms);
 }
 
-/* Issue 25, twenty-seventh round: a Triton GEMM's operand stream reaches
- * kernel_dram_eff of the HBM peak, and kernel_dram_q joins the SM-side and
- * DRAM-side times (0: their max). A long-K, few-row GEMM streams its
- * weights: the DRAM side scales as 1 / eff, and the q-norm prices the body
- * above the larger of the two but below their sum. */
+/* Issue 25, twenty-seventh round (measured, not kept: ships at 1 and 0): a
+ * Triton GEMM's operand stream reaches kernel_dram_eff of the HBM peak, and
+ * kernel_dram_q joins the SM-side and DRAM-side times (0: their max). A
+ * long-K, few-row GEMM streams its weights: the DRAM side scales as 1 / eff,
+ * and the q-norm prices the body above the larger of the two but below
+ * their sum. */
 static void test_kernels__dram_rate_and_join(void **state) {
   (void)state;
   cost_hw hw = h200();
@@ -483,7 +483,7 @@ static void test_kernels__dram_rate_and_join(void **state) {
   cost_kpred full, eff, joined;
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
-  assert_true(kp[COST_KP_DRAM_EFF] == 0.85 && kp[COST_KP_DRAM_Q] == 4.0);
+  assert_true(kp[COST_KP_DRAM_EFF] == 1.0 && kp[COST_KP_DRAM_Q] == 0.0);
   kp[COST_KP_AWK_FAM] = 0.0;
   kp[COST_KP_DRAM_EFF] = 1.0;
   kp[COST_KP_DRAM_Q] = 0.0;
@@ -514,10 +514,7 @@ static void test_kernels__wave_quantization(void **state) {
   assert_int_equal(w132.tiles, 132);
   assert_int_equal(w133.tiles, 133);
   assert_true(w132.ms < 1.10 * w100.ms); /* one wave either way */
-  /* 0.8% more tiles, a second wave: 1.49x here, not 2x, since one wave of
-   * these tiles already streams about as long from DRAM as it computes
-   * (kernel_dram_q joins the two, twenty-seventh round) */
-  assert_true(w133.ms > 1.4 * w132.ms);
+  assert_true(w133.ms > 1.5 * w132.ms);  /* 0.8% more tiles, a second wave */
 }
 
 /* Deeper pipelines hide load latency on a long K loop (at equal occupancy:
