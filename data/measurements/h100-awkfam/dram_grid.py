@@ -14,19 +14,15 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "h100-gemm-time"))
 from fit_awkfam import kendall  # noqa: E402
+from tstat import pct  # noqa: E402
 
 EFFS = ("1", "0.85", "0.75", "0.65")
 QS = ("0", "4")
 SETS = range(2, 29)
-
-
-def pct(v, q):
-    v = sorted(v)
-    x = q * (len(v) - 1)
-    i = int(math.floor(x))
-    return v[i] if i + 1 >= len(v) else v[i] + (x - i) * (v[i + 1] - v[i])
 
 
 def dump(build, kp):

@@ -20,19 +20,12 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_awkfam import join, score  # noqa: E402
-
 SETS = (29, 30)
 MEAS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def pct(v, q):
-    """linear between ranks (src/tstat.c tstat_pct)"""
-    v = sorted(v)
-    x = q * (len(v) - 1)
-    i = int(math.floor(x))
-    return v[i] if i + 1 >= len(v) else v[i] + (x - i) * (v[i + 1] - v[i])
+sys.path.insert(0, os.path.join(MEAS, "h100-awkfam"))
+sys.path.insert(0, os.path.join(MEAS, "h100-gemm-time"))
+from fit_awkfam import join, score  # noqa: E402
+from tstat import pct  # noqa: E402
 
 
 def gpu(g):
