@@ -45,8 +45,9 @@ def dump(build, kp):
                 elif key and line.startswith("  ") and " sm " in line:
                     kv = {t[i]: float(t[i + 1]) for i in range(5, len(t) - 1)
                           if t[i] in ("meas", "pred", "sm", "dram")}
-                    out.setdefault(key, []).append((" ".join(t[:5]), kv["meas"], kv["pred"],
-                                                    kv["sm"], kv["dram"]))
+                    cfg = line.split(" eff ")[0].strip()  # "BMxBNxBK wW sS kK"
+                    out.setdefault(key, []).append((cfg, kv["meas"], kv["pred"], kv["sm"],
+                                                    kv["dram"]))
     return out
 
 
