@@ -485,8 +485,6 @@ static void test_kernels__dram_rate_and_join(void **state) {
   cost_kparams_resolve(&hw, kp);
   assert_true(kp[COST_KP_DRAM_EFF] == 1.0 && kp[COST_KP_DRAM_Q] == 0.0);
   kp[COST_KP_AWK_FAM] = 0.0;
-  kp[COST_KP_DRAM_EFF] = 1.0;
-  kp[COST_KP_DRAM_Q] = 0.0;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c, &full), 0);
   kp[COST_KP_DRAM_EFF] = 0.85;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c, &eff), 0);

@@ -30,7 +30,7 @@ for near in (1.2, None):
         for s in SETS:
             t, _ = F.fit([p for u in SETS if u != s for p in h100[u]], form, near)
             lo.append(F.score(h100[s], t, form, w))
-        t, g = F.fit([p for s in SETS for p in h100[s]], form, near)
+        t, _ = F.fit([p for s in SETS for p in h100[s]], form, near)
         ck = [F.score(h100[s], t, form, w) for s in CHECK]
         hh = [F.score(h200[s], t, form, w) for s in H200]
         print("near %s w %.1f %-10s LOSO met %2d/25 geo %.4f worst %.3f tau %.3f | 29-32 met %d geo %.4f %s | H200 met %d geo %.4f"

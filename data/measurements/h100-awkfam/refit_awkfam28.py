@@ -9,7 +9,7 @@ leave-one-set-out over sets 4-28 (sets meeting all three targets, then the geome
 form is fitted on all of 4-28 and scored on H100 sets 29-32 (swept before this fit, not fitted,
 but not blind: this script was written after seeing them) and the H200 sets 3-7.
 
-  python3 data/measurements/h100-awkfam/refit_awkfam28.py [--table]
+  python3 data/measurements/h100-awkfam/refit_awkfam28.py [--table [FORM]]
 """
 import math
 import os
@@ -66,7 +66,8 @@ def main():
         print("  met %d | %s; geo %.4f | %s" % (F.met(a), " | ".join(str(F.met(rows[f])) for f in tables),
                                              geo(a), " | ".join("%.4f" % geo(rows[f]) for f in tables)))
     if "--table" in sys.argv:
-        form = sys.argv[sys.argv.index("--table") + 1] if len(sys.argv) > sys.argv.index("--table") + 1 else "cfg+layout+k1@shortk"
+        i = sys.argv.index("--table")
+        form = sys.argv[i + 1] if i + 1 < len(sys.argv) else "cfg+layout+k1@shortk"
         table, groups = tables[form]
         for k in sorted(table):  # BLOCK_M, _N, _K, warps, stages, split_k, layout
             print('    {%s, "%s", %.3f}, /* %d configs */'
