@@ -267,6 +267,38 @@ static void test_costmodel_gemm__m1_tn_gemv_grows_with_log_k(void **state) {
   assert_true(fabs((a.ms - b.ms) * 1e3 - 1.95) < 1e-6);
 }
 
+/* Twenty-eighth round: a K = 1 GEMM (an outer product) has no main loop,
+ * so on Hopper its price is launch + the larger of its compute and memory
+ * sides, with no drain; K = 2 keeps the soft roofline and the drain, and so
+ * does K = 1 on another architecture. */
+static void test_costmodel_gemm__k1_outer_product_takes_the_larger_side(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  const int dts[] = {COST_DT_BF16, COST_DT_TF32};
+  for (int i = 0; i < 2; i++) {
+    cost_gemm_op op = {.m = 12800, .n = 512, .k = 1, .batch = 1, .dtype = dts[i], .layout = "nn"};
+    cost_result r, r2;
+    assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+    double c = term(&r, "compute_ms"), m = term(&r, "memory_ms"), l = term(&r, "launch_ms");
+    assert_true(c > 0 && m > 0 && term(&r, "drain_ms") == 0.0);
+    assert_true(fabs(r.ms - (l + fmax(c, m))) < 1e-12);
+    op.k = 2;
+    assert_int_equal(cost_gemm(&hw, &op, &r2), 0);
+    double c2 = term(&r2, "compute_ms"), m2 = term(&r2, "memory_ms");
+    assert_true(term(&r2, "drain_ms") > 0);
+    assert_true(fabs(r2.ms - (term(&r2, "launch_ms") + sqrt(c2 * c2 + m2 * m2) +
+                              term(&r2, "drain_ms"))) < 1e-12);
+    assert_true(r2.ms > r.ms); /* the join, not the extra K row, makes the gap */
+  }
+  strcpy(hw.arch, "cdna3");
+  cost_gemm_op op = {
+      .m = 12800, .n = 512, .k = 1, .batch = 1, .dtype = COST_DT_BF16, .layout = "nn"};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(term(&r, "drain_ms") > 0);
+}
+
 static void test_costmodel_gemm__errors(void **state) {
   (void)state;
   cost_hw hw;
@@ -706,6 +738,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__tf32_mn_major_a_runs_mma_sync),
       cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
       cmocka_unit_test(test_costmodel_gemm__m1_tn_gemv_grows_with_log_k),
+      cmocka_unit_test(test_costmodel_gemm__k1_outer_product_takes_the_larger_side),
       cmocka_unit_test(test_costmodel_gemm__errors),
       cmocka_unit_test(test_costmodel_elementwise__scales_with_bytes),
       cmocka_unit_test(test_costmodel_embedding__monotone),
