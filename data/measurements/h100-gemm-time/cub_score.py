@@ -1,26 +1,44 @@
-# python3 cub_score.py ROWS... : unaligned-row median / p90 of |pred/meas - 1| per set group (H100 2-28, H100 29-38, H200 2-7) and the H100 sets 29-38 meeting 8 / 20 %
-import sys,math,collections
-def load(f):
-    d={}
-    for l in open(f):
-        t=l.split(); d[tuple(t[:8])]=(float(t[9]),float(t[11]))
-    return d
-def stats(v):
-    v=sorted(v); n=len(v)
-    def pct(p):
-        x=p*(n-1); i=int(x); return v[i]+(v[min(i+1,n-1)]-v[i])*(x-i)
-    return '%4d med %5.1f p90 %5.1f'%(n,100*pct(.5),100*pct(.9))
-for f in sys.argv[1:]:
-    d=load(f); out=[]
-    for G,rng in (('h100',range(2,29)),('h100',range(29,39)),('h200',range(2,8))):
-        u=[abs(p/m-1) for k,(m,p) in d.items() if k[0]==G and k[1].lstrip('-').isdigit() and int(k[1]) in rng and (int(k[6])%8 or int(k[5])%8)]
-        out.append('%s %d-%d %s'%(G,rng[0],rng[-1],stats(u)))
-    # per-set meets for h100 29-38
-    ok=0
-    for s in range(29,39):
-        u=[abs(p/m-1) for k,(m,p) in d.items() if k[0]=='h100' and k[1]==str(s) and (int(k[6])%8 or int(k[5])%8)]
-        v=sorted(u); n=len(v)
-        def pct(p):
-            x=p*(n-1); i=int(x); return v[i]+(v[min(i+1,n-1)]-v[i])*(x-i)
-        ok+= pct(.5)<=0.08 and pct(.9)<=0.20
-    print(f.split('/')[-1],' | '.join(out),'| H100 29-38 sets met',ok)
+#!/usr/bin/env python3
+"""Unaligned cuBLAS rows (K or N not a multiple of 8): median / p90 of |pred/meas - 1| for H100
+sets 2-28, H100 sets 29-38 and H200 sets 2-7, and how many of H100 sets 29-38 meet 8 / 20 %.
+
+    bash data/measurements/h100-gemm-time/cub_rows.sh ROWS.txt
+    python3 data/measurements/h100-gemm-time/cub_score.py ROWS.txt [ROWS2.txt ...]
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tstat import pct  # noqa: E402
+
+
+def load(path):
+    """{(gpu, set, 'gemm', dtype, m, n, k, layout): (measured ms, predicted ms)}"""
+    rows = {}
+    for line in open(path):
+        t = line.split()
+        rows[tuple(t[:8])] = (float(t[9]), float(t[11]))
+    return rows
+
+
+def unaligned(rows, gpu, sets):
+    return [abs(p / m - 1) for k, (m, p) in rows.items()
+            if k[0] == gpu and k[1] in sets and (int(k[5]) % 8 or int(k[6]) % 8)]
+
+
+def main():
+    for path in sys.argv[1:]:
+        rows = load(path)
+        out = []
+        for gpu, lo, hi in (("h100", 2, 28), ("h100", 29, 38), ("h200", 2, 7)):
+            e = unaligned(rows, gpu, {str(s) for s in range(lo, hi + 1)})
+            out.append("%s %d-%d %4d med %5.1f p90 %5.1f" % (gpu, lo, hi, len(e), 100 * pct(e, .5), 100 * pct(e, .9)))
+        met = 0
+        for s in range(29, 39):
+            e = unaligned(rows, "h100", {str(s)})
+            met += pct(e, .5) <= 0.08 and pct(e, .9) <= 0.20
+        print(os.path.basename(path), " | ".join(out), "| H100 29-38 sets met", met)
+
+
+if __name__ == "__main__":
+    main()
