@@ -957,7 +957,7 @@ static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, co
     cJSON_Delete(res);
     return 1;
   }
-  char *txt = cJSON_Print(res);
+  char *txt = cJSON_PrintUnformatted(res);
   FILE *f = fopen(out, "w");
   if (!f || !txt) return 1;
   fputs(txt, f);
