@@ -15,26 +15,22 @@ import time
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from prof_gemm import ops  # noqa: E402
+
 SHAPES = [(m, 1209, 2048, "nn") for m in (180, 328, 424, 456, 912, 1632, 3520)] + [
     (3904, 512, 1, "nn"), (14336, 512, 1, "nn"), (4736, 256, 1, "nn")]
 DT = {"tf32": torch.float32, "bf16": torch.bfloat16}
-dev = "cuda"
-flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
-
-
-def operands(m, n, k, lay, dt):
-    a = torch.randn(m, k, device=dev, dtype=dt) if lay[0] == "n" else torch.randn(k, m, device=dev, dtype=dt).t()
-    b = torch.randn(k, n, device=dev, dtype=dt) if lay[1] == "n" else torch.randn(n, k, device=dev, dtype=dt).t()
-    return a, b
 
 
 def main():
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": []}
     torch.backends.cuda.matmul.allow_tf32 = True
     for dname, dt in DT.items():
         for m, n, k, lay in SHAPES:
-            a, b = operands(m, n, k, lay, dt)
+            a, b = ops(m, n, k, lay, dt)
             for _ in range(10):
                 torch.matmul(a, b)
             torch.cuda.synchronize()
