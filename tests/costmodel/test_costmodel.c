@@ -299,6 +299,30 @@ static void test_costmodel_gemm__k1_outer_product_takes_the_larger_side(void **s
   assert_true(term(&r, "drain_ms") > 0);
 }
 
+/* Twenty-ninth round: cuBLASLt's split count is any integer, and on Hopper
+ * the model tries 3 beside the powers of two. 912x1209x2048 (N unaligned,
+ * the dgrad hump the round was after; data/measurements/h100-gemm-profile/
+ * prof_split.json: cuBLAS runs 3 splits there) is priced with 3 splits on
+ * Hopper and never with 3 on another architecture. */
+static void test_costmodel_gemm__hopper_tries_three_splits(void **state) {
+  (void)state;
+  cost_hw hw;
+  h200_fixture(&hw);
+  const int dts[] = {COST_DT_BF16, COST_DT_FP16, COST_DT_TF32};
+  for (int i = 0; i < 3; i++) {
+    cost_gemm_op op = {.m = 912, .n = 1209, .k = 2048, .batch = 1, .dtype = dts[i], .layout = "nn"};
+    cost_result r;
+    assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+    assert_true(term(&r, "split_k") == 3.0);
+  }
+  strcpy(hw.arch, "cdna3");
+  cost_gemm_op op = {
+      .m = 912, .n = 1209, .k = 2048, .batch = 1, .dtype = COST_DT_BF16, .layout = "nn"};
+  cost_result r;
+  assert_int_equal(cost_gemm(&hw, &op, &r), 0);
+  assert_true(term(&r, "split_k") != 3.0);
+}
+
 static void test_costmodel_gemm__errors(void **state) {
   (void)state;
   cost_hw hw;
@@ -739,6 +763,7 @@ int main(void) {
       cmocka_unit_test(test_costmodel_gemm__skinny_is_memory_bound),
       cmocka_unit_test(test_costmodel_gemm__m1_tn_gemv_grows_with_log_k),
       cmocka_unit_test(test_costmodel_gemm__k1_outer_product_takes_the_larger_side),
+      cmocka_unit_test(test_costmodel_gemm__hopper_tries_three_splits),
       cmocka_unit_test(test_costmodel_gemm__errors),
       cmocka_unit_test(test_costmodel_elementwise__scales_with_bytes),
       cmocka_unit_test(test_costmodel_embedding__monotone),
