@@ -23,13 +23,14 @@ SHAPES = [(m, 1209, 2048, "nn") for m in (180, 328, 424, 456, 912, 1632, 3520)] 
 DT = {"tf32": torch.float32, "bf16": torch.bfloat16}
 
 
-def main():
+def main(shapes=None, out_path=None):
+    shapes = SHAPES if shapes is None else shapes
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": []}
     torch.backends.cuda.matmul.allow_tf32 = True
     for dname, dt in DT.items():
-        for m, n, k, lay in SHAPES:
+        for m, n, k, lay in shapes:
             a, b = ops(m, n, k, lay, dt)
             for _ in range(10):
                 torch.matmul(a, b)
@@ -69,7 +70,7 @@ def main():
             print("%s %dx%dx%d %s %.1f us: %s" % (dname, m, n, k, lay, row["event_us"], "; ".join(
                 "%s grid %s block %s %.2f us x%.1f" % (x["name"][:70], x["grid"], x["block"], x["us"], x["calls"])
                 for x in ks)), file=sys.stderr, flush=True)
-    with open(sys.argv[1], "w") as f:
+    with open(out_path or sys.argv[1], "w") as f:
         json.dump(out, f, indent=1)
 
 
