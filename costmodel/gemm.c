@@ -52,8 +52,8 @@ static const tile ua_tiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64},
 static const tile amp_tiles[] = {{256, 64}, {64, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
 /* FP32 without tensor cores: SIMT SGEMM tiles (CUTLASS sgemm). */
 static const tile simt_tiles[] = {{128, 128}, {128, 64}, {64, 64}};
-static const int splits[] = {1, 2, 4, 8, 16, 32};
-/* Issue 25, twenty-ninth round: cuBLASLt's split count is any
+/* Split-K factors, tried in order (the loop stops at the first too large).
+ * Issue 25, twenty-ninth round: cuBLASLt's split count is any
  * integer (CUBLASLT_ALGO_CONFIG_SPLITK_NUM), not only a power of two. With
  * 1, 2, 4, ... a grid of 40-66 tiles on 132 SMs runs as one wave of 2
  * splits; 3 splits fill the machine. On the first-run unaligned cuBLAS
@@ -72,7 +72,7 @@ static const int splits[] = {1, 2, 4, 8, 16, 32};
 #ifndef GEMM_SPLIT3
 #define GEMM_SPLIT3 1
 #endif
-static const int splits3[] = {1, 2, 3, 4, 8, 16, 32};
+static const int splits[] = {1, 2, 3, 4, 8, 16, 32};
 
 int cost_gemm_eff_param(int dt) {
   switch (dt) {
@@ -368,12 +368,9 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
      * hides its MMA latency and epilogue (CUTLASS sm90 schedules). */
     double psm = (tensor && bm == 64) ? peak_sm * p[P_WG1_EFF] : peak_sm;
     int forced = split_small && (double)tiles_mn < GEMM_SPLIT_GRID_FRAC * cu;
-    const int *sv = GEMM_SPLIT3 && hopper ? splits3 : splits;
-    size_t ns = GEMM_SPLIT3 && hopper ? sizeof splits3 / sizeof splits3[0]
-                                      : sizeof splits / sizeof splits[0];
-    for (size_t si = 0; si < ns; si++) {
-      int s = sv[si];
-      if (forced && s == 1) continue;
+    for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
+      int s = splits[si];
+      if ((forced && s == 1) || (s == 3 && !(GEMM_SPLIT3 && hopper))) continue;
       if (s > 1 && ((forced ? K < 2 * s : K / s < 128) || tiles_mn * s > 4 * (int64_t)cu)) break;
       double ctas = (double)tiles_mn * s;
       double waves = ceil(ctas / cu);
