@@ -23,6 +23,24 @@ def ops(m, n, k, lay, dt):
     return a, b
 
 
+def flushed_ms(a, b, flush, n):
+    """CUDA-event times (ms) of n single torch.matmul calls, each after zeroing flush (the L2
+    flush), after 10 warm-up calls (also prof_split.py's)."""
+    for _ in range(10):
+        torch.matmul(a, b)
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(n):
+        flush.zero_()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        torch.matmul(a, b)
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    return ts
+
+
 def main():
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
     out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
@@ -31,15 +49,7 @@ def main():
     for dname in ("tf32", "bf16"):
         for m, n, k, lay in SHAPES:
             a, b = ops(m, n, k, lay, DT[dname])
-            for _ in range(10):
-                torch.matmul(a, b)
-            torch.cuda.synchronize()
-            ts = []
-            for _ in range(30):
-                flush.zero_()
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record(); torch.matmul(a, b); e.record(); e.synchronize()
-                ts.append(s.elapsed_time(e))
+            ts = flushed_ms(a, b, flush, 30)
             with profile(activities=[ProfilerActivity.CUDA]) as p:
                 for _ in range(20):
                     flush.zero_()

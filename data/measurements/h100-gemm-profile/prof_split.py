@@ -16,7 +16,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from prof_gemm import ops  # noqa: E402
+from prof_gemm import flushed_ms, ops  # noqa: E402
 
 SHAPES = [(m, 1209, 2048, "nn") for m in (180, 328, 424, 456, 912, 1632, 3520)] + [
     (3904, 512, 1, "nn"), (14336, 512, 1, "nn"), (4736, 256, 1, "nn")]
@@ -32,18 +32,7 @@ def main(shapes=None, out_path=None):
     for dname, dt in DT.items():
         for m, n, k, lay in shapes:
             a, b = ops(m, n, k, lay, dt)
-            for _ in range(10):
-                torch.matmul(a, b)
-            torch.cuda.synchronize()
-            ts = []
-            for _ in range(20):
-                flush.zero_()
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                torch.matmul(a, b)
-                e.record()
-                e.synchronize()
-                ts.append(s.elapsed_time(e) * 1e3)
+            ts = [t * 1e3 for t in flushed_ms(a, b, flush, 20)]
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
                 for _ in range(10):
                     torch.matmul(a, b)
