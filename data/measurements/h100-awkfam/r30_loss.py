@@ -1,5 +1,6 @@
 import sys, re, math, collections
-# weighted (best/meas)^2 mean squared log error over fit rows (h100 sets 2-32, h200 102-107), split-K rows and all
+# weighted (best/meas)^2 mean squared log error over the fit rows (H100 sets 2-32, H200 2-7 as 102-107) of a
+# sc_overlap_grid.sh KEEP file: all rows and split-K rows. Usage: r30_loss.py KEEP_FILE LABEL
 sh = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     t = line.split()

@@ -3,11 +3,16 @@
 # (from the repository root, with sc_overlap_g.patch applied and build/bench/kernel_awkward
 # rebuilt): H100 sets 2-44, bf16 + fp16 selection scored by fit_awkfam.py's score / met,
 # fit 2-32 and check 33-44.
-lab=$1; tmp=$(mktemp)
-for s in $(seq 2 44); do D=data/measurements/h100-awkward$s; [ -f $D/blind_kernel_16bit.json ] || continue
+# HI=48 H200=1 (r30_explore.txt, with r30_explore.patch): check 33-HI, and H200 sets 2-7 scored
+# beside the fit sets; KEEP=FILE keeps the per-config rows (r30_loss.py reads them).
+lab=$1; tmp=$(mktemp); hi=${HI:-44}
+{ for s in $(seq 2 $hi); do D=data/measurements/h100-awkward$s; [ -f $D/blind_kernel_16bit.json ] || continue
   env $ENV build/bench/kernel_awkward --hw h100-sxm --blind-dir $D --configs 2>/dev/null | awk -v G=h100 -v S=$s '/^shape/{sh=$2" "$3" "$4" "$5" "$6; next} /^  .* sm /{print G, S, sh, $0}'
-done > $tmp
-python3 - $tmp "$lab" <<'PY'
+done
+[ -n "${H200:-}" ] && for s in $(seq 2 7); do D=data/measurements/h200-awkward$s
+  env $ENV build/bench/kernel_awkward --blind-dir $D --configs 2>/dev/null | awk -v G=h200 -v S=$((s + 100)) '/^shape/{sh=$2" "$3" "$4" "$5" "$6; next} /^  .* sm /{print G, S, sh, $0}'
+done; } > $tmp
+python3 - $tmp "$lab" $hi <<'PY'
 import collections
 import sys
 sys.path.insert(0, "data/measurements/h100-awkfam")
@@ -36,6 +41,8 @@ def summary(lo, hi):
     return "geo %.4f met %d/%d worst<.85 %d" % (pooled[0], met(sets), len(sets), sum(sc[1] < 0.85 for sc in sets))
 
 
-print("%-28s fit 2-32: %s | check 33-44: %s" % (sys.argv[2], summary(2, 32), summary(33, 44)))
+hi = int(sys.argv[3])
+h200 = " | H200 2-7: %s" % summary(102, 107) if any(int(k[1]) > 100 for k in shapes) else ""
+print("%-28s fit 2-32: %s%s | check 33-%d: %s" % (sys.argv[2], summary(2, 32), h200, hi, summary(33, hi)))
 PY
-rm -f $tmp
+[ -n "${KEEP:-}" ] && cp $tmp $KEEP; rm -f $tmp
