@@ -563,6 +563,7 @@ static void prior(const cost_hw *hw, double *kp) {
   /* nineteenth round: the awkward residual was fitted on top of the
    * shipped terms (H100 sweeps), not part of what these fits re-derive */
   kp[COST_KP_AWK_FAM] = 0.0;
+  kp[COST_KP_AWK_REL] = 0.0; /* thirtieth round: the same, at every K */
 }
 
 /* AWK_FAM_W sets the awkward residual's weight (kernel_awk_family) in hw's

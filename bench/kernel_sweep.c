@@ -214,8 +214,8 @@ double ks_fit(const cost_hw *hw, double *kp, const ks_shape *shapes, int n, int 
         i != COST_KP_LAT_KB && i != COST_KP_ISSUE_KB && i != COST_KP_ALIAS_CLK &&
         i != COST_KP_SK_NS && i != COST_KP_SC_L1_KB && i != COST_KP_EPI_SC &&
         i != COST_KP_REG_OCC && /* a compile-data constant, not fitted to times */
-        i != COST_KP_SC_LINES && i != COST_KP_SC_REFETCH &&
-        i != COST_KP_AWK_FAM) /* a measured residual's weight */
+        i != COST_KP_SC_LINES && i != COST_KP_SC_REFETCH && i != COST_KP_AWK_FAM &&
+        i != COST_KP_AWK_REL) /* measured residuals' weights */
       ids[k++] = i;
   return ks_fit_subset(hw, kp, ids, k, shapes, n, rounds);
 }
@@ -328,7 +328,7 @@ double ks_fit_multi(const cost_hw *hw, double *kp, const ks_shape *shapes, int n
     for (int id = 0; id < COST_KP__COUNT; id++) {
       if (id == COST_KP_REG_SC_KB || id == COST_KP_SC_KB || id == COST_KP_SPILL_KB ||
           id == COST_KP_REG_OCC || id == COST_KP_SC_LINES || id == COST_KP_SC_REFETCH ||
-          id == COST_KP_AWK_FAM) { /* not fitted here; no draw */
+          id == COST_KP_AWK_FAM || id == COST_KP_AWK_REL) { /* not fitted here; no draw */
         cand[id] = kp[id];
         continue;
       }

@@ -451,6 +451,9 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
   /* the awkward-sweep residual of this tile shape (kernel_family.c) */
   if (kp[COST_KP_AWK_FAM] > 0.0)
     out->ms *= exp(-kp[COST_KP_AWK_FAM] * cost_kawk_log_factor(hw, p, c));
+  /* and the awkward sweeps' relative residual at every K (thirtieth round) */
+  if (kp[COST_KP_AWK_REL] > 0.0)
+    out->ms *= exp(-kp[COST_KP_AWK_REL] * cost_kawkrel_log_factor(hw, p, c));
   out->feasible = 1;
   return 0;
 }

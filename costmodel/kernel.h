@@ -135,6 +135,8 @@ typedef enum {
   COST_KP_AWK_FAM,    /* weight of the awkward-sweep residual per config at K <= 128 (Hopper,
                          16-bit; cost_kawk_log_factor; 0: off) */
   COST_KP_DRAM_Q,     /* q-norm joining the SM-side and DRAM-side times (0 = their max) */
+  COST_KP_AWK_REL,    /* weight of the awkward sweeps' relative residual at every K (Hopper,
+                         16-bit; cost_kawkrel_log_factor; 0: off) */
   COST_KP__COUNT
 } cost_kparam_id;
 
@@ -177,5 +179,10 @@ double cost_kfamily_factor(const cost_kfamily *t, int n, const cost_kproblem *p,
  * "Nineteenth round"); 0 where none was measured. cost_kernel_predict_p
  * divides its time by exp(w x this). */
 double cost_kawk_log_factor(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c);
+/* Thirtieth round (issue 25): ln(predicted / measured) of config c on
+ * problem p relative to the problem's near-best configs, as the awkward
+ * sweeps measured it at every K (kernel_family.c hopper_awkrel; Hopper,
+ * 16-bit; 0 where no entry matches). */
+double cost_kawkrel_log_factor(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c);
 
 #endif

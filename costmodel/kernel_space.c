@@ -175,6 +175,10 @@ static const kparam_def kparams[COST_KP__COUNT] = {
      * round"). 0 turns it off. */
     [COST_KP_AWK_FAM] = {"kernel_awk_family", 1.0, 0.0, 2.0},
     [COST_KP_DRAM_Q] = {"kernel_dram_q", 0.0, 0.0, 64.0},
+    /* Thirtieth round (issue 25): the weight of the awkward sweeps'
+     * relative residual (kernel_family.c hopper_awkrel); a candidate, off
+     * (0) until its blind check (data/measurements/h100-awkfam/README.md). */
+    [COST_KP_AWK_REL] = {"kernel_awk_rel", 0.0, 0.0, 2.0},
 };
 
 int cost_kparam_info(int id, const char **name, double *def, double *lo, double *hi) {

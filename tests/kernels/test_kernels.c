@@ -247,6 +247,38 @@ static void test_kernels__short_k_residual(void **state) {
   assert_true(cost_kawk_log_factor(&hw, &sk, &c) == 0.0);
 }
 
+/* Issue 25, thirtieth round (a candidate, off until its blind check): on
+ * awkward problems a 16-bit config's time on Hopper is divided by exp(w x
+ * its relative residual) keyed by config, layout, K-step bin and operand
+ * alignment (kernel_family.c, hopper_awkrel). 32x64x128 with split-K 4 on a
+ * 316 x 219 x 1024 `nn` problem (two K steps per split, scalar B) is priced
+ * 14 % fast there (-0.149); the same config on an aligned problem with M >
+ * 64 and N > 1 keeps the analytic time, one K step reads another entry, and
+ * other element sizes and architectures have none. */
+static void test_kernels__awkward_relative_residual(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kproblem awk = {316, 219, 1024, COST_DT_BF16, "nn"};
+  cost_kproblem aligned = {4096, 4096, 1024, COST_DT_BF16, "nn"};
+  cost_kproblem one = {316, 219, 512, COST_DT_BF16, "nn"}; /* 4 K blocks / 4 splits: one step */
+  cost_kproblem fp8 = {316, 219, 1024, COST_DT_FP8, "nn"};
+  cost_kcfg c = {32, 64, 128, 4, 3, 8, 4};
+  cost_kpred off, on;
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(&hw, kp);
+  assert_true(kp[COST_KP_AWK_REL] == 0.0); /* shipped off */
+  assert_true(fabs(cost_kawkrel_log_factor(&hw, &awk, &c) + 0.149) < 1e-12);
+  assert_true(fabs(cost_kawkrel_log_factor(&hw, &one, &c) + 0.292) < 1e-12);
+  assert_true(cost_kawkrel_log_factor(&hw, &aligned, &c) == 0.0);
+  assert_true(cost_kawkrel_log_factor(&hw, &fp8, &c) == 0.0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &off), 0);
+  kp[COST_KP_AWK_REL] = 1.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &on), 0);
+  assert_true(fabs(on.ms / off.ms - exp(0.149)) < 1e-9);
+  strcpy(hw.arch, "cdna3");
+  assert_true(cost_kawkrel_log_factor(&hw, &awk, &c) == 0.0);
+}
+
 /* Issue 25, twentieth round: a transposed A of one row (1 x N x K `tn`,
  * K stride M = 1, which Triton specializes as a constant) is one row
  * contiguous along K: priced as the same problem stored `nn`, and no longer
@@ -637,6 +669,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__scalar_chain_l1),
       cmocka_unit_test(test_kernels__unaligned_c_stores),
       cmocka_unit_test(test_kernels__short_k_residual),
+      cmocka_unit_test(test_kernels__awkward_relative_residual),
       cmocka_unit_test(test_kernels__one_row_transposed_a),
       cmocka_unit_test(test_kernels__reg_occ_scale),
       cmocka_unit_test(test_kernels__scalar_line_refetch),

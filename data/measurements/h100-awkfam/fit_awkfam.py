@@ -36,14 +36,16 @@ H200_SETS = [2, 3, 4, 5, 6, 7]
 TARGET = (0.96, 0.85, 0.75)
 
 
-def predict(gpu, s, tmp):
+def predict(gpu, s, tmp, env=None):
+    """Set s's jobs priced for gpu by build/bench/kernel_awkward --predict, with env (default:
+    AWK_FAM_W=0, the model without the residual) added to the environment"""
     out = os.path.join(tmp, f"{gpu}_{s}.json")
     cmd = [os.path.join(ROOT, "build", "bench", "kernel_awkward"), "--jobs",
            os.path.join(MEAS, f"h200-awkward{s}", "jobs"), "--predict", out]
     if gpu == "h100":
         cmd[1:1] = ["--hw", "h100-sxm"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT,
-                   env=dict(os.environ, AWK_FAM_W="0"))
+                   env=dict(os.environ, **(env if env is not None else {"AWK_FAM_W": "0"})))
     with open(out) as f:
         return json.load(f)["selection"]
 
@@ -70,6 +72,25 @@ def join(selection, rows):
                 cf.append((key[5:], pm[key], c["ms"]))
         if cf:
             out.append((prob, cf))
+    return out
+
+
+def swept(meas, gpu, sets, files):
+    """Each swept set among sets of gpu (meas/GPU-awkwardS/blind_kernel_16bit.json) joined
+    with each committed predictions file named in files: {file: [(set, problems)]}; a set not
+    swept is said so and left out"""
+    out = {f: [] for f in files}
+    for s in sets:
+        d = os.path.join(meas, f"{gpu}-awkward{s}")
+        sweep = os.path.join(d, "blind_kernel_16bit.json")
+        if not os.path.exists(sweep):
+            print(f"{gpu} set {s}: not swept")
+            continue
+        with open(sweep) as f:
+            rows = json.load(f)["rows"]
+        for name in files:
+            with open(os.path.join(d, name)) as f:
+                out[name].append((s, join(json.load(f)["selection"], rows)))
     return out
 
 

@@ -24,23 +24,13 @@ SETS = (29, 30)
 MEAS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(MEAS, "h100-awkfam"))
 sys.path.insert(0, os.path.join(MEAS, "h100-gemm-time"))
-from fit_awkfam import join, score  # noqa: E402
+from fit_awkfam import score, swept  # noqa: E402
 from tstat import pct  # noqa: E402
 
 
 def gpu(g):
-    probs = {"r26": [], "r27": []}
-    for s in SETS:
-        d = os.path.join(MEAS, f"{g}-awkward{s}")
-        sweep = os.path.join(d, "blind_kernel_16bit.json")
-        if not os.path.exists(sweep):
-            print(f"{g} set {s}: not swept")
-            continue
-        with open(sweep) as f:
-            rows = json.load(f)["rows"]
-        for r in probs:
-            with open(os.path.join(d, f"predictions_{r}.json")) as f:
-                probs[r] += join(json.load(f)["selection"], rows)
+    per = swept(MEAS, g, SETS, ("predictions_r26.json", "predictions_r27.json"))
+    probs = {r: [x for _, p in per[f"predictions_{r}.json"] for x in p] for r in ("r26", "r27")}
     if not probs["r26"]:
         return None
     old = {(p, c): (pr, me) for p, cf in probs["r26"] for c, pr, me in cf}
