@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -137,6 +138,7 @@ static void test_kernels__split_k_reduce_loop(void **state) {
   cost_kpred a, b;
   cost_kparams_resolve(&hw, kp);
   assert_true(kp[COST_KP_SK_NS] > 50.0 && kp[COST_KP_SK_NS] < 500.0);
+  kp[COST_KP_AWK_REL] = 0.0; /* the analytic terms alone (thirtieth round's residual off) */
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &s16, &a), 0);
   kp[COST_KP_SK_NS] = 0.0;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &s16, &b), 0);
@@ -196,6 +198,7 @@ static void test_kernels__unaligned_c_stores(void **state) {
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
   kp[COST_KP_AWK_FAM] = 0.0; /* K = 24: the short-K residual would scale both */
+  kp[COST_KP_AWK_REL] = 0.0; /* and the thirtieth round's, keyed by alignment */
   assert_true(kp[COST_KP_EPI_SC] == 0.0);
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &un, &c, &off), 0);
   kp[COST_KP_EPI_SC] = 0.2;
@@ -247,7 +250,7 @@ static void test_kernels__short_k_residual(void **state) {
   assert_true(cost_kawk_log_factor(&hw, &sk, &c) == 0.0);
 }
 
-/* Issue 25, thirtieth round (a candidate, off until its blind check): on
+/* Issue 25, thirtieth round (on since its blind check, sets 53-56): on
  * awkward problems a 16-bit config's time on Hopper is divided by exp(w x
  * its relative residual) keyed by config, layout, K-step bin and operand
  * alignment (kernel_family.c, hopper_awkrel). 32x64x128 with split-K 4 on a
@@ -266,14 +269,14 @@ static void test_kernels__awkward_relative_residual(void **state) {
   cost_kpred off, on;
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
-  assert_true(kp[COST_KP_AWK_REL] == 0.0); /* shipped off */
+  assert_true(kp[COST_KP_AWK_REL] == 1.0); /* shipped on */
   assert_true(fabs(cost_kawkrel_log_factor(&hw, &awk, &c) + 0.149) < 1e-12);
   assert_true(fabs(cost_kawkrel_log_factor(&hw, &one, &c) + 0.292) < 1e-12);
   assert_true(cost_kawkrel_log_factor(&hw, &aligned, &c) == 0.0);
   assert_true(cost_kawkrel_log_factor(&hw, &fp8, &c) == 0.0);
-  assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &off), 0);
-  kp[COST_KP_AWK_REL] = 1.0;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &on), 0);
+  kp[COST_KP_AWK_REL] = 0.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &off), 0);
   assert_true(fabs(on.ms / off.ms - exp(0.149)) < 1e-9);
   strcpy(hw.arch, "cdna3");
   assert_true(cost_kawkrel_log_factor(&hw, &awk, &c) == 0.0);
@@ -290,6 +293,9 @@ static void test_kernels__one_row_transposed_a(void **state) {
   cost_kproblem two = {2, 256, 1088, COST_DT_BF16, "tn"};
   cost_kcfg c = {64, 64, 128, 4, 3, 8, 1};
   cost_kpred a, b, t2;
+  /* the analytic time: the thirtieth round's residual, keyed by layout, off */
+  snprintf(hw.calib.names[hw.calib.n], sizeof hw.calib.names[0], "kernel_awk_rel");
+  hw.calib.values[hw.calib.n++] = 0.0;
   assert_int_equal(cost_klead_a(&tn), 1088);
   assert_int_equal(cost_klead_a(&two), 2);
   assert_int_equal(cost_kernel_predict(&hw, &tn, &c, &a), 0);
@@ -355,6 +361,7 @@ static void test_kernels__scalar_line_refetch(void **state) {
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
   assert_true(kp[COST_KP_SC_REFETCH] == 1.0 && kp[COST_KP_SC_LINES] == 0.0);
+  kp[COST_KP_AWK_REL] = 0.0; /* the analytic terms alone (thirtieth round's residual off) */
   kp[COST_KP_SC_REFETCH] = 0.0;
   for (int i = 0; i < 2; i++)
     assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c[i], &off[i]), 0);
@@ -516,7 +523,7 @@ static void test_kernels__dram_rate_and_join(void **state) {
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
   assert_true(kp[COST_KP_DRAM_EFF] == 1.0 && kp[COST_KP_DRAM_Q] == 0.0);
-  kp[COST_KP_AWK_FAM] = 0.0;
+  kp[COST_KP_AWK_FAM] = kp[COST_KP_AWK_REL] = 0.0;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c, &full), 0);
   kp[COST_KP_DRAM_EFF] = 0.85;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &p, &c, &eff), 0);
