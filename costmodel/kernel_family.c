@@ -381,17 +381,30 @@ static const kawk_entry hopper_awk[] = {
 };
 /* clang-format on */
 
-double cost_kawk_log_factor(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c) {
-  if (!hw || strcmp(hw->arch, "hopper") != 0 || p->k > 128 || p->dtype < 0 ||
-      p->dtype >= COST_DT__COUNT || cost_dtype_bytes((cost_dtype)p->dtype) != 2.0)
-    return 0.0;
+/* Both awkward-sweep tables cover 16-bit problems on Hopper only: the
+ * problem's layout (nn when none is given), or NULL where they do not apply. */
+static const char *awk_layout(const cost_hw *hw, const cost_kproblem *p) {
+  if (!hw || strcmp(hw->arch, "hopper") != 0 || p->dtype < 0 || p->dtype >= COST_DT__COUNT ||
+      cost_dtype_bytes((cost_dtype)p->dtype) != 2.0)
+    return NULL;
+  return p->layout[0] ? p->layout : "nn";
+}
+
+/* Whether a table entry's exact config and layout are c's on layout lay. */
+static int awk_config_is(int bm, int bn, int bk, int warps, int stages, int split_k,
+                         const char *layout, const cost_kcfg *c, const char *lay) {
   int sk = c->split_k > 1 ? c->split_k : 1;
-  const char *lay = p->layout[0] ? p->layout : "nn";
+  return bm == c->block_m && bn == c->block_n && bk == c->block_k && warps == c->num_warps &&
+         stages == c->num_stages && split_k == sk && !strcmp(layout, lay);
+}
+
+double cost_kawk_log_factor(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c) {
+  const char *lay = awk_layout(hw, p);
+  if (!lay || p->k > 128) return 0.0;
   for (size_t i = 0; i < sizeof hopper_awk / sizeof hopper_awk[0]; i++) {
     const kawk_entry *e = &hopper_awk[i];
-    if (e->block_m == c->block_m && e->block_n == c->block_n && e->block_k == c->block_k &&
-        e->num_warps == c->num_warps && e->num_stages == c->num_stages && e->split_k == sk &&
-        !strcmp(e->layout, lay))
+    if (awk_config_is(e->block_m, e->block_n, e->block_k, e->num_warps, e->num_stages, e->split_k,
+                      e->layout, c, lay))
       return e->log_resid;
   }
   return 0.0;
@@ -822,20 +835,17 @@ static const kawkrel_entry hopper_awkrel[] = {
 /* clang-format on */
 
 double cost_kawkrel_log_factor(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c) {
-  if (!hw || strcmp(hw->arch, "hopper") != 0 || p->dtype < 0 || p->dtype >= COST_DT__COUNT ||
-      cost_dtype_bytes((cost_dtype)p->dtype) != 2.0 || c->block_k < 1)
-    return 0.0;
+  const char *lay = awk_layout(hw, p);
+  if (!lay || c->block_k < 1) return 0.0;
   int as = cost_klead_a(p) % 16 != 0, bs = cost_klead_b(p) % 16 != 0;
   if (!as && !bs && p->m > 64 && p->n != 1) return 0.0; /* not an awkward problem */
-  int sk = c->split_k > 1 ? c->split_k : 1;
-  const char *lay = p->layout[0] ? p->layout : "nn";
-  double steps = ceil((double)p->k / c->block_k) / sk;
+  double steps = ceil((double)p->k / c->block_k) / (c->split_k > 1 ? c->split_k : 1);
   int k_bin = steps <= 1.0 ? 2 : steps <= 8.0 ? 1 : 0;
   for (size_t i = 0; i < sizeof hopper_awkrel / sizeof hopper_awkrel[0]; i++) {
     const kawkrel_entry *e = &hopper_awkrel[i];
-    if (e->block_m == c->block_m && e->block_n == c->block_n && e->block_k == c->block_k &&
-        e->num_warps == c->num_warps && e->num_stages == c->num_stages && e->split_k == sk &&
-        e->k_bin == k_bin && e->a_scalar == as && e->b_scalar == bs && !strcmp(e->layout, lay))
+    if (e->k_bin == k_bin && e->a_scalar == as && e->b_scalar == bs &&
+        awk_config_is(e->block_m, e->block_n, e->block_k, e->num_warps, e->num_stages, e->split_k,
+                      e->layout, c, lay))
       return e->log_resid;
   }
   return 0.0;
