@@ -17,6 +17,8 @@ Scored: the held-out set's unaligned rows (K or N not a multiple of 8),
 gemm_sweep timing (blind_gemm.json, the figure of record), pooled.
 Usage: floor_cv.py ROWS.txt [first_set last_set]
 """
+import gzip
+import os
 import re
 import statistics as st
 import sys
@@ -33,9 +35,18 @@ def pct(v, q):  # bench/kernel_awkward.c pct(): linear interpolation
     return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < n else v[i]
 
 
+def lines(path):
+    """The lines of a row dump, gzip-compressed (NAME.txt.gz) or not; a NAME.txt that is not
+    there is read from NAME.txt.gz (the committed dumps are compressed)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        yield from f
+
+
 def load(path):
     rows = []
-    for line in open(path):
+    for line in lines(path):
         m = ROW.match(line)
         if not m:
             continue

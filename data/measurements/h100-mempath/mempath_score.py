@@ -18,7 +18,7 @@ import statistics as st
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h100-floor"))
-from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
+from floor_cv import lines, pct  # noqa: E402  (the bench's percentile, one copy)
 
 ROW = re.compile(r"h(\d+)blind\s+(\w+)\s+(\w+)\s+(\w\w)\s+(\d+)\s+(\d+)\s+(\d+)\s+al(\d+)\s+(\w+)\s+"
                  r"meas ([\d.]+) pred ([\d.]+)")
@@ -26,7 +26,7 @@ ROW = re.compile(r"h(\d+)blind\s+(\w+)\s+(\w+)\s+(\w\w)\s+(\d+)\s+(\d+)\s+(\d+)\
 
 def load(path):
     rows = []
-    for line in open(path):
+    for line in lines(path):
         m = ROW.match(line)
         if m and m.group(2) == "sweep":
             g = m.groups()
