@@ -26,12 +26,15 @@ geomean), among the forms that leave the H200 standard fitting sweeps' picks
 earlier rounds and the r30 candidates, so they are not blind to this form;
 fresh sets are, with their picks committed before the sweep).
 
-  python3 data/measurements/h100-awkfam/fit_awkrel.py [--grid] [--table]
+  python3 data/measurements/h100-awkfam/fit_awkrel.py [--r30] [--grid] [--table]
 
 Runs build/bench/kernel_awkward --predict (the shipped model, kernel_awk_rel
 off) for each set's jobs (and for a kernel_sweep job of each standard H200
 sweep's shapes and configs); --grid prints the leave-one-set-out of the forms,
---table the C table of costmodel/kernel_family.c (hopper_awkrel).
+--table the C table of costmodel/kernel_family.c (hopper_awkrel). --r30 reproduces the
+thirtieth round (no grid bin, sets 33-52 scored: fit_awkrel.txt); without it the thirty-first
+round's grid bin is in the key, --grid adds the leave-one-set-out over its edge and sets 33-60
+are scored (fit_awkrel_r31.txt).
 """
 import json
 import math
@@ -52,6 +55,11 @@ CHECK = [("h100", s) for s in range(33, 53)]
 STD_FIT = ["h200", "h200-fit2", "h200-fit3", "h200-fit4"]
 STD_HELD = ["h200-extra", "h200-heldout2", "h200-heldout3", "h200-heldout4", "h200-heldout5"]
 CHOSEN = (2.0, 8.0, True)  # band, K steps, alignment in the key
+# thirty-first round: the config's grid, ceil(M / BM) x ceil(N / BN) x split_k over the SMs
+# (132 on both the H100 SXM and the H200), binned at GRID waves (None: no grid bin, the
+# thirtieth round's table); chosen by the same leave-one-set-out (--grid)
+GRID = 4.0
+SMS = 132
 
 
 def load(gpu, s, tmp):
@@ -108,7 +116,11 @@ def key(prob, c, kst, align):
     la, lb = lead(prob)
     steps = math.ceil(prob[2] / c[2]) / c[5]
     kk = c + (prob[3], 2 if steps <= 1 else 1 if steps <= kst else 0)
-    return kk + (la % 16 != 0, lb % 16 != 0) if align else kk
+    kk = kk + (la % 16 != 0, lb % 16 != 0) if align else kk
+    if GRID is None:
+        return kk
+    waves = math.ceil(prob[0] / c[0]) * math.ceil(prob[1] / c[1]) * c[5] / SMS
+    return kk + (int(waves > GRID),)
 
 
 def fit(sets, band, kst, align):
@@ -141,6 +153,11 @@ def loso(data, band, kst, align):
 
 
 def main():
+    global GRID, CHECK
+    if "--r30" in sys.argv:  # the thirtieth round as shipped: no grid bin, scored on 33-52
+        GRID = None
+    else:
+        CHECK = [("h100", s) for s in range(33, 61)]
     with tempfile.TemporaryDirectory() as tmp:
         fit_data = [(gs, d) for gs in FIT for d in [load(*gs, tmp)] if d]
         check = [(gs, d) for gs in CHECK for d in [load(*gs, tmp)] if d]
@@ -149,11 +166,12 @@ def main():
     n = len(fit_data)
     base = [score(d) for _, d in fit_data]
     print("leave-one-set-out over %d fitting sets (H100 2-32, H200 2-7): met, geomean" % n)
-    print("  shipped                                   met %2d/%d geo %.4f; H200 standard fit-all "
-          "%.3f/%.3f/%.3f" % ((met(base), n, math.exp(sum(math.log(x[0]) for x in base) / n))
-                              + score(std_fit)))
+    print("  %-41s met %2d/%d geo %.4f; H200 standard fit-all %.3f/%.3f/%.3f"
+          % (("shipped" if GRID is None else "without the residual", met(base), n,
+              math.exp(sum(math.log(x[0]) for x in base) / n)) + score(std_fit)))
+    chosen_grid = GRID
     forms = [CHOSEN]
-    if "--grid" in sys.argv:
+    if "--grid" in sys.argv and GRID is None:
         forms = [(b, k, a) for a in (True, False) for b in (1.2, 1.5, 2.0) for k in (4.0, 8.0, 16.0)]
     for band, kst, align in forms:
         m, g = loso(fit_data, band, kst, align)
@@ -161,15 +179,28 @@ def main():
         print("  band %.1f, K steps 1 / <= %2g, %-12s  met %2d/%d geo %.4f; H200 standard fit-all "
               "%.3f/%.3f/%.3f" % ((band, kst, "aligned" if align else "no alignment", m, n, g)
                                   + std))
+    if "--grid" in sys.argv and chosen_grid is not None:
+        band, kst, align = CHOSEN
+        print("thirty-first round: the chosen form plus a grid bin (the config's tiles x split_k "
+              "over %d SMs, above or below E waves)" % SMS)
+        for GRID in (None, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0):
+            m, g = loso(fit_data, band, kst, align)
+            std = score(apply(std_fit, fit([d for _, d in fit_data], band, kst, align), kst,
+                              align))
+            print("  E = %-4s  met %2d/%d geo %.4f; H200 standard fit-all %.3f/%.3f/%.3f"
+                  % (("none" if GRID is None else "%g" % GRID, m, n, g) + std))
+        GRID = chosen_grid
     band, kst, align = CHOSEN
     table = fit([d for _, d in fit_data], band, kst, align)
-    print("chosen: band %.1f, K steps 1 / <= %g / more, alignment in the key; %d entries"
-          % (band, kst, len(table)))
-    print("H200 standard sweeps (bench/kernel_select's sets), top-1 / worst / tau, shipped | with it:")
+    print("chosen: band %.1f, K steps 1 / <= %g / more, alignment in the key%s; %d entries"
+          % (band, kst, "" if GRID is None else ", grid bin at %g waves" % GRID, len(table)))
+    print("H200 standard sweeps (bench/kernel_select's sets), top-1 / worst / tau, %s | with it:"
+          % ("shipped" if GRID is None else "without it"))
     for lab, grp in (("fit-all (fitted on)", std_fit), ("held-all (never fitted)", std_held)):
         print("  %-24s %.3f/%.3f/%.3f | %.3f/%.3f/%.3f" % ((lab,) + score(grp)
                                                           + score(apply(grp, table, kst, align))))
-    print("H100 sets 33-52 (never fitted): top-1 / worst / tau, shipped | with the residual")
+    print("H100 sets %d-%d (never fitted): top-1 / worst / tau, %s | with the residual"
+          % (CHECK[0][1], CHECK[-1][1], "shipped" if GRID is None else "without it"))
     b_sc, r_sc = [], []
     for (gpu, s), d in check:
         b_sc.append(score(d))
@@ -183,9 +214,9 @@ def main():
         for kk in sorted(table, key=lambda x: (x[6], x[:6], x[7:])):
             if abs(table[kk]) < 0.0005:
                 continue
-            print("    {%d, %d, %d, %d, %d, %d, \"%s\", %d, %d, %d, %.3f}," % (
-                kk[0], kk[1], kk[2], kk[3], kk[4], kk[5], kk[6], kk[7], kk[8], kk[9],
-                table[kk]))
+            print("    {%d, %d, %d, %d, %d, %d, \"%s\", %s, %.3f}," % (
+                kk[0], kk[1], kk[2], kk[3], kk[4], kk[5], kk[6],
+                ", ".join("%d" % x for x in kk[7:]), table[kk]))
 
 
 if __name__ == "__main__":
