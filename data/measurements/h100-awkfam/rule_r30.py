@@ -23,28 +23,30 @@ sys.path.insert(0, os.path.join(MEAS, "h100-awkfam"))
 from fit_awkfam import met, score, swept  # noqa: E402
 
 
-def gpu(g):
-    per = swept(MEAS, g, SETS, ("predictions.json", "predictions_r30.json"))
+def gpu(g, sets=SETS, cand="predictions_r30.json"):
+    per = swept(MEAS, g, sets, ("predictions.json", cand))
     if not per["predictions.json"]:
         return None
     out = {}
-    for r, sets in per.items():
-        sc = [score(p) for _, p in sets]
-        pooled = score([x for _, p in sets for x in p])
+    for r, got in per.items():
+        sc = [score(p) for _, p in got]
+        pooled = score([x for _, p in got for x in p])
         out[r] = (met(sc), len(sc), pooled)
-        each = " ".join("%d:%.3f/%.3f/%.3f" % ((s,) + x) for (s, _), x in zip(sets, sc))
+        each = " ".join("%d:%.3f/%.3f/%.3f" % ((s,) + x) for (s, _), x in zip(got, sc))
         print("%s %-16s %s | met %d/%d, pooled %.4f/%.3f/%.3f" % ((g, r, each, met(sc), len(sc))
                                                                  + pooled))
-    a, b = out["predictions.json"], out["predictions_r30.json"]
+    a, b = out["predictions.json"], out[cand]
     ok = b[0] >= a[0] and b[2][0] >= a[2][0] - 0.003 and b[2][2] >= a[2][2] - 0.005
     print("%s: %s" % (g, "passes" if ok else "fails"))
     return ok
 
 
-def main():
-    res = [gpu(g) for g in sys.argv[1:] or ["h100"]]
+def main(sets=SETS, cand="predictions_r30.json", name="r30"):
+    """The rule for one round: its candidate predictions file against predictions.json on its
+    sets (rule_r31.py reuses it for the thirty-first round's)."""
+    res = [gpu(g, sets, cand) for g in sys.argv[1:] or ["h100"]]
     res = [r for r in res if r is not None]
-    print("r30 %s" % ("ships" if res and all(res) else "stays off"))
+    print("%s %s" % (name, "ships" if res and all(res) else "stays off"))
 
 
 if __name__ == "__main__":

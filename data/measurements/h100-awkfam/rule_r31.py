@@ -17,35 +17,8 @@ passes; otherwise the thirtieth round's table stays. GEMM (cuBLAS) times are the
 import os
 import sys
 
-SETS = (61, 62, 63, 64)
-MEAS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(MEAS, "h100-awkfam"))
-from fit_awkfam import met, score, swept  # noqa: E402
-
-
-def gpu(g):
-    per = swept(MEAS, g, SETS, ("predictions.json", "predictions_r31.json"))
-    if not per["predictions.json"]:
-        return None
-    out = {}
-    for r, sets in per.items():
-        sc = [score(p) for _, p in sets]
-        pooled = score([x for _, p in sets for x in p])
-        out[r] = (met(sc), len(sc), pooled)
-        each = " ".join("%d:%.3f/%.3f/%.3f" % ((s,) + x) for (s, _), x in zip(sets, sc))
-        print("%s %-16s %s | met %d/%d, pooled %.4f/%.3f/%.3f" % ((g, r, each, met(sc), len(sc))
-                                                                 + pooled))
-    a, b = out["predictions.json"], out["predictions_r31.json"]
-    ok = b[0] >= a[0] and b[2][0] >= a[2][0] - 0.003 and b[2][2] >= a[2][2] - 0.005
-    print("%s: %s" % (g, "passes" if ok else "fails"))
-    return ok
-
-
-def main():
-    res = [gpu(g) for g in sys.argv[1:] or ["h100"]]
-    res = [r for r in res if r is not None]
-    print("r31 %s" % ("ships" if res and all(res) else "stays off"))
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rule_r30 import main  # noqa: E402  (the same rule, other sets and candidate)
 
 if __name__ == "__main__":
-    main()
+    main((61, 62, 63, 64), "predictions_r31.json", "r31")
