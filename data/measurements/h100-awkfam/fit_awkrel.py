@@ -152,6 +152,13 @@ def loso(data, band, kst, align):
     return met(sc), math.exp(sum(math.log(x[0]) for x in sc) / len(sc))
 
 
+def form_scores(fit_data, std_fit, band, kst, align):
+    """A form's leave-one-set-out (sets met, geomean) and the H200 standard fit-all picks of its
+    table fitted on every fitting set."""
+    m, g = loso(fit_data, band, kst, align)
+    return m, g, score(apply(std_fit, fit([d for _, d in fit_data], band, kst, align), kst, align))
+
+
 def main():
     global GRID, CHECK
     if "--r30" in sys.argv:  # the thirtieth round as shipped: no grid bin, scored on 33-52
@@ -174,8 +181,7 @@ def main():
     if "--grid" in sys.argv and GRID is None:
         forms = [(b, k, a) for a in (True, False) for b in (1.2, 1.5, 2.0) for k in (4.0, 8.0, 16.0)]
     for band, kst, align in forms:
-        m, g = loso(fit_data, band, kst, align)
-        std = score(apply(std_fit, fit([d for _, d in fit_data], band, kst, align), kst, align))
+        m, g, std = form_scores(fit_data, std_fit, band, kst, align)
         print("  band %.1f, K steps 1 / <= %2g, %-12s  met %2d/%d geo %.4f; H200 standard fit-all "
               "%.3f/%.3f/%.3f" % ((band, kst, "aligned" if align else "no alignment", m, n, g)
                                   + std))
@@ -184,9 +190,7 @@ def main():
         print("thirty-first round: the chosen form plus a grid bin (the config's tiles x split_k "
               "over %d SMs, above or below E waves)" % SMS)
         for GRID in (None, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0):
-            m, g = loso(fit_data, band, kst, align)
-            std = score(apply(std_fit, fit([d for _, d in fit_data], band, kst, align), kst,
-                              align))
+            m, g, std = form_scores(fit_data, std_fit, band, kst, align)
             print("  E = %-4s  met %2d/%d geo %.4f; H200 standard fit-all %.3f/%.3f/%.3f"
                   % (("none" if GRID is None else "%g" % GRID, m, n, g) + std))
         GRID = chosen_grid
