@@ -20,6 +20,7 @@ later rounds change the model under the residual (the twentieth: an A of
 one row), so a run now prints entries up to 0.002 away and the table keeps
 the fitted values.
 """
+import gzip
 import json
 import math
 import os
@@ -89,9 +90,17 @@ def swept(meas, gpu, sets, files):
         with open(sweep) as f:
             rows = json.load(f)["rows"]
         for name in files:
-            with open(os.path.join(d, name)) as f:
-                out[name].append((s, join(json.load(f)["selection"], rows)))
+            out[name].append((s, join(read_json(os.path.join(d, name))["selection"], rows)))
     return out
+
+
+def read_json(path):
+    """A committed JSON file, or its gzip -n copy (path + ".gz") where only that is kept"""
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    with gzip.open(path + ".gz", "rt") as f:
+        return json.load(f)
 
 
 def load(gpu, s, tmp):
