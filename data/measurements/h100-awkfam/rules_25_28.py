@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_awkfam import join, score  # noqa: E402
+from fit_awkfam import join, read_json, score  # noqa: E402
 from loso_sets import pooled  # noqa: E402
 
 SETS = ['-m1', '25', '26', '27', '28']
@@ -22,8 +22,7 @@ def scored(s, name):
     """(top-1, worst, tau, shapes) of predictions file name on set s's sweep"""
     with open('h100-awkward%s/blind_kernel_16bit.json' % s) as f:
         rows = json.load(f)['rows']
-    with open('h100-awkward%s/%s' % (s, name)) as f:
-        probs = join(json.load(f)['selection'], rows)
+    probs = join(read_json('h100-awkward%s/%s' % (s, name))['selection'], rows)
     return score(probs) + (len(probs),)
 
 
@@ -34,7 +33,8 @@ def rule(files, sets):
 def base(s):
     """the picks shipped before: r21's file where it exists (its picks are r20's)"""
     r21 = 'predictions_r21.json'
-    return r21 if os.path.exists('h100-awkward%s/%s' % (s, r21)) else 'predictions.json'
+    kept = 'h100-awkward%s/%s' % (s, r21)
+    return r21 if os.path.exists(kept) or os.path.exists(kept + '.gz') else 'predictions.json'
 
 
 def named(name):

@@ -18,6 +18,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tstat import pct  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "h100-awkfam"))
+from fit_awkfam import read_json  # noqa: E402
+
 
 def key(r):
     return (r["m"], r["n"], r["k"], r.get("layout", "nn"), r["dtype"])
@@ -30,8 +34,7 @@ def matched(set_dir, name, sweep=None):
     """(predicted row, |pred/meas - 1|) of each row of predictions file name the sweep measured"""
     with open(os.path.join(set_dir, sweep or SWEEP)) as f:
         meas = {key(r): r["ms"] for r in json.load(f)["rows"]}
-    with open(os.path.join(set_dir, name)) as f:
-        pred = json.load(f)["gemm"]
+    pred = read_json(os.path.join(set_dir, name))["gemm"]
     return [(p, abs(p["ms"] / meas[key(p)] - 1)) for p in pred if meas.get(key(p))]
 
 
