@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The thirty-third round's blind rule, fixed before any sweep of sets 61-68: which of the
-thirty-first round's candidate (predictions_r31.json), the thirty-second's (predictions_r32.json)
-and the two together (predictions_r3132.json: the shipped model built with r31_candidate.patch
-and then r32_candidate.patch) ships. Sets 65-68 were drawn and all four files written for
-sets 61-68 before any of them was swept.
+thirty-first round's candidate (predictions_r31.json), the thirty-second's (predictions_r32.json),
+the two together (predictions_r3132.json: the shipped model built with r31_candidate.patch and
+then r32_candidate.patch) and the thirty-fifth's (predictions_r35.json: r32's kernel.c with r31's
+table form refitted under it, r35_candidate.patch) ships. Sets 65-68 were drawn and all files
+written for sets 61-68 before any of them was swept (r35's added, with this line, still before
+any sweep).
 
   - Each candidate is held to the thirtieth round's rule (rule_r30.py: sets meeting all three
     selection targets at least as many as the shipped picks; pooled top-1 geomean at least the
@@ -26,7 +28,8 @@ sys.path.insert(0, os.path.join(MEAS, "h100-awkfam"))
 from fit_awkfam import met, score, swept  # noqa: E402
 
 SETS = tuple(range(61, 69))
-CANDS = ("predictions_r31.json", "predictions_r32.json", "predictions_r3132.json")
+CANDS = ("predictions_r31.json", "predictions_r32.json", "predictions_r3132.json",
+         "predictions_r35.json")
 
 
 def main():
