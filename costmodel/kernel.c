@@ -341,8 +341,14 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * bounded by a load rate (issue for A, issue_b for B). */
   int pipelined = a_tvec && (b_tvec || (sync && b_vec)) && c->num_stages > 1;
   double depth = (double)(c->num_stages - 1 < ksteps ? c->num_stages - 1 : ksteps);
-  double ea = a_tvec ? 0.0 : (double)c->block_m * c->block_k;
-  double eb = b_tvec ? 0.0 : (double)c->block_k * c->block_n;
+  /* Issue 25, thirty-second round (shipped with the thirty-fifth since the
+   * blind check on H100 sets 61-68): a scalar-loaded tile of a problem with
+   * K < BK loads only its K real columns (the masked-off elements issue no
+   * memory request): at K = 1 `nn` a 64x64x64 tile's A is 64 elements, not
+   * 4096 (docs/kernels.md, "Thirty-second round"). */
+  double bkk = p->k < c->block_k ? (double)p->k : (double)c->block_k;
+  double ea = a_tvec ? 0.0 : (double)c->block_m * bkk;
+  double eb = b_tvec ? 0.0 : bkk * c->block_n;
   double eb_w = eb * (b_kmaj ? kp[COST_KP_SC_KB] : 1.0); /* per-element time weight */
   /* A K-major scalar B is contiguous along K, as A is: its K-step chain
    * and load rate are its own (lat_kb, issue_kb, in the N-major B's units;
@@ -429,7 +435,10 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * store instructions per tile at epi_sc per clock per SM (tenth round) */
   if (kp[COST_KP_EPI_SC] > 0.0 && b == 2.0 && p->n % 16 != 0)
     t_epi += (double)c->block_m * c->block_n / a.warp / (kp[COST_KP_EPI_SC] * clk);
-  double t_tile = (double)ksteps * t_step + kp[COST_KP_TILE_NS] * 1e-9 + t_epi;
+  /* and a one-step tile's fixed cost overlaps the resident blocks' as its
+   * latency chain does (with no main loop nothing orders them) */
+  double t_fix = kp[COST_KP_TILE_NS] * 1e-9 / (ksteps == 1 ? conc : 1.0);
+  double t_tile = (double)ksteps * t_step + t_fix + t_epi;
   double t_sm = (double)per_sm * t_tile;
   double bytes = dram_bytes(hw, p, c, cu * occ, b);
   if (s > 1) bytes += (double)p->m * p->n * (4.0 * s - out_bytes(p->dtype));

@@ -250,36 +250,74 @@ static void test_kernels__short_k_residual(void **state) {
   assert_true(cost_kawk_log_factor(&hw, &sk, &c) == 0.0);
 }
 
-/* Issue 25, thirtieth round (on since its blind check, sets 53-56): on
- * awkward problems a 16-bit config's time on Hopper is divided by exp(w x
- * its relative residual) keyed by config, layout, K-step bin and operand
- * alignment (kernel_family.c, hopper_awkrel). 32x64x128 with split-K 4 on a
- * 316 x 219 x 1024 `nn` problem (two K steps per split, scalar B) is priced
- * 14 % fast there (-0.149); the same config on an aligned problem with M >
- * 64 and N > 1 keeps the analytic time, one K step reads another entry, and
- * other element sizes and architectures have none. */
+/* Issue 25, thirtieth round (on since its blind check, sets 53-56), keyed
+ * also by the grid since the thirty-first round: on awkward problems a 16-bit
+ * config's time on Hopper is divided by exp(w x its relative residual) keyed
+ * by config, layout, K-step bin, operand alignment and grid (at most or over
+ * 4 waves; kernel_family.c, hopper_awkrel). 32x64x128 with split-K 4 on a
+ * 316 x 219 x 1024 `nn` problem (two K steps per split, scalar B, a small
+ * grid) is priced 11 % fast there (-0.111); ten times the rows (3160 x 219,
+ * over 4 waves) reads the big-grid entry (-0.291); the same config on an
+ * aligned problem with M > 64 and N > 1 keeps the analytic time, one K step
+ * reads another entry, and other element sizes and architectures have none. */
 static void test_kernels__awkward_relative_residual(void **state) {
   (void)state;
   cost_hw hw = h200();
   cost_kproblem awk = {316, 219, 1024, COST_DT_BF16, "nn"};
   cost_kproblem aligned = {4096, 4096, 1024, COST_DT_BF16, "nn"};
-  cost_kproblem one = {316, 219, 512, COST_DT_BF16, "nn"}; /* 4 K blocks / 4 splits: one step */
+  cost_kproblem big = {3160, 219, 1024, COST_DT_BF16, "nn"}; /* 99 x 4 x 4 blocks: 12 waves */
+  cost_kproblem one = {316, 219, 512, COST_DT_BF16, "nn"};   /* 4 K blocks / 4 splits: one step */
   cost_kproblem fp8 = {316, 219, 1024, COST_DT_FP8, "nn"};
   cost_kcfg c = {32, 64, 128, 4, 3, 8, 4};
   cost_kpred off, on;
   double kp[COST_KP__COUNT];
   cost_kparams_resolve(&hw, kp);
   assert_true(kp[COST_KP_AWK_REL] == 1.0); /* shipped on */
-  assert_true(fabs(cost_kawkrel_log_factor(&hw, &awk, &c) + 0.149) < 1e-12);
-  assert_true(fabs(cost_kawkrel_log_factor(&hw, &one, &c) + 0.292) < 1e-12);
+  assert_true(fabs(cost_kawkrel_log_factor(&hw, &awk, &c) + 0.111) < 1e-12);
+  assert_true(fabs(cost_kawkrel_log_factor(&hw, &big, &c) + 0.291) < 1e-12);
+  assert_true(fabs(cost_kawkrel_log_factor(&hw, &one, &c) + 0.291) < 1e-12);
   assert_true(cost_kawkrel_log_factor(&hw, &aligned, &c) == 0.0);
   assert_true(cost_kawkrel_log_factor(&hw, &fp8, &c) == 0.0);
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &on), 0);
   kp[COST_KP_AWK_REL] = 0.0;
   assert_int_equal(cost_kernel_predict_p(&hw, kp, &awk, &c, &off), 0);
-  assert_true(fabs(on.ms / off.ms - exp(0.149)) < 1e-9);
+  assert_true(fabs(on.ms / off.ms - exp(0.111)) < 1e-9);
   strcpy(hw.arch, "cdna3");
   assert_true(cost_kawkrel_log_factor(&hw, &awk, &c) == 0.0);
+}
+
+/* Issue 25, thirty-second round (shipped with the thirty-fifth, after the
+ * blind check on H100 sets 61-68): a tile's fixed cost (kernel_tile_ns) is
+ * charged whole per tile when the tile runs a K loop, but at one K step it
+ * overlaps across the SM's resident blocks, as that step's latency chain
+ * does. 32x32x64 tiles of 1024 x 1024 (1024 tiles, 8 per SM, several
+ * resident): the fixed cost adds 8 x tile_ns per SM at K = 1024 (16 steps)
+ * and a fraction of that at K = 64 (one step). */
+static void test_kernels__one_step_fixed_cost_overlaps(void **state) {
+  (void)state;
+  cost_hw hw = h200();
+  cost_kproblem one = {1024, 1024, 64, COST_DT_BF16, "nn"};
+  cost_kproblem loop = {1024, 1024, 1024, COST_DT_BF16, "nn"};
+  cost_kcfg c = {32, 32, 64, 4, 3, 8, 1};
+  cost_kpred a0, a1, b0, b1;
+  double kp[COST_KP__COUNT];
+  cost_kparams_resolve(&hw, kp);
+  double tile_ns = kp[COST_KP_TILE_NS];
+  assert_true(tile_ns > 0.0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &one, &c, &a1), 0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &loop, &c, &b1), 0);
+  kp[COST_KP_TILE_NS] = 0.0;
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &one, &c, &a0), 0);
+  assert_int_equal(cost_kernel_predict_p(&hw, kp, &loop, &c, &b0), 0);
+  assert_true(a1.feasible && b1.feasible && a1.occupancy >= 2);
+  assert_int_equal(a1.tiles, 1024);
+  double per_sm = 8.0; /* ceil(1024 / 132) */
+  /* the K loop: SM-bound, every tile's fixed cost in series */
+  assert_true(b1.t_sm_ms > b1.t_dram_ms);
+  assert_true(fabs((b1.t_sm_ms - b0.t_sm_ms) - per_sm * tile_ns * 1e-6) < 1e-9);
+  /* one step: divided by the resident blocks that overlap */
+  double conc = a1.occupancy < per_sm ? a1.occupancy : per_sm;
+  assert_true(fabs((a1.t_sm_ms - a0.t_sm_ms) - per_sm * tile_ns * 1e-6 / conc) < 1e-9);
 }
 
 /* Issue 25, twentieth round: a transposed A of one row (1 x N x K `tn`,
@@ -677,6 +715,7 @@ int main(void) {
       cmocka_unit_test(test_kernels__unaligned_c_stores),
       cmocka_unit_test(test_kernels__short_k_residual),
       cmocka_unit_test(test_kernels__awkward_relative_residual),
+      cmocka_unit_test(test_kernels__one_step_fixed_cost_overlaps),
       cmocka_unit_test(test_kernels__one_row_transposed_a),
       cmocka_unit_test(test_kernels__reg_occ_scale),
       cmocka_unit_test(test_kernels__scalar_line_refetch),
