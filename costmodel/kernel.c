@@ -177,8 +177,6 @@ static double regs_estimate(const cost_karch *a, const double *kp, const cost_kc
   return r;
 }
 
-static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
-
 /* A stored transposed ([K, M], M-major) with M = 1 is one contiguous row
  * along K: its K stride is M = 1, which Triton specializes as the constant
  * 1 (an integer argument equal to 1), and every row of a tile aliases it
@@ -229,11 +227,11 @@ static int check_args(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg
  * re-read once per group of rows unless all of B stays in L2. */
 static double dram_bytes(const cost_hw *hw, const cost_kproblem *p, const cost_kcfg *c,
                          double concurrent, double b) {
-  int64_t tm = cdiv(p->m, c->block_m), tn = cdiv(p->n, c->block_n);
+  int64_t tm = cost_kcdiv(p->m, c->block_m), tn = cost_kcdiv(p->n, c->block_n);
   double a_bytes = (double)p->m * p->k * b, b_bytes = (double)p->k * p->n * b;
   double half_l2 = hw->l2_bytes > 0 ? hw->l2_bytes / 2 : 4e6;
   int64_t g = c->group_m < tm ? c->group_m : tm;
-  double b_reads = b_bytes <= half_l2 ? 1.0 : (double)cdiv(tm, g);
+  double b_reads = b_bytes <= half_l2 ? 1.0 : (double)cost_kcdiv(tm, g);
   double rows_w = (double)g * c->block_m * p->k * b;
   double cols_w = fmax(1.0, fmin((double)tn, concurrent / g));
   double a_reads = rows_w <= half_l2 ? 1.0 : (double)tn / cols_w;
@@ -279,7 +277,7 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
    * buffer (the register -> shared copy for the MMA), not num_stages. */
   double sc_bytes = a.amd ? 0.0 : (a_vec ? 0.0 : a_bytes) + (b_vec ? 0.0 : b_bytes);
   out->smem = (tile_bytes - sc_bytes) * cost_kstage_buffers(&a, c) + sc_bytes;
-  out->tiles = cdiv(p->m, c->block_m) * cdiv(p->n, c->block_n);
+  out->tiles = cost_kcdiv(p->m, c->block_m) * cost_kcdiv(p->n, c->block_n);
   if (check_limits(hw, &a, c, p->dtype, out->smem, sc_bytes, out->reason)) return 0;
 
   int threads = c->num_warps * a.warp;
@@ -312,8 +310,8 @@ int cost_kernel_predict_p(const cost_hw *hw, const double *kp, const cost_kprobl
 
   double cu = hw->compute_units, clk = hw->clock_hz;
   /* split-K: s programs per tile, each over ceil(K steps / s) of them */
-  int64_t ksteps = cdiv(cdiv(p->k, c->block_k), s);
-  int64_t per_sm = cdiv(out->tiles * s, hw->compute_units);
+  int64_t ksteps = cost_kcdiv(cost_kcdiv(p->k, c->block_k), s);
+  int64_t per_sm = cost_kcdiv(out->tiles * s, hw->compute_units);
   double conc = (double)(per_sm < occ ? per_sm : occ);
   out->waves = (double)out->tiles * s / (cu * occ);
   /* split-K: s programs per tile cover ksteps * s K blocks */

@@ -959,9 +959,9 @@ double cost_kawkrel_log_factor(const cost_hw *hw, const cost_kproblem *p, const 
   double steps = ceil((double)p->k / c->block_k) / (c->split_k > 1 ? c->split_k : 1);
   int k_bin = steps <= 1.0 ? 2 : steps <= 8.0 ? 1 : 0;
   /* thirty-first round: the config's grid in waves of one block per SM */
-  double waves = (double)((p->m + c->block_m - 1) / c->block_m) *
-                 (double)((p->n + c->block_n - 1) / c->block_n) *
-                 (c->split_k > 1 ? c->split_k : 1) / hw->compute_units;
+  double waves = (double)(cost_kcdiv(p->m, c->block_m) * cost_kcdiv(p->n, c->block_n) *
+                          (c->split_k > 1 ? c->split_k : 1)) /
+                 hw->compute_units;
   int grid_bin = waves > AWKREL_GRID_WAVES;
   for (size_t i = 0; i < sizeof hopper_awkrel / sizeof hopper_awkrel[0]; i++) {
     const kawkrel_entry *e = &hopper_awkrel[i];

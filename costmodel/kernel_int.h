@@ -16,6 +16,9 @@ typedef struct {
   int mma_m;            /* M of the full-rate matrix instruction per block */
 } cost_karch;
 
+/* ceil(x / y) for positive y: tiles along a dimension, K steps, waves. */
+static inline int64_t cost_kcdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
 /* Limits for hw's arch; COST_ENOHW for an arch without a kernel model or a
  * descriptor without compute units, clock, smem, registers or HBM. */
 int cost_karch_get(const cost_hw *hw, cost_karch *a);
