@@ -5,17 +5,19 @@ the kernel sweep and the backlog-timed copy), and a committed set timed again
 on another host (set 16's gemm_sweep, first on 12-06's host, again on this
 one). |t1/t2 - 1|, median and p90 (bench/kernel_awkward.c's pct()), all rows
 and the unaligned ones (K or N not a multiple of 8).
-Usage: repeat.py A.json B.json LABEL"""
-import json
+Usage: repeat.py A.json B.json LABEL (a repeat file kept as A.json.gz is read from there)"""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h100-floor"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "h100-floor"))
+sys.path.insert(0, os.path.join(HERE, "..", "h100-awkfam"))
 from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
+from fit_awkfam import read_json  # noqa: E402
 
 
 def main():
-    a, b = (json.load(open(p))["rows"] for p in sys.argv[1:3])
+    a, b = (read_json(p)["rows"] for p in sys.argv[1:3])
     key = lambda r: (r["m"], r["n"], r["k"], r.get("layout") or "nn", r["dtype"])
     tb = {key(r): r["ms"] for r in b}
     pairs = [(key(r), r["ms"], tb[key(r)]) for r in a if key(r) in tb]

@@ -11,7 +11,6 @@ Each SET_DIR holds blind_gemm.json (the sweep) and the named predictions files, 
 a 100 us backlog, which hides the host's launch path; blind_gemm_repeat.json: the same calls
 again).
 """
-import json
 import os
 import sys
 
@@ -32,8 +31,7 @@ SWEEP = "blind_gemm.json"
 
 def matched(set_dir, name, sweep=None):
     """(predicted row, |pred/meas - 1|) of each row of predictions file name the sweep measured"""
-    with open(os.path.join(set_dir, sweep or SWEEP)) as f:
-        meas = {key(r): r["ms"] for r in json.load(f)["rows"]}
+    meas = {key(r): r["ms"] for r in read_json(os.path.join(set_dir, sweep or SWEEP))["rows"]}
     pred = read_json(os.path.join(set_dir, name))["gemm"]
     return [(p, abs(p["ms"] / meas[key(p)] - 1)) for p in pred if meas.get(key(p))]
 
