@@ -54,25 +54,29 @@ def key(prob, c, kst, align):
 fa.key = key
 
 
-def main():
+GRID_FORMS = ([("cfg", e, None) for e in (2.0, 4.0, 8.0)] + [("cfg", 2.0, 8.0), ("cfg", 1.0, 4.0)]
+              + [("prob", e, None) for e in (4.0, 8.0, 16.0, 32.0)]
+              + [("both", e, None) for e in (4.0, 6.0, 8.0, 16.0, 32.0)] + [("prob", 6.0, None)])
+
+
+def main(fit_sets=FIT, label="H100 2-68, H200 2-7", grid_forms=GRID_FORMS):
+    """fit_awkrel_r38.py runs this with its own sets, label, key forms and FORM"""
     global FORM
     band, kst, align = fa.CHOSEN
     with tempfile.TemporaryDirectory() as tmp:
-        data = [(gs, d) for gs in FIT for d in [fa.load(*gs, tmp)] if d]
+        data = [(gs, d) for gs in fit_sets for d in [fa.load(*gs, tmp)] if d]
         std_fit = [x for nm in fa.STD_FIT for x in fa.load_std(nm, tmp)]
         std_held = [x for nm in fa.STD_HELD for x in fa.load_std(nm, tmp)]
     n = len(data)
     base = [score(d) for _, d in data]
-    print("leave-one-set-out over %d swept sets (H100 2-68, H200 2-7): met, geomean; the H200 "
-          "standard fit-all picks" % n)
+    print("leave-one-set-out over %d swept sets (%s): met, geomean; the H200 "
+          "standard fit-all picks" % (n, label))
     print("  %-22s met %2d/%d geo %.4f; fit-all %.3f/%.3f/%.3f"
           % (("without the residual", met(base), n,
               math.exp(sum(math.log(x[0]) for x in base) / n)) + score(std_fit)))
     forms = [FORM]
     if "--grid" in sys.argv:
-        forms = [("cfg", e, None) for e in (2.0, 4.0, 8.0)] + [("cfg", 2.0, 8.0), ("cfg", 1.0, 4.0)]
-        forms += [("prob", e, None) for e in (4.0, 8.0, 16.0, 32.0)]
-        forms += [("both", e, None) for e in (4.0, 6.0, 8.0, 16.0, 32.0)] + [("prob", 6.0, None)]
+        forms = grid_forms
     chosen = FORM
     for FORM in forms:
         m, g, std = fa.form_scores(data, std_fit, band, kst, align)

@@ -25,77 +25,34 @@ targets, then the geomean) among the forms that leave the H200 standard fitting 
 import math
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fit_awkrel as fa  # noqa: E402
-from fit_awkfam import met, score  # noqa: E402
+import fit_awkrel_r37 as r37  # noqa: E402  (its fit, leave-one-set-out and printout)
 
+fa = r37.fa
+key = r37.key
 FIT = [("h100", s) for s in range(2, 77) if s != 71] + [("h200", s) for s in range(2, 8)]
-FORM = ("one", 8.0, None)  # kind, edge, second edge: chosen by --grid (fit_awkrel_r38.txt)
+r37.FORM = ("one", 8.0, None)  # kind, edge, second edge: chosen by --grid (fit_awkrel_r38.txt)
+GRID_FORMS = [("cfg", 4.0, None), ("both", 4.0, None)] + [("one", e, None)
+                                                          for e in (2.0, 4.0, 8.0, 16.0)]
+_grid_bins = r37.grid_bins
 
 
 def grid_bins(prob, c, form):
-    kind, e1, e2 = form
+    """r37's bins, plus "one": the problem's bin at one K step only"""
+    if form[0] != "one":
+        return _grid_bins(prob, c, form)
     cfg_w = math.ceil(prob[0] / c[0]) * math.ceil(prob[1] / c[1]) * c[5] / fa.SMS
     prob_w = math.ceil(prob[0] / 64) * math.ceil(prob[1] / 64) / fa.SMS
-    if kind == "cfg":
-        return (int(cfg_w > e1) + (int(cfg_w > e2) if e2 else 0),)
-    if kind == "prob":
-        return (int(prob_w > e1),)
-    if kind == "one":  # the problem's bin at one K step only
-        one = math.ceil(prob[2] / c[2]) / c[5] <= 1
-        return (int(cfg_w > 4.0), int(one and prob_w > e1))
-    return (int(cfg_w > 4.0), int(prob_w > e1))  # "both"
+    one = math.ceil(prob[2] / c[2]) / c[5] <= 1
+    return (int(cfg_w > 4.0), int(one and prob_w > form[1]))
 
 
-def key(prob, c, kst, align):
-    la, lb = fa.lead(prob)
-    steps = math.ceil(prob[2] / c[2]) / c[5]
-    kk = c + (prob[3], 2 if steps <= 1 else 1 if steps <= kst else 0)
-    kk = kk + (la % 16 != 0, lb % 16 != 0) if align else kk
-    return kk + grid_bins(prob, c, FORM)
-
-
-fa.key = key
+r37.grid_bins = grid_bins
 
 
 def main():
-    global FORM
-    band, kst, align = fa.CHOSEN
-    with tempfile.TemporaryDirectory() as tmp:
-        data = [(gs, d) for gs in FIT for d in [fa.load(*gs, tmp)] if d]
-        std_fit = [x for nm in fa.STD_FIT for x in fa.load_std(nm, tmp)]
-        std_held = [x for nm in fa.STD_HELD for x in fa.load_std(nm, tmp)]
-    n = len(data)
-    base = [score(d) for _, d in data]
-    print("leave-one-set-out over %d swept sets (H100 2-70, 72-76, H200 2-7): met, geomean; the H200 "
-          "standard fit-all picks" % n)
-    print("  %-22s met %2d/%d geo %.4f; fit-all %.3f/%.3f/%.3f"
-          % (("without the residual", met(base), n,
-              math.exp(sum(math.log(x[0]) for x in base) / n)) + score(std_fit)))
-    forms = [FORM]
-    if "--grid" in sys.argv:
-        forms = [("cfg", 4.0, None), ("both", 4.0, None)]
-        forms += [("one", e, None) for e in (2.0, 4.0, 8.0, 16.0)]
-    chosen = FORM
-    for FORM in forms:
-        m, g, std = fa.form_scores(data, std_fit, band, kst, align)
-        print("  %-22s met %2d/%d geo %.4f; fit-all %.3f/%.3f/%.3f"
-              % (("%s %g%s" % (FORM[0], FORM[1], "/%g" % FORM[2] if FORM[2] else ""), m, n, g)
-                 + std))
-    FORM = chosen
-    table = fa.fit([d for _, d in data], band, kst, align)
-    print("chosen: %s; %d entries" % (FORM, len(table)))
-    for lab, grp in (("fit-all (fitted on)", std_fit), ("held-all (never fitted)", std_held)):
-        print("  H200 %-24s %.3f/%.3f/%.3f | %.3f/%.3f/%.3f"
-              % ((lab,) + score(grp) + score(fa.apply(grp, table, kst, align))))
-    if "--table" in sys.argv:
-        for kk in sorted(table, key=lambda x: (x[6], x[:6], x[7:])):
-            if abs(table[kk]) >= 0.0005:
-                print("    {%d, %d, %d, %d, %d, %d, \"%s\", %s, %.3f}," % (
-                    kk[0], kk[1], kk[2], kk[3], kk[4], kk[5], kk[6],
-                    ", ".join("%d" % x for x in kk[7:]), table[kk]))
+    r37.main(FIT, "H100 2-70, 72-76, H200 2-7", GRID_FORMS)
 
 
 if __name__ == "__main__":

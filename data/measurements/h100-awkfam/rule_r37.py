@@ -27,14 +27,15 @@ SETS = tuple(range(69, 77))
 CANDS = ("predictions_r37.json",)
 
 
-def main():
+def main(sets=SETS, cands=CANDS, name="r37"):
+    """rule_r38.py runs this with its own sets, candidate and name"""
     gpus = sys.argv[1:] or ["h100"]
-    ok = {c: True for c in CANDS}
-    nmet = {c: 0 for c in CANDS}
+    ok = {c: True for c in cands}
+    nmet = {c: 0 for c in cands}
     top1 = {}
     nmet_base, top1_base = {}, None
     for g in gpus:
-        per = swept(MEAS, g, SETS, ("predictions.json",) + CANDS)
+        per = swept(MEAS, g, sets, ("predictions.json",) + cands)
         if not per["predictions.json"]:
             continue
         res = {}
@@ -49,21 +50,21 @@ def main():
         nmet_base[g] = a[0]
         if top1_base is None:
             top1_base = a[1][0]
-        for c in CANDS:
+        for c in cands:
             b = res[c]
             good = b[0] >= a[0] and b[1][0] >= a[1][0] - 0.003 and b[1][2] >= a[1][2] - 0.005
             print("%s %s: %s" % (g, c, "passes" if good else "fails"))
             ok[c] = ok[c] and good
             nmet[c] += b[0]
             top1.setdefault(c, b[1][0])
-    c = CANDS[0]
+    c = cands[0]
     if c not in top1:
-        print("r37: no set swept")
+        print("%s: no set swept" % name)
         return
     base_met = sum(nmet_base.values())
     wins = ok[c] and (nmet[c] > base_met or (nmet[c] == base_met and top1[c] > top1_base))
-    print("r37: %s %s (%d sets met against %d)"
-          % (c, "ships" if wins else "does not ship", nmet[c], base_met))
+    print("%s: %s %s (%d sets met against %d)"
+          % (name, c, "ships" if wins else "does not ship", nmet[c], base_met))
 
 
 if __name__ == "__main__":

@@ -19,52 +19,12 @@ file and every set's predictions_r38.json written, before any of them was swept.
 import os
 import sys
 
-MEAS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(MEAS, "h100-awkfam"))
-from fit_awkfam import met, score, swept  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rule_r37  # noqa: E402  (the same rule, run on this round's sets and candidate)
 
 SETS = (71, 77, 78, 79, 80)
 CANDS = ("predictions_r38.json",)
 
 
-def main():
-    gpus = sys.argv[1:] or ["h100"]
-    ok = {c: True for c in CANDS}
-    nmet = {c: 0 for c in CANDS}
-    top1 = {}
-    nmet_base, top1_base = {}, None
-    for g in gpus:
-        per = swept(MEAS, g, SETS, ("predictions.json",) + CANDS)
-        if not per["predictions.json"]:
-            continue
-        res = {}
-        for r, got in per.items():
-            sc = [score(p) for _, p in got]
-            pooled = score([x for _, p in got for x in p])
-            res[r] = (met(sc), pooled)
-            each = " ".join("%d:%.3f/%.3f/%.3f" % ((s,) + x) for (s, _), x in zip(got, sc))
-            print("%s %-24s %s | met %d/%d, pooled %.4f/%.3f/%.3f"
-                  % ((g, r, each, met(sc), len(sc)) + pooled))
-        a = res["predictions.json"]
-        nmet_base[g] = a[0]
-        if top1_base is None:
-            top1_base = a[1][0]
-        for c in CANDS:
-            b = res[c]
-            good = b[0] >= a[0] and b[1][0] >= a[1][0] - 0.003 and b[1][2] >= a[1][2] - 0.005
-            print("%s %s: %s" % (g, c, "passes" if good else "fails"))
-            ok[c] = ok[c] and good
-            nmet[c] += b[0]
-            top1.setdefault(c, b[1][0])
-    c = CANDS[0]
-    if c not in top1:
-        print("r38: no set swept")
-        return
-    base_met = sum(nmet_base.values())
-    wins = ok[c] and (nmet[c] > base_met or (nmet[c] == base_met and top1[c] > top1_base))
-    print("r38: %s %s (%d sets met against %d)"
-          % (c, "ships" if wins else "does not ship", nmet[c], base_met))
-
-
 if __name__ == "__main__":
-    main()
+    rule_r37.main(SETS, CANDS, "r38")
