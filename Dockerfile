@@ -6,7 +6,7 @@
 FROM debian:bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
-      libglpk-dev libcmocka-dev libpq-dev help2man \
+      libglpk-dev libcmocka-dev libpq-dev help2man zlib1g-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

@@ -13,7 +13,7 @@ DB ?= cdplan.db
 CMAKE_FLAGS ?=
 
 APT_PACKAGES = build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev libsqlite3-dev \
-  libglpk-dev libcmocka-dev curl python3 python3-yaml clang-format clang libclang-rt-14-dev wrk slurm-wlm munge
+  libglpk-dev libcmocka-dev zlib1g-dev curl python3 python3-yaml clang-format clang libclang-rt-14-dev wrk slurm-wlm munge
 
 # Browser tests (tests/browser): Debian's Chromium; Node.js + npm only where
 # the machine has no node yet (Debian's nodejs/npm), then playwright-core by npm ci.

@@ -5,14 +5,57 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "api/api_hw.h"
 #include "api/measure.h"
 #include "common/common.h"
 
+enum { SLURP_MAX = 256 << 20 };
+
+/* PATH.gz through zlib (gzip -n copies of large sweep files), or NULL. */
+static char *slurp_gz(const char *path, size_t *len) {
+  char gz[4096];
+  if (snprintf(gz, sizeof gz, "%s.gz", path) >= (int)sizeof gz) return NULL;
+  gzFile f = gzopen(gz, "rb");
+  if (!f) return NULL;
+  size_t cap = (size_t)1 << 20, n = 0;
+  char *buf = malloc(cap + 1);
+  int got = 0;
+  while (buf && (got = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+    n += (size_t)got;
+    if (n < cap) continue;
+    char *grown = cap < SLURP_MAX ? realloc(buf, cap * 2 + 1) : NULL;
+    if (!grown) {
+      free(buf);
+      buf = NULL; /* over SLURP_MAX, or out of memory */
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  int bad = got < 0;
+  if (gzclose(f) != Z_OK) bad = 1;
+  if (!buf || bad) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+int cm_exists(const char *path) {
+  char gz[4096];
+  if (access(path, F_OK) == 0) return 1;
+  return snprintf(gz, sizeof gz, "%s.gz", path) < (int)sizeof gz && access(gz, F_OK) == 0;
+}
+
 char *cm_slurp(const char *path, size_t *len) {
   char *buf = NULL;
-  return svc_read_file(path, (size_t)256 << 20, &buf, len, NULL) ? NULL : buf;
+  if (!svc_read_file(path, SLURP_MAX, &buf, len, NULL)) return buf;
+  return slurp_gz(path, len);
 }
 
 static double get(const cJSON *o, const char *k) {

@@ -19,7 +19,11 @@ int cm_load_ceilings(const char *dir, double *copy_bw, double flops[COST_DT__COU
  * and pass of one shape, so cross-validation holds whole shapes out. */
 int cm_fold(const cost_sample *s);
 
-/* A whole file (NUL-terminated, malloc'd; at most 256 MiB), or NULL. */
+/* A whole file (NUL-terminated, malloc'd; at most 256 MiB), or NULL; where
+ * PATH is absent, its gzip copy PATH.gz decompressed (large sweep files are
+ * kept as gzip -n copies to keep the repository small). */
 char *cm_slurp(const char *path, size_t *len);
+/* 1 where PATH or its gzip copy PATH.gz exists (what cm_slurp would read), else 0. */
+int cm_exists(const char *path);
 
 #endif

@@ -108,7 +108,7 @@ static int load_gemm(const char *path, cost_sample **out, size_t *n) {
   char *text = cm_slurp(path, &len);
   *out = NULL;
   *n = 0;
-  if (!text) return access(path, F_OK) == 0 ? -1 : 0;
+  if (!text) return cm_exists(path) ? -1 : 0;
   cJSON *doc = cJSON_ParseWithLength(text, len);
   free(text);
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
@@ -283,7 +283,7 @@ static int load_half(const char *src, const char *dir, const char *half, ks_shap
     char name[128];
     snprintf(name, sizeof name, "%s_%s.json", half, kinds[i]);
     under(path, sizeof path, src, dir, name);
-    if (access(path, F_OK) != 0) continue;
+    if (!cm_exists(path)) continue;
     if (ks_load(path, &s, &n)) return -1;
     ks_shape *g = realloc(*all, (size_t)(*n_all + n + 1) * sizeof *g);
     if (!g) return -1;
@@ -765,7 +765,7 @@ static int add_stable(const char *src, const char *name, ks_shape **sh, int *n) 
   ks_shape *s = NULL;
   int k = 0;
   snprintf(path, sizeof path, "%s/data/measurements/h200-awkward/%s", src, name);
-  if (access(path, F_OK) != 0) return 0;
+  if (!cm_exists(path)) return 0;
   if (ks_load_stable(path, AWK_SPREAD, &s, &k)) return -1;
   ks_shape *g = realloc(*sh, (size_t)(*n + k + 1) * sizeof *g);
   if (!g) {
@@ -884,7 +884,7 @@ static int do_predict(const cost_hw *hw, const cost_hw *cal, const char *src, co
     size_t len = 0;
     snprintf(name, sizeof name, "%s.json", jobs[j]);
     under(path, sizeof path, src, jobdir, name);
-    if (access(path, F_OK) != 0) continue; /* e.g. no fp8 shape in the set */
+    if (!cm_exists(path)) continue; /* e.g. no fp8 shape in the set */
     found++;
     char *text = cm_slurp(path, &len);
     cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
@@ -977,7 +977,7 @@ static void gemm_rows(const cost_hw *cal, const char *src, const char *dir, cons
   cost_sample *g = NULL;
   size_t n = 0;
   under(path, sizeof path, src, dir, file);
-  if (access(path, F_OK) != 0 || load_gemm(path, &g, &n)) return;
+  if (!cm_exists(path) || load_gemm(path, &g, &n)) return;
   snprintf(name, sizeof name, "%s all", set);
   gemm_err(cal, g, n, -1, 0, name, verbose);
   snprintf(name, sizeof name, "%s unaligned", set);
@@ -1087,7 +1087,7 @@ static int load_cublas_ms(const char *path, cost_sample **out, size_t *n) {
   char *text = cm_slurp(path, &len);
   *out = NULL;
   *n = 0;
-  if (!text) return access(path, F_OK) == 0 ? -1 : 0;
+  if (!text) return cm_exists(path) ? -1 : 0;
   cJSON *doc = cJSON_ParseWithLength(text, len);
   free(text);
   const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *r;
@@ -1203,7 +1203,7 @@ static void gemm_dump_h100(const cost_hw *cal, const char *src) {
   char path[1024], set[32];
   for (int i = 2; i <= 99; i++) {
     snprintf(path, sizeof path, "%s/data/measurements/h100-awkward%d/blind_gemm.json", src, i);
-    if (access(path, F_OK) != 0) continue;
+    if (!cm_exists(path)) continue;
     snprintf(set, sizeof set, "h%dblind", i);
     gemm_dump_file(cal, path, set, "sweep", 0);
     snprintf(path, sizeof path, "%s/data/measurements/h100-awkward%d/blind_gemmbl.json", src, i);

@@ -88,7 +88,7 @@ int ks_load_set(const char *src, const char *set, int optional, ks_shape **out, 
   *out = NULL;
   *n = 0;
   snprintf(path, sizeof path, "%s/data/measurements/%s/triton_configs.json", src, set);
-  if (optional && access(path, F_OK) != 0) return 0;
+  if (optional && !cm_exists(path)) return 0;
   return ks_load(path, out, n);
 }
 

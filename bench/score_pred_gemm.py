@@ -7,6 +7,7 @@ the unaligned ones (K or N not a multiple of 8), and per dtype. Used to
 score the candidates' predictions on a blind set; on a shipped model's
 predictions.json it must print kernel_awkward --blind-dir's figures.
 Usage: score_pred_gemm.py PREDICTIONS.json BLIND_GEMM.json [LABEL]"""
+import gzip
 import json
 import os
 import sys
@@ -16,8 +17,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
 
 
+def read_json(path):
+    """PATH, or its gzip -n copy PATH.gz where only that is kept"""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
+            return json.load(f)
+    with open(path) as f:
+        return json.load(f)
+
+
 def main():
-    pred = json.load(open(sys.argv[1]))
+    pred = read_json(sys.argv[1])
     meas = json.load(open(sys.argv[2]))
     label = sys.argv[3] if len(sys.argv) > 3 else sys.argv[1]
     key = lambda r: (r["m"], r["n"], r["k"], r.get("layout") or "nn", r["dtype"])

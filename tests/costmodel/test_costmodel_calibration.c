@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -123,10 +126,66 @@ static void test_costmodel_calibration__awkward_unaligned_within_target(void **s
   free(s);
 }
 
+/* Large sweep files are kept as gzip -n copies (PATH.gz): cm_slurp reads
+ * PATH where it is there, else PATH.gz decompressed whole (past its first
+ * 1 MiB buffer), and refuses a truncated copy rather than return part. */
+static void test_costmodel_calibration__slurp_reads_gzip_copy(void **state) {
+  (void)state;
+  const char *tmp = getenv("TMPDIR");
+  char dir[512], path[600], gz[600];
+  snprintf(dir, sizeof dir, "%s/cdplan-slurp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/rows.json", dir);
+  snprintf(gz, sizeof gz, "%s/rows.json.gz", dir);
+  size_t len = 0, want = (size_t)3 << 20;
+  assert_int_equal(cm_exists(path), 0);
+  assert_null(cm_slurp(path, &len));
+
+  char *text = malloc(want);
+  assert_non_null(text);
+  for (size_t i = 0; i < want; i++) text[i] = (char)('a' + (i * 7919 % 26));
+  gzFile f = gzopen(gz, "wb");
+  assert_non_null(f);
+  assert_int_equal(gzwrite(f, text, (unsigned)want), (int)want);
+  assert_int_equal(gzclose(f), Z_OK);
+  assert_int_equal(cm_exists(path), 1);
+  char *got = cm_slurp(path, &len);
+  assert_non_null(got);
+  assert_int_equal(len, want);
+  assert_int_equal(got[len], '\0');
+  assert_memory_equal(got, text, want);
+  free(got);
+
+  FILE *plain = fopen(path, "w"); /* the plain file wins where both are there */
+  assert_non_null(plain);
+  fputs("{\"plain\": 1}", plain);
+  assert_int_equal(fclose(plain), 0);
+  got = cm_slurp(path, &len);
+  assert_non_null(got);
+  assert_string_equal(got, "{\"plain\": 1}");
+  free(got);
+  assert_int_equal(unlink(path), 0);
+
+  long size = 0; /* cut the copy in half: an error, not half the rows */
+  FILE *c = fopen(gz, "rb");
+  assert_non_null(c);
+  assert_int_equal(fseek(c, 0, SEEK_END), 0);
+  size = ftell(c);
+  assert_int_equal(fclose(c), 0);
+  assert_true(size > 64);
+  assert_int_equal(truncate(gz, size / 2), 0);
+  assert_null(cm_slurp(path, &len));
+
+  assert_int_equal(unlink(gz), 0);
+  assert_int_equal(rmdir(dir), 0);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_costmodel_calibration__cv_error_within_gates),
       cmocka_unit_test(test_costmodel_calibration__awkward_unaligned_within_target),
+      cmocka_unit_test(test_costmodel_calibration__slurp_reads_gzip_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ def dump(build, kp):
     for g in ("h100", "h200"):
         for s in SETS:
             d = f"data/measurements/{g}-awkward{s}"
-            if not os.path.exists(f"{d}/blind_kernel_16bit.json"):
+            if not (os.path.exists(f"{d}/blind_kernel_16bit.json") or os.path.exists(f"{d}/blind_kernel_16bit.json.gz")):
                 continue
             cmd = [f"{build}/bench/kernel_awkward"] + (["--hw", "h100-sxm"] if g == "h100" else [])
             txt = subprocess.run(cmd + ["--blind-dir", d, "--configs"], env=env, text=True,

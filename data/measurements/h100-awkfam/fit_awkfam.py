@@ -84,14 +84,18 @@ def swept(meas, gpu, sets, files):
     for s in sets:
         d = os.path.join(meas, f"{gpu}-awkward{s}")
         sweep = os.path.join(d, "blind_kernel_16bit.json")
-        if not os.path.exists(sweep):
+        if not has_json(sweep):
             print(f"{gpu} set {s}: not swept")
             continue
-        with open(sweep) as f:
-            rows = json.load(f)["rows"]
+        rows = read_json(sweep)["rows"]
         for name in files:
             out[name].append((s, join(read_json(os.path.join(d, name))["selection"], rows)))
     return out
+
+
+def has_json(path):
+    """Whether a committed JSON file is there, plain or as its gzip -n copy (path + ".gz")"""
+    return os.path.exists(path) or os.path.exists(path + ".gz")
 
 
 def read_json(path):
@@ -105,8 +109,8 @@ def read_json(path):
 
 def load(gpu, s, tmp):
     """Set s of gpu under the model without the residual, as join() gives it."""
-    with open(os.path.join(MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json")) as f:
-        return join(predict(gpu, s, tmp), json.load(f)["rows"])
+    rows = read_json(os.path.join(MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json"))["rows"]
+    return join(predict(gpu, s, tmp), rows)
 
 
 def key_of(form, prob, c):

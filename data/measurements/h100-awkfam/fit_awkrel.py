@@ -46,7 +46,7 @@ import tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_awkfam import join, met, predict, score  # noqa: E402
+from fit_awkfam import has_json, join, met, predict, read_json, score  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 MEAS = os.path.join(ROOT, "data", "measurements")
@@ -64,10 +64,9 @@ SMS = 132
 
 def load(gpu, s, tmp):
     path = os.path.join(MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json")
-    if not os.path.exists(path):
+    if not has_json(path):
         return None
-    with open(path) as f:
-        return join(predict(gpu, s, tmp, {"AWK_KP": "kernel_awk_rel=0"}), json.load(f)["rows"])
+    return join(predict(gpu, s, tmp, {"AWK_KP": "kernel_awk_rel=0"}), read_json(path)["rows"])
 
 
 def load_std(name, tmp):

@@ -11,7 +11,7 @@ top-1. Output: onestep_grid.txt.
 """
 import json, os, subprocess, sys, math
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_awkfam import join, score, met
+from fit_awkfam import join, read_json, score, met
 M = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = sys.argv[1] if len(sys.argv) > 1 else '/tmp/wt34'
 FS = [float(x) for x in (sys.argv[2] if len(sys.argv) > 2 else '0,0.05,0.1,0.15,0.2,0.3,0.5,1').split(',')]
@@ -26,7 +26,7 @@ def sc(f, g, s):
         env = dict(os.environ, AWK_KP=f'{KP}={f}')
         cmd = [B + '/build/bench/kernel_awkward'] + (['--hw', 'h100-sxm'] if g == 'h100' else []) + ['--jobs', f'{M}/h200-awkward{s}/jobs', '--predict', out]
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    rows = json.load(open(f'{M}/{g}-awkward{s}/blind_kernel_16bit.json'))['rows']
+    rows = read_json(f'{M}/{g}-awkward{s}/blind_kernel_16bit.json')['rows']
     return join(json.load(open(out))['selection'], rows)
 res = {}
 for f in FS:

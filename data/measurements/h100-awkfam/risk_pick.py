@@ -46,8 +46,7 @@ def load(gpu, s, tmp):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=F.ROOT)
     with open(out) as f:
         sel = json.load(f)["selection"]
-    with open(os.path.join(F.MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json")) as f:
-        return F.join(sel, json.load(f)["rows"])
+    return F.join(sel, F.read_json(os.path.join(F.MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json"))["rows"])
 
 
 def rkey(form, prob, c):
@@ -135,8 +134,7 @@ def main():
                "picks": []}
         for s in blind:
             for gpu in ("h100", "h200"):
-                with open(os.path.join(F.MEAS, f"{gpu}-awkward{s}", "predictions.json")) as f:
-                    sel = json.load(f)["selection"]
+                sel = F.read_json(os.path.join(F.MEAS, f"{gpu}-awkward{s}", "predictions.json"))["selection"]
                 for p in sel:
                     if p["dtype"] not in ("bf16", "fp16") or not p["ranked"]:
                         continue

@@ -6,7 +6,6 @@ shape-weighted mean tau of each committed predictions file (each scored once).
   cd data/measurements && python3 h100-awkfam/rules_25_28.py
 """
 import functools
-import json
 import os
 import sys
 
@@ -20,8 +19,7 @@ SETS = ['-m1', '25', '26', '27', '28']
 @functools.lru_cache(maxsize=None)
 def scored(s, name):
     """(top-1, worst, tau, shapes) of predictions file name on set s's sweep"""
-    with open('h100-awkward%s/blind_kernel_16bit.json' % s) as f:
-        rows = json.load(f)['rows']
+    rows = read_json('h100-awkward%s/blind_kernel_16bit.json' % s)['rows']
     probs = join(read_json('h100-awkward%s/%s' % (s, name))['selection'], rows)
     return score(probs) + (len(probs),)
 

@@ -6,7 +6,7 @@
 # HI=48 H200=1 (r30_explore.txt, with r30_explore.patch): check 33-HI, and H200 sets 2-7 scored
 # beside the fit sets; KEEP=FILE keeps the per-config rows (r30_loss.py reads them).
 lab=$1; tmp=$(mktemp); hi=${HI:-44}
-{ for s in $(seq 2 $hi); do D=data/measurements/h100-awkward$s; [ -f $D/blind_kernel_16bit.json ] || continue
+{ for s in $(seq 2 $hi); do D=data/measurements/h100-awkward$s; [ -f $D/blind_kernel_16bit.json ] || [ -f $D/blind_kernel_16bit.json.gz ] || continue
   env $ENV build/bench/kernel_awkward --hw h100-sxm --blind-dir $D --configs 2>/dev/null | awk -v G=h100 -v S=$s '/^shape/{sh=$2" "$3" "$4" "$5" "$6; next} /^  .* sm /{print G, S, sh, $0}'
 done
 [ -n "${H200:-}" ] && for s in $(seq 2 7); do D=data/measurements/h200-awkward$s

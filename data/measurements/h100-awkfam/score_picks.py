@@ -5,22 +5,19 @@ times as committed) and the sweep's measured configs.
 
   python3 data/measurements/h100-awkfam/score_picks.py SWEEP.json PREDICTIONS.json [...]
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_awkfam import join, score  # noqa: E402
+from fit_awkfam import join, read_json, score  # noqa: E402
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        rows = json.load(f)["rows"]
+    rows = read_json(sys.argv[1])["rows"]
     for p in sys.argv[2:]:
-        with open(p) as f:
-            probs = join(json.load(f)["selection"], rows)
+        probs = join(read_json(p)["selection"], rows)
         print("%-60s %3d  top1 %.3f worst %.3f tau %.3f" % ((p, len(probs)) + score(probs)))
 
 

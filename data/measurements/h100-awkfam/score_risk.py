@@ -17,6 +17,8 @@ from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MEAS = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from fit_awkfam import has_json, read_json  # noqa: E402
 
 
 def main():
@@ -26,11 +28,10 @@ def main():
     eff = {"plain": defaultdict(list), "risk": defaultdict(list)}
     for s in sorted({p["set"] for p in picks}):
         path = os.path.join(MEAS, f"{gpu}-awkward{s}", "blind_kernel_16bit.json")
-        if not os.path.exists(path):
+        if not has_json(path):
             print("set %d: no %s sweep" % (s, gpu))
             continue
-        with open(path) as f:
-            rows = json.load(f)["rows"]
+        rows = read_json(path)["rows"]
         meas = {}
         for r in rows:
             key = (r["m"], r["n"], r["k"], r.get("layout", "nn"), r["dtype"])

@@ -12,9 +12,9 @@ off=${1:-/tmp/cdplan-build-term-off}
 cmake -S . -B "$off" -DCMAKE_C_FLAGS=-DGEMM_SPLIT_GRID_FRAC=0 >/dev/null
 nice cmake --build "$off" -j 2 --target kernel_awkward >/dev/null
 "$off/bench/kernel_awkward" --jobs "$here/jobs" --predict "$off/predictions_term_off.json" >/dev/null
-python3 - "$here/predictions.json" "$off/predictions_term_off.json" <<'PY'
-import json, math, sys
-on = {(g["m"], g["n"], g["k"], g["layout"], g["dtype"]): g["ms"] for g in json.load(open(sys.argv[1]))["gemm"]}
+python3 - "$here/predictions.json.gz" "$off/predictions_term_off.json" <<'PY'
+import gzip, json, math, sys
+on = {(g["m"], g["n"], g["k"], g["layout"], g["dtype"]): g["ms"] for g in json.load(gzip.open(sys.argv[1], "rt"))["gemm"]}
 off = {(g["m"], g["n"], g["k"], g["layout"], g["dtype"]): g["ms"] for g in json.load(open(sys.argv[2]))["gemm"]}
 
 
