@@ -6,7 +6,9 @@ interpolation, as bench/kernel_awkward.c's pct()), over all rows and over
 the unaligned ones (K or N not a multiple of 8), and per dtype. Used to
 score the candidates' predictions on a blind set; on a shipped model's
 predictions.json it must print kernel_awkward --blind-dir's figures.
-Usage: score_pred_gemm.py PREDICTIONS.json BLIND_GEMM.json [LABEL]"""
+With --first-pass, a row swept in several passes (runner 1.1: pass_ms) is scored on its first
+pass's median, as a single-pass sweep (runner 1.0) measured it, instead of the lowest (ms).
+Usage: score_pred_gemm.py [--first-pass] PREDICTIONS.json BLIND_GEMM.json [LABEL]"""
 import gzip
 import json
 import os
@@ -27,16 +29,22 @@ def read_json(path):
 
 
 def main():
-    pred = read_json(sys.argv[1])
-    meas = json.load(open(sys.argv[2]))
-    label = sys.argv[3] if len(sys.argv) > 3 else sys.argv[1]
+    args = sys.argv[1:]
+    first = "--first-pass" in args
+    args = [a for a in args if a != "--first-pass"]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    pred = read_json(args[0])
+    meas = read_json(args[1])
+    label = args[2] if len(args) > 2 else args[0]
     key = lambda r: (r["m"], r["n"], r["k"], r.get("layout") or "nn", r["dtype"])
     p = {key(r): r["ms"] for r in pred.get("gemm", [])}
     rows = []
     for r in meas.get("rows", []):
         k = key(r)
-        if k in p and r.get("ms", 0) > 0:
-            rows.append((k, abs(p[k] / r["ms"] - 1)))
+        ms = r["pass_ms"][0] if first and r.get("pass_ms") else r.get("ms", 0)
+        if k in p and ms > 0:
+            rows.append((k, abs(p[k] / ms - 1)))
     missing = len(meas.get("rows", [])) - len(rows)
     groups = [("all", lambda k: True), ("unaligned", lambda k: k[2] % 8 or k[1] % 8)]
     groups += [(d, (lambda d: lambda k: k[4] == d)(d)) for d in ("bf16", "fp16", "tf32", "fp8")]

@@ -19,6 +19,14 @@ _schema = v_obj(dict(TIMING, **{
                list(GEMM_DTYPES)),
     "warmup": (v_int(0, 1000), 5),
     "max_call_ms": (v_num(0.001, 600000), 250.0),
+    # Each shape timed once per pass, the passes one after another over all shapes; a row's ms
+    # is the lowest of its passes' medians (pass_ms). A host that interrupts the timed window
+    # (its launch path is in each call's time where backlog_us is 0) slows one pass, seldom
+    # both: on the lent H100s' awkward sweeps with a second run (sets 17-68, 2436 unaligned rows)
+    # the lower of two runs' medians put the shipped model's p90 at 17.6 % against 19.1 % for the
+    # first run alone (data/measurements/h100-awkfam/two_pass.py; its README, "Timing: two
+    # passes (runner 1.1)").
+    "passes": (v_int(1, 8), 2),
 }))
 
 
@@ -80,39 +88,82 @@ def run(job, env, state):
            "device": env.device_info(), "rows": [], "skipped": []}
     state["result"] = res
     total = len(p["shapes"]) * len(p["dtypes"])
-    done = 0
-    for s in p["shapes"]:
-        m, n, k = s["m"], s["n"], s["k"]
-        for dt in p["dtypes"]:
-            done += 1
-            lay = s.get("layout")
-            if dt == "fp8" and (not fp8_ok(s) or not fp8_layout_ok(lay)):
-                res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
-                                       "reason": "fp8 needs M, N, K multiples of 16 and "
-                                                 "layout nt"})
-                continue
-            try:
-                set_tf32(env, dt == "tf32")
-                a, b = gemm_operands(env, m, n, k, dt, lay)
-                ms, mn, it = env.bench(gemm_fn(env, a, b, dt), p, max_call_ms=p["max_call_ms"])
-                row = {"m": m, "n": n, "k": k, "dtype": dt, "ms": ms, "min_ms": mn, "iters": it,
-                       "tflops": tflops(m, n, k, ms)}
-                if lay:
-                    row["layout"] = lay
-                res["rows"].append(row)
-                progress("gemm %d/%d %dx%dx%d %s %.4f ms %.1f TFLOP/s" %
-                         (done, total, m, n, k, dt, ms, row["tflops"] or 0))
-            except TooSlow as e:
-                res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
-                                       "reason": "one call took %.1f ms > max_call_ms" % e.ms})
-            except Exception as e:  # noqa: BLE001 - record and go on
-                res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
-                                       "reason": "%s: %s" % (type(e).__name__, str(e)[:300])})
-                progress("gemm %dx%dx%d %s failed: %s" % (m, n, k, dt, e))
-                if cuda_broken(e):
-                    raise
-            finally:
-                a = b = None  # noqa: F841
-        env.free()
+    rows = {}  # (shape index, dtype) -> its row, made in the first pass
+    for pas in range(p["passes"]):
+        done = 0
+        for i, s in enumerate(p["shapes"]):
+            for dt in p["dtypes"]:
+                done += 1
+                if pas == 0:
+                    one_shape(env, p, res, rows, i, s, dt, "%d/%d" % (done, total))
+                elif (i, dt) in rows:
+                    retime(env, p, rows[(i, dt)], s, "pass %d %d/%d" % (pas + 1, done, total))
+            env.free()
     set_tf32(env, False)
     return res
+
+
+def time_shape(env, p, s, dt):
+    """(median ms, min ms, iters) of one shape and dtype, its operands freed after."""
+    set_tf32(env, dt == "tf32")
+    a, b = gemm_operands(env, s["m"], s["n"], s["k"], dt, s.get("layout"))
+    try:
+        return env.bench(gemm_fn(env, a, b, dt), p, max_call_ms=p["max_call_ms"])
+    finally:
+        a = b = None  # noqa: F841
+
+
+def add_pass(row, ms, mn):
+    """One more pass's median and minimum into row: ms the lowest median, pass_ms each."""
+    row.setdefault("pass_ms", [row["ms"]]).append(ms)
+    row["ms"] = min(row["pass_ms"])
+    row["min_ms"] = min(row["min_ms"], mn)
+    row["tflops"] = tflops(row["m"], row["n"], row["k"], row["ms"])
+
+
+def retime(env, p, row, s, label):
+    """A later pass over a shape the first pass timed; a failure there keeps the row as it was
+    (the GPU broken: raised)."""
+    try:
+        ms, mn, _ = time_shape(env, p, s, row["dtype"])
+        add_pass(row, ms, mn)
+        progress("gemm %s %dx%dx%d %s %.4f ms (kept %.4f)" %
+                 (label, s["m"], s["n"], s["k"], row["dtype"], ms, row["ms"]))
+    except TooSlow:
+        pass
+    except Exception as e:  # noqa: BLE001 - the first pass's row stands
+        progress("gemm %s %dx%dx%d %s failed: %s"
+                 % (label, s["m"], s["n"], s["k"], row["dtype"], e))
+        if cuda_broken(e):
+            raise
+
+
+def one_shape(env, p, res, rows, i, s, dt, label):
+    """The first pass over one shape and dtype: its row, or why it was skipped."""
+    m, n, k = s["m"], s["n"], s["k"]
+    lay = s.get("layout")
+    if dt == "fp8" and (not fp8_ok(s) or not fp8_layout_ok(lay)):
+        res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
+                               "reason": "fp8 needs M, N, K multiples of 16 and layout nt"})
+        return
+    try:
+        ms, mn, it = time_shape(env, p, s, dt)
+    except TooSlow as e:
+        res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
+                               "reason": "one call took %.1f ms > max_call_ms" % e.ms})
+        return
+    except Exception as e:  # noqa: BLE001 - record and go on
+        res["skipped"].append({"m": m, "n": n, "k": k, "dtype": dt,
+                               "reason": "%s: %s" % (type(e).__name__, str(e)[:300])})
+        progress("gemm %dx%dx%d %s failed: %s" % (m, n, k, dt, e))
+        if cuda_broken(e):
+            raise
+        return
+    row = {"m": m, "n": n, "k": k, "dtype": dt, "ms": ms, "min_ms": mn, "iters": it,
+           "tflops": tflops(m, n, k, ms)}
+    if lay:
+        row["layout"] = lay
+    res["rows"].append(row)
+    rows[(i, dt)] = row
+    progress("gemm %s %dx%dx%d %s %.4f ms %.1f TFLOP/s" %
+             (label, m, n, k, dt, ms, row["tflops"] or 0))

@@ -11,7 +11,7 @@ import json
 import math
 import sys
 
-RUNNER_VERSION = "1.0"
+RUNNER_VERSION = "1.1"
 MAX_JOB_BYTES = 1 << 20
 
 EXIT_FAILED, EXIT_INVALID, EXIT_UNAVAILABLE, EXIT_STOPPED = 1, 2, 3, 5

@@ -6,7 +6,8 @@
 # (bench/costmodel_load.c and fit_awkfam.read_json read either form); the job files the device
 # ran must hash as committed (sha256_device.txt), else nothing is scored. score.txt is
 # kernel_awkward --blind-dir (selection against the committed predictions.json, cuBLAS time),
-# score_gemm_rows.txt its per-row GEMM times.
+# score_gemm_rows.txt its per-row GEMM times, score_first_pass.txt (runner 1.1's two-pass
+# gemm_sweep) the GEMM time on the first pass alone, as the earlier sets were timed.
 set -e
 tgz=$1; M=data/measurements
 case "$tgz" in *h100*) g=h100; hw="--hw h100-sxm";; *h200*) g=h200; hw="";; *) echo "usage: take_sweep.sh .../sweep_h100.tgz|sweep_h200.tgz" >&2; exit 2;; esac
@@ -24,6 +25,10 @@ for sd in $w/s*; do
   done
   build/bench/kernel_awkward $hw --blind-dir $D > $D/score.txt
   build/bench/kernel_awkward $hw --blind-dir $D --verbose | grep "^  gemm" > $D/score_gemm_rows.txt || true
+  # runner 1.1 sweeps in two passes (ms: the lower median); the first pass alone, as before
+  grep -q '"pass_ms"' $D/blind_gemm.json &&
+    python3 bench/score_pred_gemm.py --first-pass $D/predictions.json $D/blind_gemm.json \
+      "set $s first pass" > $D/score_first_pass.txt
   echo "set $s ($g): $(grep -m1 'committed picks' $D/score.txt)"
 done
 rm -rf $w
