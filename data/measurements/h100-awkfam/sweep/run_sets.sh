@@ -8,7 +8,8 @@
 # every set, so a call cut off at its limit still returns the sets done (the device tool returns
 # at most 8 files). Run from the repository root, in the device tool's command:
 #   export H100_SETS="81 82" H200_SETS="81 82" REPEAT=1; bash data/measurements/h100-awkfam/sweep/run_sets.sh
-# About 50-60 s a set on an H100 (kernel sweep 30-50 s, each gemm_sweep about 8 s).
+# About 70-80 s a set on an H100 (kernel sweep 30-50 s, each gemm_sweep about 8 s a pass, two
+# passes from runner 1.1).
 # Here, take_sweep.sh unpacks what came back into the sets' folders and scores it.
 export PYTHONUNBUFFERED=1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -31,9 +32,9 @@ PY
     timeout -s TERM "$4" python3 validate/gpu/runner.py "$j/$2.json" > "$d/$3.json" 2>> "$d/blind_log.txt"
     echo "$1 rc=$? $((SECONDS-t0))s" >> "$d/blind_log.txt"; }
   run kernel blind_kernel_16bit blind_kernel_16bit ${T16:-170}
-  run gemm blind_gemm blind_gemm ${TG:-40}
-  run gemmbl blind_gemmbl blind_gemmbl ${TG:-40}
-  if [ "${REPEAT:-0}" = 1 ]; then run repeat blind_gemm blind_gemm_repeat ${TG:-40}; fi
+  run gemm blind_gemm blind_gemm ${TG:-60}
+  run gemmbl blind_gemmbl blind_gemmbl ${TG:-60}
+  if [ "${REPEAT:-0}" = 1 ]; then run repeat blind_gemm blind_gemm_repeat ${TG:-60}; fi
   grep -E "rc=" $d/blind_log.txt | tr '\n' ' '; echo " [set $s]"
   (cd $w && tar czf $OUT/sweep_$tag.tgz .)   # repacked after every set: a cut-off call still returns the sets done
 done
