@@ -124,3 +124,9 @@ PY
     echo cli-ok" sh $<TARGET_FILE:kernel_awkward> ${CMAKE_CURRENT_BINARY_DIR}/kernel_awkward_cli
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(kernel_awkward_cli PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "cli-ok")
+# The unaligned-GEMM band every Hopper answer carries (api/provenance.c,
+# error_band.gemm_unaligned) must be what the blind awkward sweeps give
+# (bench/awkward_band.py: committed picks against each sweep).
+add_test(NAME awkward_band_sync
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/awkward_band.py --check $<TARGET_FILE:cdplan>)
+set_tests_properties(awkward_band_sync PROPERTIES TIMEOUT 120)

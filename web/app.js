@@ -387,7 +387,9 @@ function cardFor(res, recipe, idx) {
 function provenanceText(p) {
   const b = p.error_band || {};
   const band = (k, label) => (num(b[k]) !== null ? `${label} ±${pct(b[k])}` : `${label} not checked`);
-  return `${p.basis}; typical error: ${band("step", "step")}, ${band("gemm", "GEMM")}, ${band("collective_cluster", "multi-node collectives")}`;
+  // GEMMs with K or N not a multiple of 8 (issue 25's awkward shapes): only where a blind sweep checks them
+  const ua = num(b.gemm_unaligned) !== null ? `, unaligned GEMM ±${pct(b.gemm_unaligned)}${num(b.gemm_unaligned_p90) !== null ? ` (p90 ${pct(b.gemm_unaligned_p90)})` : ""}` : "";
+  return `${p.basis}; typical error: ${band("step", "step")}, ${band("gemm", "GEMM")}${ua}, ${band("collective_cluster", "multi-node collectives")}`;
 }
 
 function renderSummary(results, recipe) {

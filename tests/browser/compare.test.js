@@ -30,6 +30,9 @@ run(__filename, [
       assert(/ms/.test(await page.textContent("#sum-b-step")), "B's step predicted");
       const sure = await page.textContent("#sum-b-sure");
       assert(/typical error/.test(sure) && /datasheet|calibrated/.test(sure), `B says how sure it is: ${sure}`);
+      // the H200 (A) has blind awkward sweeps behind an unaligned-GEMM band; the MI350X (B) none
+      assert(/unaligned GEMM ±[\d.]+% \(p90 [\d.]+%\)/.test(await page.textContent("#sum-a-sure")), "A's unaligned GEMM band shown");
+      assert(!/unaligned GEMM/.test(sure), `B has no unaligned GEMM band: ${sure}`);
       const labels = await page.evaluate(() => window.Chart.getChart("step-chart").data.labels);
       assert(JSON.stringify(labels) === '["h200","mi350x"]', `step bars for both: ${labels}`);
       assert((await page.locator("#sum-ratio-tput").count()) === 1, "throughput ratio shown");

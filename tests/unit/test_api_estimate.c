@@ -295,6 +295,22 @@ static void test_api_estimate__collective_topology_is_explicit(void **state) {
   assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "step")));
   assert_int_equal(
       cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "step")->valueint, 24);
+  /* Unaligned GEMMs (issue 25) carry the blind awkward sweeps' band, wider
+   * than the aligned published GEMMs' and with its p90 (bench/
+   * awkward_band.py holds the figures to the data: awkward_band_sync). */
+  band = cJSON_GetObjectItem(pv, "error_band");
+  assert_true(cJSON_GetObjectItem(band, "gemm_unaligned")->valuedouble >
+              cJSON_GetObjectItem(band, "gemm")->valuedouble);
+  assert_true(cJSON_GetObjectItem(band, "gemm_unaligned_p90")->valuedouble >
+              cJSON_GetObjectItem(band, "gemm_unaligned")->valuedouble);
+  assert_true(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "band_check_rows"), "gemm_unaligned")->valueint >
+      1000);
+  cJSON_Delete(doc);
+  /* Off Hopper no awkward sweep checks it: null, not the H100's figure. */
+  pv = gemm_provenance("mi350x", &doc);
+  assert_true(
+      cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(pv, "error_band"), "gemm_unaligned")));
   cJSON_Delete(doc);
   /* An accelerator nothing has checked gets no band, and says so. */
   pv = gemm_provenance("tpu-v5p", &doc);
