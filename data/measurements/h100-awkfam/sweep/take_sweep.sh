@@ -32,3 +32,6 @@ for sd in $w/s*; do
   echo "set $s ($g): $(grep -m1 'committed picks' $D/score.txt)"
 done
 rm -rf $w
+# The unaligned-GEMM band the answers carry rests on these sweeps: its figures now (update
+# api/provenance.c's H100_/H200_GEMM_UNALIGNED* to them; the test awkward_band_sync holds them).
+python3 bench/awkward_band.py
