@@ -10,31 +10,17 @@ sets h200-awkward2..7.
 
 usage: awkward_band.py [--check CDPLAN]   (--check: the answers of a fresh database must carry
 these figures, to the printed precision)"""
-import gzip
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from score_pred_gemm import pct, read_json  # noqa: E402  (the same files, the same percentile)
+
 MEAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "measurements")
 H100_FIRST = 33
-
-
-def read_json(path):
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        with gzip.open(path + ".gz", "rt") as f:
-            return json.load(f)
-    with open(path) as f:
-        return json.load(f)
-
-
-def pct(x, q):
-    x = sorted(x)
-    i = q * (len(x) - 1)
-    lo = int(i)
-    hi = min(lo + 1, len(x) - 1)
-    return x[lo] + (x[hi] - x[lo]) * (i - lo)
 
 
 def key(r):

@@ -13,14 +13,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit_awkfam import has_json, read_json  # noqa: E402
 
-
-def pct(x, q):
-    """linear interpolation, as bench/kernel_awkward.c's pct()"""
-    x = sorted(x)
-    i = q * (len(x) - 1)
-    lo = int(i)
-    hi = min(lo + 1, len(x) - 1)
-    return x[lo] + (x[hi] - x[lo]) * (i - lo)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "h100-gemm-time"))
+from tstat import pct  # noqa: E402  (bench/kernel_awkward.c's percentile)
 
 
 def key(r):
