@@ -261,30 +261,6 @@ static int gemm_small_tiles(int dt, int al) {
 #define GEMM_K1_JOIN 1
 #endif
 
-/* Issue 25, fortieth round: the unaligned `tn` GEMM (the wgrad dW = dY^T x
- * of a wide layer, K = batch) with M >= GEMM_TN_BIG_M and K past two K steps
- * does not run 64-row tiles on Hopper. The H100 awkward sweeps: 1024 x 479 x
- * K `tn`, K = 100-500, was priced 20-34 % fast in every dtype on the 64x64
- * tiles the model chose (128 CTAs, one wave), and the measured time grows
- * with K twice as fast as that tile's loads would (0.035-0.041 us per K
- * against 0.0175), as a grid of larger tiles; from K ~ 800 the model's
- * split 128x128 tiles are within 5 %. At K = 24 cuBLAS does run the 64x64
- * align1 kernel (data/measurements/h100-gemm-profile/README.md, 1024x479x24
- * `tn`), hence the K limit. Chosen by leave-one-set-out over H100 sets 2-68
- * and H200 sets 2-7 (73 sets; off, or K > 0 / 64 / 128 / 256, the least mean
- * |log(pred/meas)| on the other sets' unaligned rows): K > 128 in 73 folds
- * of 73; left-out unaligned median / p90 6.1 / 17.6 -> 5.9 / 16.3 %, sets
- * meeting 8 / 20 % 52 -> 55 (data/measurements/h100-gemm-time/r40.txt).
- * The rows it moves are 1024 x 219 and 1024 x 479 `tn` (mean |log| 0.089 ->
- * 0.078 and 0.273 -> 0.109 at K <= 512). Hopper only, where it was measured;
- * GEMM_TN_BIG_M 0 turns it off. */
-#ifndef GEMM_TN_BIG_M
-#define GEMM_TN_BIG_M 1024
-#endif
-#ifndef GEMM_TN_BIG_K
-#define GEMM_TN_BIG_K 128
-#endif
-
 typedef struct {
   double t, t_comp, t_mem, waves, bytes, t_tile, t_load, t_math, drain;
   int bm, bn, s;
@@ -352,9 +328,6 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   /* The bf16 align1 kernels split K on small grids (GEMM_SPLIT_GRID_FRAC);
    * K >= 4 leaves a split of 2 at least two elements each. */
   int split_small = tensor && hopper && !aligned && dt == COST_DT_BF16 && al < 4 && K >= 4;
-  /* The fortieth round (GEMM_TN_BIG_M): no 64-row tiles for a long-K wgrad of a wide layer. */
-  int big_tn = GEMM_TN_BIG_M > 0 && tensor && hopper && !aligned && !strcmp(lay, "tn") &&
-               M >= GEMM_TN_BIG_M && N > 1 && K > GEMM_TN_BIG_K;
   /* And the small tf32 ones of the Ampere kernels whose A or B is not
    * K-major (GEMM_TF32_SPLIT_M). */
   if (amp && M <= GEMM_TF32_SPLIT_M && strcmp(lay, "nt") != 0 && K >= 4) split_small = 1;
@@ -390,7 +363,6 @@ int cost_gemm_p(const cost_hw *hw, const double *p, const cost_gemm_op *op, cost
   }
   for (int ti = 0; ti < nt; ti++) {
     int bm = tiles[ti].bm, bn = tiles[ti].bn;
-    if (big_tn && bm < 128) continue;
     int64_t tm = cdiv(M, bm), tn = cdiv(N, bn), tiles_mn = tm * tn * batch;
     /* A 64-row tile runs one consumer warpgroup (wgmma is m64): nothing
      * hides its MMA latency and epilogue (CUTLASS sm90 schedules). */

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The fortieth round's grid (costmodel/gemm.c GEMM_TN_BIG_M / GEMM_TN_BIG_K): kernel_awkward built
+# The fortieth round's grid (withdrawn 2026-12-08; README.md). It needs the round's gemm.c, commit
+# 1491067 (git checkout 1491067 -- costmodel/gemm.c, then back): kernel_awkward built
 # with each point by -D in its own build folder, every awkward set's cuBLAS times predicted
 # (H100 sets on h100-sxm, H200 sets 2-7 on the H200), then r40_loso.py. From the repository root:
 #   sh data/measurements/h100-gemm-time/r40.sh [WORKDIR]    (about 2 minutes a point on 2 cores)

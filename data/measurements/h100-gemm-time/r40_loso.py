@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fortieth round's choice (costmodel/gemm.c GEMM_TN_BIG_M / GEMM_TN_BIG_K): leave-one-set-
+"""The fortieth round's choice (withdrawn 2026-12-08, README.md; gemm.c of 1491067): leave-one-set-
 out over H100 sets 2-68 and H200 sets 2-7 among the variants whose predictions are in
 DIR/VARIANT/{h100,h200}_N.json (r40.sh writes them: off, and K > 0 / 64 / 128 / 256 with
 M >= 1024). Each fold picks the variant with the least mean |log(pred/meas)| over the other sets'

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The fortieth round's blind rule (GEMM_TN_BIG_M / GEMM_TN_BIG_K, costmodel/gemm.c: no 64-row
-tiles for an unaligned `tn` GEMM with M >= 1024 and K > 128 on Hopper; shipped 2026-12-08 on its
-leave-one-set-out, r40.txt), written before any sweep of sets 71 and 77-84.
+"""The fortieth round's blind score (no 64-row tiles for an unaligned `tn` GEMM with M >= 1024 and
+K > 128 on Hopper; fitted 2026-12-08 by leave-one-set-out, r40.txt, and withdrawn the same day:
+cuBLAS does run 64x64 tiles there, README.md "Fortieth round"), written before any sweep of sets
+71 and 77-84. For information only: the term is not in the model, whatever this prints.
 
     python3 rule_r40.py SET_DIR [SET_DIR ...]     (run from data/measurements)
 
@@ -13,7 +14,7 @@ median and p90 of |pred/meas - 1| over the unaligned rows (K or N not a multiple
 rows, and the sets meeting 8 / 20 % on their unaligned rows; and over the rows whose price the
 round changes (more than 0.5 %), the median |pred/meas - 1| of each. The round stays if, on
 blind_gemm.json, its changed rows' median is lower and its pooled unaligned median and p90 are
-each at most 0.5 points above the model without it; otherwise GEMM_TN_BIG_M goes to 0. (The
+each at most 0.5 points above the model without it; otherwise it would have gone. (The
 changed rows are few, 1024 x 219 / 479 `tn` at K > 128: the pooled percentiles alone might not
 move either way.)
 """
@@ -66,7 +67,8 @@ def main():
              "%.1f%%" % (100 * pct([y for _, y in ch], .5)) if ch else "--"))
     better = bool(ch) and pct([y for _, y in ch], .5) < pct([x for x, _ in ch], .5)
     stays = better and r[0] <= b[0] + 0.005 and r[1] <= b[1] + 0.005
-    print("fortieth round:", "stays" if stays else "goes (GEMM_TN_BIG_M to 0)")
+    print("fortieth round (withdrawn; for information):",
+          "would have stayed" if stays else "would have gone")
 
 
 if __name__ == "__main__":

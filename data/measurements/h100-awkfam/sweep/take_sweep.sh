@@ -34,7 +34,7 @@ done
 rm -rf $w
 # Rules waiting on these sets (2026-12-08), from data/measurements:
 #   python3 h100-awkfam/rule_r38.py h100 [h200]             (selection: does r38 ship?)
-#   python3 h100-gemm-time/rule_r40.py h100-awkward71 h100-awkward77 ...  (cuBLAS time: r40 stays?)
+#   python3 h100-gemm-time/rule_r40.py h100-awkward71 h100-awkward77 ...  (withdrawn r40, for information)
 # The unaligned-GEMM band the answers carry rests on these sweeps: its figures now (update
 # api/provenance.c's H100_/H200_GEMM_UNALIGNED* to them; the test awkward_band_sync holds them).
 python3 bench/awkward_band.py
