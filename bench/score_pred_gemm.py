@@ -9,8 +9,6 @@ predictions.json it must print kernel_awkward --blind-dir's figures.
 With --first-pass, a row swept in several passes (runner 1.1: pass_ms) is scored on its first
 pass's median, as a single-pass sweep (runner 1.0) measured it, instead of the lowest (ms).
 Usage: score_pred_gemm.py [--first-pass] PREDICTIONS.json BLIND_GEMM.json [LABEL]"""
-import gzip
-import json
 import os
 import sys
 
@@ -18,14 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "measurements", "h100-floor"))
 from floor_cv import pct  # noqa: E402  (the bench's percentile, one copy)
 
-
-def read_json(path):
-    """PATH, or its gzip -n copy PATH.gz where only that is kept"""
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        with gzip.open(path + ".gz", "rt") as f:
-            return json.load(f)
-    with open(path) as f:
-        return json.load(f)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                "measurements", "h100-awkfam"))
+from fit_awkfam import read_json  # noqa: E402  (a file or its gzip -n copy, one copy)
 
 
 def main():

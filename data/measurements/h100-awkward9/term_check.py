@@ -3,17 +3,17 @@
 term moves (more than 2 % between predictions.json, term on, and predictions_term_off.json),
 measured (blind_gemmbl.json, backlog-timed, and blind_gemm.json) against both predictions.
 Both prediction files were committed before the sweep. From this folder: python3 term_check.py"""
-import gzip
 import json
 import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h100-awkfam"))
+from fit_awkfam import read_json  # noqa: E402  (predictions.json is kept as its gzip -n copy)
 
 
 def load(f, key="gemm"):
-    if not os.path.exists(f):  # predictions.json is kept as its gzip -n copy
-        with gzip.open(f + ".gz", "rt") as fh:
-            return {(g["m"], g["n"], g["k"], g["layout"], g["dtype"]): g["ms"] for g in json.load(fh)[key]}
-    return {(g["m"], g["n"], g["k"], g["layout"], g["dtype"]): g["ms"] for g in json.load(open(f))[key]}
+    return {(g["m"], g["n"], g["k"], g["layout"], g["dtype"]): g["ms"] for g in read_json(f)[key]}
 
 
 on, off = load("predictions.json"), load("predictions_term_off.json")

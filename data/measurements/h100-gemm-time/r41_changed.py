@@ -12,9 +12,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "h100-awkfam"))
 from fit_awkfam import has_json, read_json  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from score_time import key  # noqa: E402  (a row's shape, layout and dtype, one copy)
 
-def key(r):
-    return r["m"], r["n"], r["k"], r.get("layout") or "nn", r["dtype"]
 
 
 def main():
